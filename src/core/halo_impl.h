@@ -1,0 +1,130 @@
+/* Private core of halo: error recording, memory, agreement across ranks.
+ * Included by every source file of the library; never installed. */
+#ifndef HALO_IMPL_H
+#define HALO_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "halo.h"
+
+/* ---- errors -------------------------------------------------------------
+ * Functions keep a local `halo_status st` and a `cleanup:` label that
+ * unwinds in reverse order; the HALO_TRY family assigns st and jumps there. */
+
+#define HALO_ERROR_LEN 1024
+
+/** Record a failure (message printf-style) and return its code. */
+halo_status halo_error_at(halo_status code, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/** Record a failed MPI call (its error string) and return HALO_ERR_MPI. */
+halo_status halo_error_mpi(int mpi_code, const char *call, const char *file, int line);
+
+/** Clear the last error of the calling thread. */
+void halo_error_clear(void);
+
+/** Replace the message of the last error, keeping nothing of the old one. */
+void halo_error_set_message(const char *msg);
+
+#define HALO_ERROR(code, ...) halo_error_at((code), __FILE__, __LINE__, __VA_ARGS__)
+
+#define HALO_TRY(expr)                                                                             \
+  do {                                                                                             \
+    st = (expr);                                                                                   \
+    if (st != HALO_SUCCESS) goto cleanup;                                                          \
+  } while (0)
+
+#define HALO_FAIL(code, ...)                                                                       \
+  do {                                                                                             \
+    st = HALO_ERROR((code), __VA_ARGS__);                                                          \
+    goto cleanup;                                                                                  \
+  } while (0)
+
+#define HALO_TRY_MPI(call)                                                                         \
+  do {                                                                                             \
+    int halo_mpi_rc_ = (call);                                                                     \
+    if (halo_mpi_rc_ != MPI_SUCCESS) {                                                             \
+      st = halo_error_mpi(halo_mpi_rc_, #call, __FILE__, __LINE__);                                \
+      goto cleanup;                                                                                \
+    }                                                                                              \
+  } while (0)
+
+/* Return-style variants for functions without cleanup. */
+#define HALO_CHECK(expr)                                                                           \
+  do {                                                                                             \
+    halo_status halo_st_ = (expr);                                                                 \
+    if (halo_st_ != HALO_SUCCESS) return halo_st_;                                                 \
+  } while (0)
+
+#define HALO_MPI(call)                                                                             \
+  do {                                                                                             \
+    int halo_mpi_rc_ = (call);                                                                     \
+    if (halo_mpi_rc_ != MPI_SUCCESS)                                                               \
+      return halo_error_mpi(halo_mpi_rc_, #call, __FILE__, __LINE__);                              \
+  } while (0)
+
+/**
+ * Agree on a status across @p comm (collective). If any rank failed, every
+ * rank returns the status of the lowest failing rank and records its message
+ * prefixed by "rank R: ". Must be reached by every rank of comm.
+ */
+halo_status halo_agree(MPI_Comm comm, halo_status st);
+
+/* ---- memory -------------------------------------------------------------
+ * Every host allocation of the library goes through these (tests count them:
+ * no allocation may happen inside an exchange or a product). */
+
+void *halo_malloc(size_t bytes);
+void *halo_calloc(size_t count, size_t size);
+void *halo_realloc(void *p, size_t bytes);
+void halo_free(void *p);
+
+/** Allocate count elements of size bytes (uninitialised unless zero is set);
+ *  fails with a message on overflow or exhaustion. count 0 gives NULL. */
+halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero);
+
+#define HALO_ALLOC(ptr, count)  halo_alloc_array((void **)&(ptr), (size_t)(count), sizeof *(ptr), 0)
+#define HALO_CALLOC(ptr, count) halo_alloc_array((void **)&(ptr), (size_t)(count), sizeof *(ptr), 1)
+#define HALO_FREE(ptr)                                                                             \
+  do {                                                                                             \
+    halo_free(ptr);                                                                                \
+    (ptr) = NULL;                                                                                  \
+  } while (0)
+
+/** Number of allocations (malloc, calloc, realloc) made so far by the library. */
+int64_t halo_debug_alloc_count(void);
+
+/** Whether a strategy value is one this build knows. */
+int halo_strategy_valid(halo_strategy s);
+
+/* ---- utilities ---------------------------------------------------------- */
+
+/** Sort int64 keys (non-negative) ascending, in place (LSD radix sort). */
+halo_status halo_sort_i64(int64_t *keys, int64_t n);
+
+/** Sort int64 keys ascending, permuting @p vals alongside (stable). */
+halo_status halo_sort_i64_pairs(int64_t *keys, int64_t *vals, int64_t n);
+
+/** Index of the range [ranges[r], ranges[r+1]) of @p n_ranges holding @p x,
+ *  or -1 if none. Empty ranges are skipped. ranges has n_ranges+1 entries. */
+int halo_find_range(const int64_t *ranges, int n_ranges, int64_t x);
+
+/** Largest count of MPI elements per message (INT_MAX, or HALO_DEBUG_MAX_COUNT
+ *  from the environment, for tests of message splitting). */
+int halo_max_count(void);
+
+/** Send / receive int64 or double arrays of any length, split into messages of
+ *  at most halo_max_count() elements, all with one tag (blocking). */
+halo_status halo_send_large(const void *buf, int64_t count, MPI_Datatype type, int dest, int tag,
+                            MPI_Comm comm);
+halo_status halo_recv_large(void *buf, int64_t count, MPI_Datatype type, int source, int tag,
+                            MPI_Comm comm);
+
+/** Wall clock in seconds. */
+double halo_wtime(void);
+
+#endif /* HALO_IMPL_H */

@@ -1,0 +1,41 @@
+/* Host memory of the library. Every allocation is counted so that tests can
+ * assert that exchanges and products allocate nothing. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "halo_impl.h"
+
+static atomic_llong halo_alloc_count;
+
+void *halo_malloc(size_t bytes) {
+  atomic_fetch_add(&halo_alloc_count, 1);
+  return malloc(bytes ? bytes : 1);
+}
+
+void *halo_calloc(size_t count, size_t size) {
+  atomic_fetch_add(&halo_alloc_count, 1);
+  return calloc(count ? count : 1, size ? size : 1);
+}
+
+void *halo_realloc(void *p, size_t bytes) {
+  atomic_fetch_add(&halo_alloc_count, 1);
+  return realloc(p, bytes ? bytes : 1);
+}
+
+void halo_free(void *p) { free(p); }
+
+int64_t halo_debug_alloc_count(void) { return (int64_t)atomic_load(&halo_alloc_count); }
+
+halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero) {
+  *p = NULL;
+  if (count == 0) return HALO_SUCCESS;
+  if (size != 0 && count > SIZE_MAX / size)
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "allocation of %zu x %zu bytes overflows", count,
+                      size);
+  void *q = zero ? halo_calloc(count, size) : halo_malloc(count * size);
+  if (!q)
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", count * size);
+  *p = q;
+  return HALO_SUCCESS;
+}

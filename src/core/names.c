@@ -1,0 +1,88 @@
+/* Run-time names of enumerations, in one table each, and default options. */
+#include <string.h>
+
+#include "halo_impl.h"
+
+typedef struct {
+  const char *name;
+  int value;
+} halo_name_entry;
+
+static const halo_name_entry strategy_names[] = {
+    {"standard", HALO_STRATEGY_STANDARD},
+};
+
+static const halo_name_entry memory_names[] = {
+    {"host", HALO_MEMORY_HOST},
+    {"device", HALO_MEMORY_DEVICE},
+};
+
+static const halo_name_entry scope_names[] = {
+    {"global", HALO_SCOPE_GLOBAL},
+    {"node", HALO_SCOPE_NODE},
+};
+
+#define N_ENTRIES(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+static const char *name_of(const halo_name_entry *t, int n, int value) {
+  for (int i = 0; i < n; i++)
+    if (t[i].value == value) return t[i].name;
+  return "unknown";
+}
+
+static halo_status value_of(const halo_name_entry *t, int n, const char *what, const char *name,
+                            int *value) {
+  if (!name) return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s name is NULL", what);
+  for (int i = 0; i < n; i++)
+    if (strcmp(t[i].name, name) == 0) {
+      *value = t[i].value;
+      return HALO_SUCCESS;
+    }
+  char known[256] = "";
+  for (int i = 0; i < n; i++) {
+    if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
+    strncat(known, t[i].name, sizeof known - strlen(known) - 1);
+  }
+  return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown %s '%s' (known: %s)", what, name, known);
+}
+
+const char *halo_strategy_name(halo_strategy s) {
+  return name_of(strategy_names, N_ENTRIES(strategy_names), (int)s);
+}
+const char *halo_memory_name(halo_memory m) {
+  return name_of(memory_names, N_ENTRIES(memory_names), (int)m);
+}
+const char *halo_scope_name(halo_scope s) {
+  return name_of(scope_names, N_ENTRIES(scope_names), (int)s);
+}
+
+halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p) {
+  int v;
+  if (!strategy_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "strategy_p is NULL");
+  HALO_CHECK(value_of(strategy_names, N_ENTRIES(strategy_names), "strategy", name, &v));
+  *strategy_p = (halo_strategy)v;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_memory_from_name(const char *name, halo_memory *mem_p) {
+  int v;
+  if (!mem_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "mem_p is NULL");
+  HALO_CHECK(value_of(memory_names, N_ENTRIES(memory_names), "memory kind", name, &v));
+  *mem_p = (halo_memory)v;
+  return HALO_SUCCESS;
+}
+
+int halo_strategy_valid(halo_strategy s) {
+  for (int i = 0; i < N_ENTRIES(strategy_names); i++)
+    if (strategy_names[i].value == (int)s) return 1;
+  return 0;
+}
+
+halo_plan_options halo_plan_options_default(void) {
+  halo_plan_options o;
+  memset(&o, 0, sizeof o);
+  o.strategy = HALO_STRATEGY_STANDARD;
+  return o;
+}
+
+const char *halo_version(void) { return HALO_VERSION_STRING; }

@@ -1,0 +1,127 @@
+/* Small utilities: radix sort, range search, large messages, clock. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "halo_impl.h"
+
+/* LSD radix sort on 16-bit digits; passes over digits that are the same in
+ * every key are skipped, so small keys cost few passes. */
+static halo_status radix_sort(int64_t *keys, int64_t *vals, int64_t n) {
+  halo_status st = HALO_SUCCESS;
+  int64_t *tk = NULL, *tv = NULL;
+  int64_t *count = NULL;
+  if (n < 2) return HALO_SUCCESS;
+  if (n < 64) { /* insertion sort, stable */
+    for (int64_t i = 1; i < n; i++) {
+      int64_t k = keys[i], v = vals ? vals[i] : 0, j = i - 1;
+      while (j >= 0 && keys[j] > k) {
+        keys[j + 1] = keys[j];
+        if (vals) vals[j + 1] = vals[j];
+        j--;
+      }
+      keys[j + 1] = k;
+      if (vals) vals[j + 1] = v;
+    }
+    return HALO_SUCCESS;
+  }
+  uint64_t all_or = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (keys[i] < 0) return HALO_ERROR(HALO_ERR_INTERNAL, "radix sort of a negative key");
+    all_or |= (uint64_t)keys[i];
+  }
+  HALO_TRY(HALO_ALLOC(tk, n));
+  if (vals) HALO_TRY(HALO_ALLOC(tv, n));
+  HALO_TRY(HALO_ALLOC(count, 65536));
+  int64_t *src_k = keys, *src_v = vals, *dst_k = tk, *dst_v = tv;
+  for (int shift = 0; shift < 64; shift += 16) {
+    if (((all_or >> shift) & 0xffffu) == 0) continue;
+    memset(count, 0, 65536 * sizeof *count);
+    for (int64_t i = 0; i < n; i++) count[((uint64_t)src_k[i] >> shift) & 0xffffu]++;
+    int64_t sum = 0;
+    for (int d = 0; d < 65536; d++) {
+      int64_t c = count[d];
+      count[d] = sum;
+      sum += c;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      int64_t pos = count[((uint64_t)src_k[i] >> shift) & 0xffffu]++;
+      dst_k[pos] = src_k[i];
+      if (vals) dst_v[pos] = src_v[i];
+    }
+    int64_t *t = src_k;
+    src_k = dst_k;
+    dst_k = t;
+    t = src_v;
+    src_v = dst_v;
+    dst_v = t;
+  }
+  if (src_k != keys) {
+    memcpy(keys, src_k, (size_t)n * sizeof *keys);
+    if (vals) memcpy(vals, src_v, (size_t)n * sizeof *vals);
+  }
+cleanup:
+  halo_free(count);
+  halo_free(tv);
+  halo_free(tk);
+  return st;
+}
+
+halo_status halo_sort_i64(int64_t *keys, int64_t n) { return radix_sort(keys, NULL, n); }
+
+halo_status halo_sort_i64_pairs(int64_t *keys, int64_t *vals, int64_t n) {
+  return radix_sort(keys, vals, n);
+}
+
+int halo_find_range(const int64_t *ranges, int n_ranges, int64_t x) {
+  if (n_ranges <= 0 || x < ranges[0] || x >= ranges[n_ranges]) return -1;
+  /* Largest r with ranges[r] <= x; empty ranges share their start with the
+   * next one, so taking the largest skips them. */
+  int lo = 0, hi = n_ranges - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    if (ranges[mid] <= x)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+int halo_max_count(void) {
+  static int cached = 0;
+  if (cached == 0) {
+    const char *s = getenv("HALO_DEBUG_MAX_COUNT");
+    long v = s ? strtol(s, NULL, 10) : 0;
+    cached = (v > 0 && v < INT_MAX) ? (int)v : INT_MAX;
+  }
+  return cached;
+}
+
+halo_status halo_send_large(const void *buf, int64_t count, MPI_Datatype type, int dest, int tag,
+                            MPI_Comm comm) {
+  int size;
+  HALO_MPI(MPI_Type_size(type, &size));
+  const char *p = buf;
+  int64_t chunk = halo_max_count();
+  for (int64_t done = 0; done < count; done += chunk) {
+    int n = (int)(count - done < chunk ? count - done : chunk);
+    HALO_MPI(MPI_Send(p + done * size, n, type, dest, tag, comm));
+  }
+  return HALO_SUCCESS;
+}
+
+halo_status halo_recv_large(void *buf, int64_t count, MPI_Datatype type, int source, int tag,
+                            MPI_Comm comm) {
+  int size;
+  HALO_MPI(MPI_Type_size(type, &size));
+  char *p = buf;
+  int64_t chunk = halo_max_count();
+  for (int64_t done = 0; done < count; done += chunk) {
+    int n = (int)(count - done < chunk ? count - done : chunk);
+    HALO_MPI(MPI_Recv(p + done * size, n, type, source, tag, comm, MPI_STATUS_IGNORE));
+  }
+  return HALO_SUCCESS;
+}
+
+double halo_wtime(void) { return MPI_Wtime(); }

@@ -1,0 +1,75 @@
+/* Executor core: peers per scope, dispatch to the backend. */
+#include <string.h>
+
+#include "exec/exec.h"
+
+static halo_status translate(MPI_Group from, MPI_Group to, const halo_msg *m, int n, int **out) {
+  halo_status st = HALO_SUCCESS;
+  int *in = NULL;
+  HALO_TRY(HALO_ALLOC(*out, n));
+  HALO_TRY(HALO_ALLOC(in, n));
+  for (int i = 0; i < n; i++) in[i] = m[i].peer;
+  if (n) HALO_TRY_MPI(MPI_Group_translate_ranks(from, n, in, to, *out));
+  for (int i = 0; i < n; i++)
+    if ((*out)[i] == MPI_UNDEFINED)
+      HALO_FAIL(HALO_ERR_INTERNAL, "node-local message with rank %d of another node", m[i].peer);
+cleanup:
+  halo_free(in);
+  return st;
+}
+
+halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,
+                             const halo_topology *topo, halo_exec *ex) {
+  halo_status st = HALO_SUCCESS;
+  MPI_Group g_all = MPI_GROUP_NULL, g_node = MPI_GROUP_NULL;
+  memset(ex, 0, sizeof *ex);
+  ex->ops = ops;
+  ex->sched = s;
+  ex->comm = comm;
+  ex->node_comm = topo->node_comm;
+  HALO_TRY_MPI(MPI_Comm_group(comm, &g_all));
+  HALO_TRY_MPI(MPI_Comm_group(topo->node_comm, &g_node));
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    if (ph->scope == HALO_SCOPE_NODE) {
+      ex->phase_comm[k] = topo->node_comm;
+      HALO_TRY(translate(g_all, g_node, ph->send, ph->n_send, &ex->peer_send[k]));
+      HALO_TRY(translate(g_all, g_node, ph->recv, ph->n_recv, &ex->peer_recv[k]));
+    } else {
+      ex->phase_comm[k] = comm;
+      HALO_TRY(HALO_ALLOC(ex->peer_send[k], ph->n_send));
+      HALO_TRY(HALO_ALLOC(ex->peer_recv[k], ph->n_recv));
+      for (int i = 0; i < ph->n_send; i++) ex->peer_send[k][i] = ph->send[i].peer;
+      for (int i = 0; i < ph->n_recv; i++) ex->peer_recv[k][i] = ph->recv[i].peer;
+    }
+  }
+  if (!ops->setup) HALO_FAIL(HALO_ERR_INTERNAL, "backend %s does not implement setup", ops->name);
+  HALO_TRY(ops->setup(ex));
+cleanup:
+  if (g_node != MPI_GROUP_NULL) MPI_Group_free(&g_node);
+  if (g_all != MPI_GROUP_NULL) MPI_Group_free(&g_all);
+  if (st != HALO_SUCCESS) halo_exec_destroy(ex);
+  return st;
+}
+
+halo_status halo_exec_begin(halo_exec *ex, const double *x_local) {
+  if (!ex->ops->begin)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "backend %s does not implement begin", ex->ops->name);
+  return ex->ops->begin(ex, x_local);
+}
+
+halo_status halo_exec_end(halo_exec *ex) {
+  if (!ex->ops->end)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "backend %s does not implement end", ex->ops->name);
+  return ex->ops->end(ex);
+}
+
+void halo_exec_destroy(halo_exec *ex) {
+  if (!ex) return;
+  if (ex->ops && ex->ops->destroy) ex->ops->destroy(ex);
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    halo_free(ex->peer_send[k]);
+    halo_free(ex->peer_recv[k]);
+  }
+  memset(ex, 0, sizeof *ex);
+}

@@ -1,0 +1,53 @@
+/* Executor: interprets a schedule through a backend's ops table. The core
+ * knows no backend types: a backend keeps its state behind ex->data. */
+#ifndef HALO_EXEC_EXEC_H
+#define HALO_EXEC_EXEC_H
+
+#include "plan/schedule.h"
+#include "plan/topology.h"
+
+typedef struct halo_exec_s halo_exec;
+
+/** A backend: a const table of functions. Empty slots are reported as
+ *  "backend X does not implement Y". */
+typedef struct {
+  const char *name;
+  /** Allocate buffers, persistent requests, ... for ex->sched (plan time). */
+  halo_status (*setup)(halo_exec *ex);
+  /** Start the exchange: x_local is read, values land in the plan's ghost
+   *  buffer. No allocation, no request creation. */
+  halo_status (*begin)(halo_exec *ex, const double *x_local);
+  /** Complete the exchange. */
+  halo_status (*end)(halo_exec *ex);
+  /** Release everything setup made. */
+  void (*destroy)(halo_exec *ex);
+} halo_exec_ops;
+
+struct halo_exec_s {
+  const halo_exec_ops *ops;
+  const halo_schedule *sched; /* owned by the plan */
+  MPI_Comm comm;              /* plan communicator: global phases */
+  MPI_Comm node_comm;         /* node communicator: node phases */
+  /* Per phase: the communicator of its scope and the peers of its sends and
+   * receives as ranks of that communicator. */
+  MPI_Comm phase_comm[HALO_MAX_PHASES];
+  int *peer_send[HALO_MAX_PHASES];
+  int *peer_recv[HALO_MAX_PHASES];
+  double *ghost; /* n_ghost values, owned by the backend */
+  void *data;    /* backend state */
+};
+
+/** Host backend: MPI two-sided on host buffers, persistent requests. */
+extern const halo_exec_ops halo_exec_host_ops;
+
+/** Create an executor for a schedule (plan time). */
+halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,
+                             const halo_topology *topo, halo_exec *ex);
+halo_status halo_exec_begin(halo_exec *ex, const double *x_local);
+halo_status halo_exec_end(halo_exec *ex);
+void halo_exec_destroy(halo_exec *ex);
+
+/** Tag of the messages of phase k. */
+static inline int halo_exec_tag(int k) { return 1000 + k; }
+
+#endif

@@ -1,0 +1,227 @@
+/* Host backend: MPI two-sided on host buffers with persistent requests, all
+ * created at plan time. Receives whose values go to consecutive entries of
+ * the ghost or work buffer land there directly; others are staged and
+ * unpacked. Messages to the rank itself are copies. */
+#include <string.h>
+
+#include "exec/exec.h"
+
+typedef struct {
+  int64_t n_pack;    /* values sent to other ranks */
+  int64_t *pack_src; /* their source indices, in send buffer order */
+  double *sendbuf;
+  int64_t n_staged; /* received values that need unpacking */
+  int64_t *staged_dst;
+  double *recvbuf;
+  int64_t n_copy; /* values copied to itself */
+  int64_t *copy_src, *copy_dst;
+  int recv_req_begin, n_recv_req;
+  int send_req_begin, n_send_req;
+} host_phase;
+
+typedef struct {
+  host_phase ph[HALO_MAX_PHASES];
+  MPI_Request *req; /* receives of all phases first, then sends */
+  int n_req, n_recv_req;
+  double *work;
+  const double *x_local; /* of the exchange in flight */
+} host_data;
+
+static inline double src_value(const halo_schedule *s, const double *x, const double *work,
+                               int64_t i) {
+  return i < s->n_local ? x[i] : work[i - s->n_local];
+}
+
+static inline double *dst_ptr(const halo_schedule *s, double *ghost, double *work, int64_t i) {
+  return i < s->n_ghost ? ghost + i : work + (i - s->n_ghost);
+}
+
+/* Requests a message of count values needs. */
+static int n_chunks(int64_t count) {
+  int64_t c = halo_max_count();
+  return (int)((count + c - 1) / c);
+}
+
+/* Whether the receive of count values unpacked by idx lands on consecutive
+ * entries of one buffer (ghost or work), so it can be received in place. */
+static int is_direct(const halo_schedule *s, const int64_t *idx, int64_t count) {
+  for (int64_t i = 1; i < count; i++)
+    if (idx[i] != idx[0] + i) return 0;
+  return idx[0] + count <= s->n_ghost || idx[0] >= s->n_ghost;
+}
+
+static halo_status init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count, int peer,
+                               int tag, MPI_Comm comm) {
+  int64_t c = halo_max_count();
+  for (int64_t done = 0, j = 0; done < count; done += c, j++) {
+    int n = (int)(count - done < c ? count - done : c);
+    if (is_send)
+      HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
+    else
+      HALO_MPI(MPI_Recv_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
+  }
+  return HALO_SUCCESS;
+}
+
+static void host_destroy(halo_exec *ex) {
+  host_data *d = ex->data;
+  if (!d) return;
+  for (int i = 0; i < d->n_req; i++)
+    if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    host_phase *p = &d->ph[k];
+    halo_free(p->pack_src);
+    halo_free(p->sendbuf);
+    halo_free(p->staged_dst);
+    halo_free(p->recvbuf);
+    halo_free(p->copy_src);
+    halo_free(p->copy_dst);
+  }
+  halo_free(d->req);
+  halo_free(d->work);
+  halo_free(ex->ghost);
+  ex->ghost = NULL;
+  halo_free(d);
+  ex->data = NULL;
+}
+
+static halo_status host_setup(halo_exec *ex) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = ex->sched;
+  host_data *d = halo_calloc(1, sizeof *d);
+  if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the host executor");
+  ex->data = d;
+  HALO_TRY(HALO_CALLOC(ex->ghost, s->n_ghost));
+  HALO_TRY(HALO_CALLOC(d->work, s->n_work));
+
+  /* Count requests and buffer sizes. */
+  int n_recv_req = 0, n_send_req = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    host_phase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_send; i++) {
+      if (ph->send[i].peer == s->rank) {
+        p->n_copy += ph->send[i].count;
+        continue;
+      }
+      p->n_pack += ph->send[i].count;
+      p->n_send_req += n_chunks(ph->send[i].count);
+    }
+    for (int i = 0; i < ph->n_recv; i++) {
+      const halo_msg *m = &ph->recv[i];
+      if (m->peer == s->rank) continue;
+      if (!is_direct(s, ph->unpack + m->offset, m->count)) p->n_staged += m->count;
+      p->n_recv_req += n_chunks(m->count);
+    }
+    p->recv_req_begin = n_recv_req;
+    n_recv_req += p->n_recv_req;
+  }
+  d->n_recv_req = n_recv_req;
+  for (int k = 0; k < s->n_phases; k++) {
+    d->ph[k].send_req_begin = n_recv_req + n_send_req;
+    n_send_req += d->ph[k].n_send_req;
+  }
+  d->n_req = n_recv_req + n_send_req;
+  HALO_TRY(HALO_ALLOC(d->req, d->n_req));
+  for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
+
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    host_phase *p = &d->ph[k];
+    const int tag = halo_exec_tag(k);
+    MPI_Comm comm = ex->phase_comm[k];
+    HALO_TRY(HALO_ALLOC(p->pack_src, p->n_pack));
+    HALO_TRY(HALO_ALLOC(p->sendbuf, p->n_pack));
+    HALO_TRY(HALO_ALLOC(p->staged_dst, p->n_staged));
+    HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_staged));
+    HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
+    HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
+    /* sends */
+    int64_t off = 0, ncopy = 0;
+    int r = p->send_req_begin;
+    for (int i = 0; i < ph->n_send; i++) {
+      const halo_msg *m = &ph->send[i];
+      const int64_t *src = ph->pack + m->offset;
+      if (m->peer == s->rank) {
+        memcpy(p->copy_src + ncopy, src, (size_t)m->count * sizeof *src);
+        ncopy += m->count;
+        continue;
+      }
+      memcpy(p->pack_src + off, src, (size_t)m->count * sizeof *src);
+      HALO_TRY(
+          init_chunks(&d->req[r], 1, p->sendbuf + off, m->count, ex->peer_send[k][i], tag, comm));
+      r += n_chunks(m->count);
+      off += m->count;
+    }
+    /* receives */
+    int64_t soff = 0;
+    ncopy = 0;
+    r = p->recv_req_begin;
+    for (int i = 0; i < ph->n_recv; i++) {
+      const halo_msg *m = &ph->recv[i];
+      const int64_t *dst = ph->unpack + m->offset;
+      if (m->peer == s->rank) {
+        memcpy(p->copy_dst + ncopy, dst, (size_t)m->count * sizeof *dst);
+        ncopy += m->count;
+        continue;
+      }
+      double *buf;
+      if (is_direct(s, dst, m->count)) {
+        buf = dst_ptr(s, ex->ghost, d->work, dst[0]);
+      } else {
+        buf = p->recvbuf + soff;
+        memcpy(p->staged_dst + soff, dst, (size_t)m->count * sizeof *dst);
+        soff += m->count;
+      }
+      HALO_TRY(init_chunks(&d->req[r], 0, buf, m->count, ex->peer_recv[k][i], tag, comm));
+      r += n_chunks(m->count);
+    }
+  }
+cleanup:
+  if (st != HALO_SUCCESS) host_destroy(ex);
+  return st;
+}
+
+/* Pack phase k, make its copies, start its sends. */
+static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
+  const halo_schedule *s = ex->sched;
+  host_phase *p = &d->ph[k];
+  const double *x = d->x_local;
+  for (int64_t i = 0; i < p->n_pack; i++) p->sendbuf[i] = src_value(s, x, d->work, p->pack_src[i]);
+  for (int64_t i = 0; i < p->n_copy; i++)
+    *dst_ptr(s, ex->ghost, d->work, p->copy_dst[i]) = src_value(s, x, d->work, p->copy_src[i]);
+  if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
+  return HALO_SUCCESS;
+}
+
+static halo_status host_begin(halo_exec *ex, const double *x_local) {
+  host_data *d = ex->data;
+  d->x_local = x_local;
+  if (d->n_recv_req) HALO_MPI(MPI_Startall(d->n_recv_req, d->req));
+  return phase_send(ex, d, 0);
+}
+
+static halo_status host_end(halo_exec *ex) {
+  const halo_schedule *s = ex->sched;
+  host_data *d = ex->data;
+  for (int k = 0; k < s->n_phases; k++) {
+    host_phase *p = &d->ph[k];
+    if (k > 0) HALO_CHECK(phase_send(ex, d, k));
+    if (p->n_recv_req)
+      HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
+    for (int64_t i = 0; i < p->n_staged; i++)
+      *dst_ptr(s, ex->ghost, d->work, p->staged_dst[i]) = p->recvbuf[i];
+  }
+  if (d->n_req > d->n_recv_req)
+    HALO_MPI(MPI_Waitall(d->n_req - d->n_recv_req, d->req + d->n_recv_req, MPI_STATUSES_IGNORE));
+  d->x_local = NULL;
+  return HALO_SUCCESS;
+}
+
+const halo_exec_ops halo_exec_host_ops = {
+    .name = "host",
+    .setup = host_setup,
+    .begin = host_begin,
+    .end = host_end,
+    .destroy = host_destroy,
+};

@@ -1,0 +1,134 @@
+/* A matrix read on one rank, distributed by rows; a generated matrix made by
+ * every rank for its own rows. */
+#include <string.h>
+
+#include "halo/io.h"
+#include "halo_impl.h"
+
+enum { TAG_SCATTER_PTR = 301, TAG_SCATTER_COL = 302, TAG_SCATTER_VAL = 303 };
+
+void halo_io_free(void *p) { halo_free(p); }
+
+halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *G, const int64_t *row_begin,
+                             halo_csr *local) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size;
+  int64_t sizes[2] = {0, 0};
+  halo_csr out = {0};
+  memset(local, 0, sizeof *local);
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+  if (rank == root) sizes[0] = G->n_rows, sizes[1] = G->n_cols;
+  HALO_TRY_MPI(MPI_Bcast(sizes, 2, MPI_INT64_T, root, comm));
+  out.n_rows = sizes[0];
+  out.n_cols = sizes[1];
+  out.row_begin = row_begin[rank];
+  out.row_end = row_begin[rank + 1];
+  const int64_t n = out.row_end - out.row_begin;
+  if (rank == root) {
+    int64_t *ptr = NULL;
+    for (int r = 0; r < size; r++) {
+      const int64_t b = row_begin[r], e = row_begin[r + 1], base = G->row_ptr[b];
+      const int64_t nnz = G->row_ptr[e] - base;
+      HALO_TRY(HALO_ALLOC(ptr, e - b + 1));
+      for (int64_t i = 0; i <= e - b; i++) ptr[i] = G->row_ptr[b + i] - base;
+      if (r == root) {
+        out.row_ptr = ptr;
+        ptr = NULL;
+        HALO_TRY(HALO_ALLOC(out.col_ids, nnz));
+        HALO_TRY(HALO_ALLOC(out.values, nnz));
+        if (nnz) memcpy(out.col_ids, G->col_ids + base, (size_t)nnz * sizeof *out.col_ids);
+        if (nnz) memcpy(out.values, G->values + base, (size_t)nnz * sizeof *out.values);
+        continue;
+      }
+      st = halo_send_large(ptr, e - b + 1, MPI_INT64_T, r, TAG_SCATTER_PTR, comm);
+      HALO_FREE(ptr);
+      if (st != HALO_SUCCESS) goto cleanup;
+      HALO_TRY(halo_send_large(G->col_ids + base, nnz, MPI_INT64_T, r, TAG_SCATTER_COL, comm));
+      HALO_TRY(halo_send_large(G->values + base, nnz, MPI_DOUBLE, r, TAG_SCATTER_VAL, comm));
+    }
+  } else {
+    HALO_TRY(HALO_ALLOC(out.row_ptr, n + 1));
+    HALO_TRY(halo_recv_large(out.row_ptr, n + 1, MPI_INT64_T, root, TAG_SCATTER_PTR, comm));
+    const int64_t nnz = out.row_ptr[n];
+    HALO_TRY(HALO_ALLOC(out.col_ids, nnz));
+    HALO_TRY(HALO_ALLOC(out.values, nnz));
+    HALO_TRY(halo_recv_large(out.col_ids, nnz, MPI_INT64_T, root, TAG_SCATTER_COL, comm));
+    HALO_TRY(halo_recv_large(out.values, nnz, MPI_DOUBLE, root, TAG_SCATTER_VAL, comm));
+  }
+  *local = out;
+  memset(&out, 0, sizeof out);
+cleanup:
+  halo_csr_free(&out);
+  return st;
+}
+
+halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
+                                     const halo_mm_options *opts, halo_partition_kind part,
+                                     int64_t **row_begin_p, halo_csr *local, halo_csr *global_p) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size;
+  halo_csr G = {0};
+  int64_t *row_begin = NULL;
+  memset(local, 0, sizeof *local);
+  if (global_p) memset(global_p, 0, sizeof *global_p);
+  *row_begin_p = NULL;
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+  st = HALO_ALLOC(row_begin, size + 1);
+  if (st == HALO_SUCCESS && rank == root) {
+    st = halo_mm_read(path, opts, &G);
+    if (st == HALO_SUCCESS)
+      st = part == HALO_PARTITION_NNZ ? halo_partition_nnz(G.n_rows, G.row_ptr, size, row_begin)
+                                      : halo_partition_rows(G.n_rows, size, row_begin);
+  }
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY_MPI(MPI_Bcast(row_begin, size + 1, MPI_INT64_T, root, comm));
+  HALO_TRY(halo_csr_scatter(comm, root, &G, row_begin, local));
+  if (global_p && rank == root) {
+    *global_p = G;
+    memset(&G, 0, sizeof G);
+  }
+  *row_begin_p = row_begin;
+  row_begin = NULL;
+cleanup:
+  halo_free(row_begin);
+  halo_csr_free(&G);
+  return st;
+}
+
+halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partition_kind part,
+                                 int64_t **row_begin_p, halo_csr *local) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size;
+  int64_t N = 0, *row_begin = NULL, *row_ptr = NULL;
+  memset(local, 0, sizeof *local);
+  *row_begin_p = NULL;
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+  st = halo_gen_size(gen, &N, NULL);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(row_begin, size + 1);
+  if (st == HALO_SUCCESS) {
+    if (part == HALO_PARTITION_NNZ) {
+      if (rank == 0) {
+        st = HALO_ALLOC(row_ptr, N + 1);
+        if (st == HALO_SUCCESS) st = halo_gen_row_ptr(gen, 0, N, row_ptr);
+        if (st == HALO_SUCCESS) st = halo_partition_nnz(N, row_ptr, size, row_begin);
+      }
+    } else {
+      st = halo_partition_rows(N, size, row_begin);
+    }
+  }
+  HALO_TRY(halo_agree(comm, st));
+  if (part == HALO_PARTITION_NNZ)
+    HALO_TRY_MPI(MPI_Bcast(row_begin, size + 1, MPI_INT64_T, 0, comm));
+  st = halo_gen_rows(gen, row_begin[rank], row_begin[rank + 1], local);
+  HALO_TRY(halo_agree(comm, st));
+  *row_begin_p = row_begin;
+  row_begin = NULL;
+cleanup:
+  if (st != HALO_SUCCESS) halo_csr_free(local);
+  halo_free(row_ptr);
+  halo_free(row_begin);
+  return st;
+}

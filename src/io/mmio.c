@@ -1,0 +1,729 @@
+/* Matrix Market reader and writer, and the halo_csr helpers.
+ *
+ * The reader loads the whole file into one buffer, walks it line by line with
+ * a hand-written tokenizer, collects the entries in coordinate form and builds
+ * CSR by a counting sort on rows followed by a sort of each row on columns.
+ * Every format error names the line and the problem. Line numbers of entries
+ * are not stored: a duplicate entry is located by a second scan of the file,
+ * on the error path only. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "halo/io.h"
+#include "halo_impl.h"
+
+/* ---- halo_csr helpers ---------------------------------------------------- */
+
+void halo_csr_free(halo_csr *A) {
+  if (!A) return;
+  halo_free(A->row_ptr);
+  halo_free(A->col_ids);
+  halo_free(A->values);
+  memset(A, 0, sizeof *A);
+}
+
+int64_t halo_csr_nnz(const halo_csr *A) {
+  if (!A || !A->row_ptr || A->row_end < A->row_begin) return 0;
+  return A->row_ptr[A->row_end - A->row_begin] - A->row_ptr[0];
+}
+
+halo_mm_options halo_mm_options_default(void) {
+  halo_mm_options o;
+  memset(&o, 0, sizeof o);
+  o.sum_duplicates = 0;
+  return o;
+}
+
+/* ---- the file ------------------------------------------------------------ */
+
+enum { MM_REAL, MM_INTEGER, MM_PATTERN };
+enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
+
+#define MM_BANNER     "'%%%%MatrixMarket matrix coordinate <field> <symmetry>'"
+#define MM_TOKEN_SHOW 64 /* characters of a token quoted in a message */
+
+typedef struct {
+  const char *path;
+  char *buf;  /* the whole file, NUL-terminated */
+  size_t len; /* bytes of the file */
+  int field, symmetry;
+  int64_t m, n, nnz;    /* size line */
+  int64_t size_line;    /* its line number */
+  size_t entries_off;   /* offset of the line after the size line */
+  int64_t entries_line; /* its line number */
+} mm_file;
+
+typedef struct {
+  const char *s;
+  size_t len;
+} mm_token;
+
+/* Entries as read, before the mirror of symmetric files. */
+typedef struct {
+  int64_t count;
+  int64_t *rows, *cols; /* 0-based */
+  double *vals;         /* NULL for pattern matrices */
+} mm_coo;
+
+/* A format error at @p line (0: none) of the file, prefixed with its path. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static halo_status
+mm_fail(const mm_file *f, int64_t line, const char *fmt, ...) {
+  char msg[HALO_ERROR_LEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (line > 0)
+    return HALO_ERROR(HALO_ERR_FORMAT, "%s: line %lld: %s", f->path, (long long)line, msg);
+  return HALO_ERROR(HALO_ERR_FORMAT, "%s: %s", f->path, msg);
+}
+
+/* mm_fail in a function with a cleanup label. */
+#define MM_FAIL(...)                                                                               \
+  do {                                                                                             \
+    st = mm_fail(__VA_ARGS__);                                                                     \
+    goto cleanup;                                                                                  \
+  } while (0)
+
+/* Read the whole file into a NUL-terminated buffer. */
+static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
+  halo_status st = HALO_SUCCESS;
+  char *buf = NULL;
+  size_t cap, len = 0, hint = 0;
+  *buf_p = NULL;
+  *len_p = 0;
+  errno = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    int err = errno;
+    return HALO_ERROR(HALO_ERR_IO, "cannot open '%s': %s", path,
+                      err ? strerror(err) : "unknown error");
+  }
+  if (fseek(fp, 0, SEEK_END) == 0) {
+    long size = ftell(fp);
+    if (size > 0) hint = (size_t)size;
+  }
+  rewind(fp);
+  /* The size is trusted only once a first read has succeeded (a directory
+   * reports a huge one); then the buffer grows to it plus one byte, so that
+   * the read ends short at the end of the file, plus one for the NUL. */
+  cap = (size_t)1 << 16;
+  buf = halo_malloc(cap);
+  if (!buf) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+  for (;;) {
+    if (cap - len < 2) {
+      char *bigger = NULL;
+      if (hint > len && hint < SIZE_MAX - 2) bigger = halo_realloc(buf, hint + 2);
+      if (bigger) {
+        cap = hint + 2;
+      } else {
+        if (cap > SIZE_MAX / 2) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "'%s' is too large", path);
+        bigger = halo_realloc(buf, cap * 2);
+        if (!bigger)
+          HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory reading '%s' (%zu bytes so far)", path,
+                    len);
+        cap *= 2;
+      }
+      buf = bigger;
+      hint = 0;
+    }
+    size_t want = cap - 1 - len;
+    errno = 0;
+    size_t got = fread(buf + len, 1, want, fp);
+    len += got;
+    if (got < want) {
+      if (ferror(fp)) {
+        int err = errno;
+        HALO_FAIL(HALO_ERR_IO, "cannot read '%s': %s", path, err ? strerror(err) : "read error");
+      }
+      break;
+    }
+  }
+  buf[len] = '\0';
+  *buf_p = buf;
+  *len_p = len;
+  buf = NULL;
+cleanup:
+  halo_free(buf);
+  fclose(fp);
+  return st;
+}
+
+/* ---- tokens -------------------------------------------------------------- */
+
+static inline int is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Split the line at *pp into tokens (the first max kept in tok) and move *pp
+ * to the start of the next line. Returns the number of tokens of the line. */
+static inline int split_line(const char **pp, const char *end, mm_token *tok, int max) {
+  const char *p = *pp;
+  int n = 0;
+  for (;;) {
+    while (p < end && is_blank(*p)) p++;
+    if (p >= end || *p == '\n') break;
+    const char *s = p;
+    while (p < end && *p != '\n' && !is_blank(*p)) p++;
+    if (n < max) {
+      tok[n].s = s;
+      tok[n].len = (size_t)(p - s);
+    }
+    n++;
+  }
+  if (p < end) p++; /* the newline */
+  *pp = p;
+  return n;
+}
+
+/* A token for a message: at most MM_TOKEN_SHOW characters, bytes that are
+ * not printable ASCII as \xNN. One token per message (a single buffer). */
+static const char *tok_str(mm_token t) {
+  static _Thread_local char buf[4 * MM_TOKEN_SHOW + 8];
+  size_t w = 0;
+  for (size_t k = 0; k < t.len && k < MM_TOKEN_SHOW; k++) {
+    unsigned char c = (unsigned char)t.s[k];
+    if (c >= 0x20 && c < 0x7f)
+      buf[w++] = (char)c;
+    else
+      w += (size_t)snprintf(buf + w, sizeof buf - w, "\\x%02x", c);
+  }
+  if (t.len > MM_TOKEN_SHOW) buf[w++] = '.', buf[w++] = '.', buf[w++] = '.';
+  buf[w] = '\0';
+  return buf;
+}
+
+/* Case-insensitive comparison of a token with a keyword. */
+static int token_is(mm_token t, const char *word) {
+  size_t n = strlen(word);
+  if (t.len != n) return 0;
+  for (size_t k = 0; k < n; k++)
+    if (tolower((unsigned char)t.s[k]) != tolower((unsigned char)word[k])) return 0;
+  return 1;
+}
+
+enum { MM_NUM_OK = 0, MM_NUM_MALFORMED = 1, MM_NUM_TOO_LARGE = 2 };
+
+/* A decimal integer with an optional sign, the whole token. */
+static inline int parse_i64(mm_token t, int64_t *out) {
+  size_t k = 0;
+  int neg = 0, big = 0;
+  if (t.len > 0 && (t.s[0] == '+' || t.s[0] == '-')) {
+    neg = t.s[0] == '-';
+    k = 1;
+  }
+  if (k == t.len) return MM_NUM_MALFORMED;
+  int64_t v = 0;
+  for (; k < t.len; k++) {
+    unsigned d = (unsigned)((unsigned char)t.s[k] - '0');
+    if (d > 9) return MM_NUM_MALFORMED;
+    if (v > (INT64_MAX - (int64_t)d) / 10)
+      big = 1;
+    else
+      v = 10 * v + (int64_t)d;
+  }
+  if (big) return MM_NUM_TOO_LARGE;
+  *out = neg ? -v : v;
+  return MM_NUM_OK;
+}
+
+/* ---- header -------------------------------------------------------------- */
+
+static halo_status parse_banner(mm_file *f, int64_t line, const mm_token *tok, int nt) {
+  if (nt >= 1 && tok[0].len >= 2 && (unsigned char)tok[0].s[0] == 0x1f &&
+      (unsigned char)tok[0].s[1] == 0x8b)
+    return mm_fail(f, line, "the file is gzip-compressed: decompress it first");
+  if (nt < 1 || !token_is(tok[0], "%%MatrixMarket"))
+    return mm_fail(f, line, "missing or garbled banner: expected " MM_BANNER ", found '%s'",
+                   tok_str(tok[0]));
+  if (nt > 1 && !token_is(tok[1], "matrix"))
+    return mm_fail(f, line, "unsupported object '%s' in the banner: expected 'matrix'",
+                   tok_str(tok[1]));
+  if (nt > 2 && !token_is(tok[2], "coordinate")) {
+    if (token_is(tok[2], "array"))
+      return mm_fail(f, line, "dense array format is not supported: convert to coordinate");
+    return mm_fail(f, line, "unknown format '%s' in the banner: expected 'coordinate'",
+                   tok_str(tok[2]));
+  }
+  if (nt > 3) {
+    if (token_is(tok[3], "real") || token_is(tok[3], "double"))
+      f->field = MM_REAL;
+    else if (token_is(tok[3], "integer"))
+      f->field = MM_INTEGER;
+    else if (token_is(tok[3], "pattern"))
+      f->field = MM_PATTERN;
+    else if (token_is(tok[3], "complex"))
+      return mm_fail(f, line, "complex matrices are not supported");
+    else
+      return mm_fail(f, line, "unknown field '%s' in the banner: expected real, integer or pattern",
+                     tok_str(tok[3]));
+  }
+  if (nt > 4) {
+    if (token_is(tok[4], "general"))
+      f->symmetry = MM_GENERAL;
+    else if (token_is(tok[4], "symmetric"))
+      f->symmetry = MM_SYMMETRIC;
+    else if (token_is(tok[4], "skew-symmetric"))
+      f->symmetry = MM_SKEW;
+    else if (token_is(tok[4], "hermitian"))
+      return mm_fail(f, line, "hermitian symmetry: complex matrices are not supported");
+    else
+      return mm_fail(f, line,
+                     "unknown symmetry '%s' in the banner: expected general, symmetric or "
+                     "skew-symmetric",
+                     tok_str(tok[4]));
+  }
+  if (nt < 5) return mm_fail(f, line, "incomplete banner: expected " MM_BANNER);
+  if (nt > 5)
+    return mm_fail(f, line, "unexpected '%s' after the symmetry in the banner", tok_str(tok[5]));
+  if (f->field == MM_PATTERN && f->symmetry == MM_SKEW)
+    return mm_fail(f, line, "a pattern matrix cannot be skew-symmetric");
+  return HALO_SUCCESS;
+}
+
+static halo_status parse_size_line(mm_file *f, int64_t line, const mm_token *tok, int nt) {
+  static const char *const what[3] = {"rows", "columns", "entries"};
+  int64_t v[3];
+  if (nt != 3)
+    return mm_fail(f, line, "size line: expected 3 integers (rows columns entries), found %d", nt);
+  for (int k = 0; k < 3; k++) {
+    int rc = parse_i64(tok[k], &v[k]);
+    if (rc == MM_NUM_MALFORMED)
+      return mm_fail(f, line, "size line: malformed number '%s' for the %s", tok_str(tok[k]),
+                     what[k]);
+    /* Sizes are bounded so that offsets and byte counts never overflow. */
+    if (rc == MM_NUM_TOO_LARGE || v[k] > INT64_MAX / 32)
+      return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%s: line %lld: size line: %s %s: too large",
+                        f->path, (long long)line, tok_str(tok[k]), what[k]);
+    if (v[k] < 0)
+      return mm_fail(f, line, "size line: negative number of %s %lld", what[k], (long long)v[k]);
+  }
+  f->m = v[0];
+  f->n = v[1];
+  f->nnz = v[2];
+  f->size_line = line;
+  if (f->symmetry != MM_GENERAL && f->m != f->n)
+    return mm_fail(f, line, "a %s matrix must be square, but the size line declares %lld x %lld",
+                   f->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric", (long long)f->m,
+                   (long long)f->n);
+  return HALO_SUCCESS;
+}
+
+/* Banner, comments and size line; leaves f->entries_* at the first entry. */
+static halo_status parse_header(mm_file *f) {
+  const char *p = f->buf, *end = f->buf + f->len;
+  mm_token tok[6];
+  int64_t line = 0;
+  int nt = 0;
+  if (f->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* UTF-8 byte order mark */
+  while (nt == 0) {
+    if (p >= end) return mm_fail(f, 0, "empty file: expected the banner " MM_BANNER);
+    line++;
+    nt = split_line(&p, end, tok, 6);
+  }
+  HALO_CHECK(parse_banner(f, line, tok, nt));
+  for (;;) {
+    if (p >= end) return mm_fail(f, 0, "file ends before the size line (rows columns entries)");
+    line++;
+    nt = split_line(&p, end, tok, 6);
+    if (nt == 0 || tok[0].s[0] == '%') continue;
+    break;
+  }
+  HALO_CHECK(parse_size_line(f, line, tok, nt));
+  f->entries_off = (size_t)(p - f->buf);
+  f->entries_line = line + 1;
+  return HALO_SUCCESS;
+}
+
+/* ---- entries ------------------------------------------------------------- */
+
+static void coo_free(mm_coo *e) {
+  HALO_FREE(e->rows);
+  HALO_FREE(e->cols);
+  HALO_FREE(e->vals);
+}
+
+static const char *entry_expected(const mm_file *f) {
+  return f->field == MM_PATTERN ? "2 values (row column) in a pattern matrix"
+                                : "3 values (row column value)";
+}
+
+/* Row or column index of an entry: 1-based in the file, 0-based out. */
+static inline halo_status parse_index(const mm_file *f, int64_t line, mm_token t, int64_t hi,
+                                      const char *what, int64_t *out) {
+  int64_t v = 0;
+  int rc = parse_i64(t, &v);
+  if (rc == MM_NUM_OK && v >= 1 && v <= hi) {
+    *out = v - 1;
+    return HALO_SUCCESS;
+  }
+  if (rc == MM_NUM_MALFORMED)
+    return mm_fail(f, line, "malformed number '%s' for the %s index", tok_str(t), what);
+  return mm_fail(f, line, "%s index %s out of range [1, %lld]", what, tok_str(t), (long long)hi);
+}
+
+static halo_status parse_value(const mm_file *f, int64_t line, mm_token t, double *out) {
+  if (f->field == MM_INTEGER) {
+    int64_t v = 0;
+    int rc = parse_i64(t, &v);
+    if (rc == MM_NUM_MALFORMED)
+      return mm_fail(f, line, "malformed number '%s' in an integer matrix", tok_str(t));
+    if (rc == MM_NUM_TOO_LARGE)
+      return mm_fail(f, line, "integer value %s is too large", tok_str(t));
+    *out = (double)v;
+    return HALO_SUCCESS;
+  }
+  /* The token ends with a blank, a newline or the final NUL, where strtod
+   * stops; it must consume the whole token. */
+  char *e = NULL;
+  double v = strtod(t.s, &e);
+  if (e != t.s + t.len) return mm_fail(f, line, "malformed number '%s'", tok_str(t));
+  if (!isfinite(v)) return mm_fail(f, line, "value '%s' is not a finite number", tok_str(t));
+  *out = v;
+  return HALO_SUCCESS;
+}
+
+static halo_status parse_entries(const mm_file *f, mm_coo *e) {
+  halo_status st = HALO_SUCCESS;
+  const char *p = f->buf + f->entries_off, *end = f->buf + f->len;
+  const int want = f->field == MM_PATTERN ? 2 : 3;
+  int64_t line = f->entries_line, count = 0;
+  /* An entry takes at least 4 bytes ("1 1" and a newline): a size line that
+   * declares more than the file can hold does not allocate them. */
+  int64_t cap = (int64_t)((size_t)(end - p) / 4 + 1);
+  if (cap > f->nnz) cap = f->nnz;
+  memset(e, 0, sizeof *e);
+  HALO_TRY(HALO_ALLOC(e->rows, cap));
+  HALO_TRY(HALO_ALLOC(e->cols, cap));
+  if (f->field != MM_PATTERN) HALO_TRY(HALO_ALLOC(e->vals, cap));
+  for (; p < end; line++) {
+    mm_token tok[4];
+    int nt = split_line(&p, end, tok, 4);
+    if (nt == 0 || tok[0].s[0] == '%') continue;
+    if (count == f->nnz)
+      MM_FAIL(f, line, "more entries than the %lld declared on line %lld", (long long)f->nnz,
+              (long long)f->size_line);
+    if (nt != want) MM_FAIL(f, line, "expected %s, found %d", entry_expected(f), nt);
+    if (count >= cap) HALO_FAIL(HALO_ERR_INTERNAL, "entry capacity %lld exceeded", (long long)cap);
+    int64_t i = 0, j = 0;
+    HALO_TRY(parse_index(f, line, tok[0], f->m, "row", &i));
+    HALO_TRY(parse_index(f, line, tok[1], f->n, "column", &j));
+    if (want == 3) HALO_TRY(parse_value(f, line, tok[2], &e->vals[count]));
+    if (f->symmetry == MM_SKEW && i == j)
+      MM_FAIL(f, line, "diagonal entry (%lld, %lld) in a skew-symmetric matrix", (long long)i + 1,
+              (long long)j + 1);
+    e->rows[count] = i;
+    e->cols[count] = j;
+    count++;
+  }
+  if (count < f->nnz)
+    MM_FAIL(f, 0, "file ends after %lld of %lld entries declared on line %lld", (long long)count,
+            (long long)f->nnz, (long long)f->size_line);
+  e->count = count;
+cleanup:
+  if (st != HALO_SUCCESS) coo_free(e);
+  return st;
+}
+
+/* ---- duplicates (error path) --------------------------------------------- */
+
+/* Name the lines of the first two entries of the file that give (r, c)
+ * (0-based), reading the file again: its text is gone by now. */
+static halo_status report_duplicate(mm_file *f, int64_t r, int64_t c) {
+  const int sym = f->symmetry != MM_GENERAL;
+  int64_t lines[2], fi[2], fj[2];
+  int found = 0;
+  if (read_file(f->path, &f->buf, &f->len) == HALO_SUCCESS && f->entries_off <= f->len) {
+    const char *p = f->buf + f->entries_off, *end = f->buf + f->len;
+    for (int64_t line = f->entries_line; p < end && found < 2; line++) {
+      mm_token tok[4];
+      int64_t i = 0, j = 0;
+      int nt = split_line(&p, end, tok, 4);
+      if (nt < 2 || tok[0].s[0] == '%') continue;
+      if (parse_i64(tok[0], &i) != MM_NUM_OK || parse_i64(tok[1], &j) != MM_NUM_OK) continue;
+      if ((i - 1 == r && j - 1 == c) || (sym && i - 1 == c && j - 1 == r)) {
+        lines[found] = line;
+        fi[found] = i;
+        fj[found] = j;
+        found++;
+      }
+    }
+  }
+  HALO_FREE(f->buf);
+  if (found < 2)
+    return mm_fail(f, 0, "duplicate entry (%lld, %lld)", (long long)r + 1, (long long)c + 1);
+  if (fi[0] == fi[1] && fj[0] == fj[1])
+    return mm_fail(f, lines[1], "duplicate entry (%lld, %lld), first on line %lld",
+                   (long long)fi[1], (long long)fj[1], (long long)lines[0]);
+  return mm_fail(f, lines[1],
+                 "entry (%lld, %lld) duplicates entry (%lld, %lld) of line %lld: a %s file "
+                 "stores one entry of each off-diagonal pair",
+                 (long long)fi[1], (long long)fj[1], (long long)fi[0], (long long)fj[0],
+                 (long long)lines[0], f->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric");
+}
+
+/* ---- CSR ----------------------------------------------------------------- */
+
+static void insertion_sort(int64_t *c, double *v, int64_t n) {
+  for (int64_t i = 1; i < n; i++) {
+    int64_t key = c[i];
+    double val = v[i];
+    int64_t j = i - 1;
+    while (j >= 0 && c[j] > key) {
+      c[j + 1] = c[j];
+      v[j + 1] = v[j];
+      j--;
+    }
+    c[j + 1] = key;
+    v[j + 1] = val;
+  }
+}
+
+/* Stable bottom-up merge sort of (c, v) by c; tc, tv hold n elements. */
+static void merge_sort(int64_t *c, double *v, int64_t n, int64_t *tc, double *tv) {
+  const int64_t run = 32;
+  for (int64_t lo = 0; lo < n; lo += run)
+    insertion_sort(c + lo, v + lo, n - lo < run ? n - lo : run);
+  int64_t *sc = c, *dc = tc;
+  double *sv = v, *dv = tv;
+  for (int64_t w = run; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = n - lo > w ? lo + w : n;
+      int64_t hi = n - lo > 2 * w ? lo + 2 * w : n;
+      int64_t a = lo, b = mid, k = lo;
+      while (a < mid && b < hi) {
+        if (sc[b] < sc[a]) {
+          dc[k] = sc[b];
+          dv[k++] = sv[b++];
+        } else {
+          dc[k] = sc[a];
+          dv[k++] = sv[a++];
+        }
+      }
+      for (; a < mid; a++, k++) dc[k] = sc[a], dv[k] = sv[a];
+      for (; b < hi; b++, k++) dc[k] = sc[b], dv[k] = sv[b];
+    }
+    int64_t *t = sc;
+    sc = dc;
+    dc = t;
+    double *u = sv;
+    sv = dv;
+    dv = u;
+  }
+  if (sc != c) {
+    memcpy(c, sc, (size_t)n * sizeof *c);
+    memcpy(v, sv, (size_t)n * sizeof *v);
+  }
+}
+
+/* Build the CSR arrays from the entries (freed on the way), mirroring those
+ * of symmetric files; rows sorted by column; duplicates summed or reported. */
+static halo_status build_csr(mm_file *f, mm_coo *e, int sum_duplicates, halo_csr *out) {
+  halo_status st = HALO_SUCCESS;
+  const int sym = f->symmetry != MM_GENERAL, skew = f->symmetry == MM_SKEW;
+  const int64_t m = f->m;
+  int64_t *row_ptr = NULL, *fill = NULL, *cols = NULL, *tc = NULL;
+  double *vals = NULL, *tv = NULL;
+  HALO_TRY(HALO_CALLOC(row_ptr, m + 1));
+  for (int64_t k = 0; k < e->count; k++) {
+    row_ptr[e->rows[k] + 1]++;
+    if (sym && e->rows[k] != e->cols[k]) row_ptr[e->cols[k] + 1]++;
+  }
+  for (int64_t r = 0; r < m; r++) row_ptr[r + 1] += row_ptr[r];
+  const int64_t total = row_ptr[m];
+  /* Never NULL, even without entries. */
+  HALO_TRY(HALO_ALLOC(cols, total > 0 ? total : 1));
+  HALO_TRY(HALO_ALLOC(vals, total > 0 ? total : 1));
+  HALO_TRY(HALO_ALLOC(fill, m));
+  if (m > 0) memcpy(fill, row_ptr, (size_t)m * sizeof *fill);
+  for (int64_t k = 0; k < e->count; k++) {
+    int64_t r = e->rows[k], c = e->cols[k];
+    double v = e->vals ? e->vals[k] : 1.0;
+    int64_t p = fill[r]++;
+    cols[p] = c;
+    vals[p] = v;
+    if (sym && r != c) {
+      p = fill[c]++;
+      cols[p] = r;
+      vals[p] = skew ? -v : v;
+    }
+  }
+  HALO_FREE(fill);
+  coo_free(e);
+
+  /* Sort each row by column; most files list rows already sorted. */
+  int64_t longest = 0;
+  for (int64_t r = 0; r < m; r++) {
+    int64_t b = row_ptr[r], n = row_ptr[r + 1] - b, k = 1;
+    while (k < n && cols[b + k - 1] <= cols[b + k]) k++;
+    if (k >= n) continue;
+    if (n <= 32)
+      insertion_sort(cols + b, vals + b, n);
+    else if (n > longest)
+      longest = n;
+  }
+  if (longest > 0) {
+    HALO_TRY(HALO_ALLOC(tc, longest));
+    HALO_TRY(HALO_ALLOC(tv, longest));
+    for (int64_t r = 0; r < m; r++) {
+      int64_t b = row_ptr[r], n = row_ptr[r + 1] - b, k = 1;
+      if (n <= 32) continue;
+      while (k < n && cols[b + k - 1] <= cols[b + k]) k++;
+      if (k < n) merge_sort(cols + b, vals + b, n, tc, tv);
+    }
+  }
+
+  /* Duplicates are neighbours now. */
+  if (!sum_duplicates) {
+    for (int64_t r = 0; r < m; r++)
+      for (int64_t k = row_ptr[r] + 1; k < row_ptr[r + 1]; k++)
+        if (cols[k] == cols[k - 1]) HALO_TRY(report_duplicate(f, r, cols[k]));
+  } else {
+    int64_t w = 0, begin = 0;
+    for (int64_t r = 0; r < m; r++) {
+      int64_t stop = row_ptr[r + 1], start = w;
+      for (int64_t k = begin; k < stop; k++) {
+        if (w > start && cols[w - 1] == cols[k]) {
+          vals[w - 1] += vals[k];
+        } else {
+          cols[w] = cols[k];
+          vals[w] = vals[k];
+          w++;
+        }
+      }
+      begin = stop;
+      row_ptr[r + 1] = w;
+    }
+    if (w < total && w > 0) { /* give back the room of the merged entries */
+      int64_t *c2 = halo_realloc(cols, (size_t)w * sizeof *cols);
+      if (c2) cols = c2;
+      double *v2 = halo_realloc(vals, (size_t)w * sizeof *vals);
+      if (v2) vals = v2;
+    }
+  }
+
+  out->n_rows = m;
+  out->n_cols = f->n;
+  out->row_begin = 0;
+  out->row_end = m;
+  out->row_ptr = row_ptr;
+  out->col_ids = cols;
+  out->values = vals;
+  row_ptr = NULL;
+  cols = NULL;
+  vals = NULL;
+cleanup:
+  halo_free(tv);
+  halo_free(tc);
+  halo_free(fill);
+  halo_free(vals);
+  halo_free(cols);
+  halo_free(row_ptr);
+  return st;
+}
+
+halo_status halo_mm_read(const char *path, const halo_mm_options *opts, halo_csr *A) {
+  halo_status st = HALO_SUCCESS;
+  mm_file f;
+  mm_coo e;
+  halo_csr out;
+  memset(&f, 0, sizeof f);
+  memset(&e, 0, sizeof e);
+  memset(&out, 0, sizeof out);
+  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_read: the output matrix is NULL");
+  memset(A, 0, sizeof *A);
+  if (!path) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_read: the path is NULL");
+  const halo_mm_options o = opts ? *opts : halo_mm_options_default();
+  f.path = path;
+  HALO_TRY(read_file(path, &f.buf, &f.len));
+  HALO_TRY(parse_header(&f));
+  HALO_TRY(parse_entries(&f, &e));
+  HALO_FREE(f.buf); /* the entries are all in e now */
+  HALO_TRY(build_csr(&f, &e, o.sum_duplicates != 0, &out));
+  *A = out;
+cleanup:
+  coo_free(&e);
+  halo_free(f.buf);
+  return st;
+}
+
+/* ---- writer -------------------------------------------------------------- */
+
+halo_status halo_mm_write(const char *path, const halo_csr *A) {
+  halo_status st = HALO_SUCCESS;
+  FILE *fp = NULL;
+  if (!path || !A)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: the %s is NULL",
+                      path ? "matrix" : "path");
+  const int64_t m = A->n_rows;
+  if (m < 0 || A->n_cols < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: negative size %lld x %lld",
+                      (long long)m, (long long)A->n_cols);
+  if (A->row_begin != 0 || A->row_end != m)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "halo_mm_write needs the whole matrix, but rows [%lld, %lld) of %lld "
+                      "are given",
+                      (long long)A->row_begin, (long long)A->row_end, (long long)m);
+  if (!A->row_ptr && m > 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: row_ptr is NULL");
+  if (A->row_ptr && A->row_ptr[0] != 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: row_ptr[0] is %lld, must be 0",
+                      (long long)A->row_ptr[0]);
+  for (int64_t r = 0; r < m; r++)
+    if (A->row_ptr[r + 1] < A->row_ptr[r])
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: row_ptr decreases at row %lld",
+                        (long long)r);
+  const int64_t nnz = A->row_ptr ? A->row_ptr[m] : 0;
+  if (nnz > 0 && (!A->col_ids || !A->values))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: %lld entries but no %s array",
+                      (long long)nnz, A->col_ids ? "values" : "column");
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+      if (A->col_ids[k] < 0 || A->col_ids[k] >= A->n_cols)
+        return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                          "halo_mm_write: column %lld in row %lld is out of range [0, %lld)",
+                          (long long)A->col_ids[k], (long long)r, (long long)A->n_cols);
+      if (!isfinite(A->values[k]))
+        return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                          "halo_mm_write: the value at (%lld, %lld) is not finite", (long long)r,
+                          (long long)A->col_ids[k]);
+    }
+
+  errno = 0;
+  fp = fopen(path, "w");
+  if (!fp) {
+    int err = errno;
+    return HALO_ERROR(HALO_ERR_IO, "cannot open '%s' for writing: %s", path,
+                      err ? strerror(err) : "unknown error");
+  }
+  int bad = fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
+                    (long long)m, (long long)A->n_cols, (long long)nnz) < 0;
+  for (int64_t r = 0; r < m && !bad; r++)
+    for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+      if (fprintf(fp, "%lld %lld %.17g\n", (long long)r + 1, (long long)A->col_ids[k] + 1,
+                  A->values[k]) < 0) {
+        bad = 1;
+        break;
+      }
+  int err = errno;
+  if (fclose(fp) != 0 && !bad) {
+    bad = 1;
+    err = errno;
+  }
+  fp = NULL;
+  if (bad) {
+    remove(path);
+    HALO_FAIL(HALO_ERR_IO, "cannot write '%s': %s", path, err ? strerror(err) : "write error");
+  }
+cleanup:
+  if (fp) fclose(fp);
+  return st;
+}

@@ -1,0 +1,53 @@
+/* Contiguous row partitions: balanced by rows or by stored entries. */
+#include <string.h>
+
+#include "halo/io.h"
+#include "halo_impl.h"
+
+halo_status halo_partition_from_name(const char *name, halo_partition_kind *kind_p) {
+  if (!name || !kind_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition name is NULL");
+  if (strcmp(name, "rows") == 0)
+    *kind_p = HALO_PARTITION_ROWS;
+  else if (strcmp(name, "nnz") == 0)
+    *kind_p = HALO_PARTITION_NNZ;
+  else
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown partition '%s' (known: rows, nnz)", name);
+  return HALO_SUCCESS;
+}
+
+const char *halo_partition_name(halo_partition_kind kind) {
+  return kind == HALO_PARTITION_NNZ ? "nnz" : "rows";
+}
+
+/* floor(r * n / P) without overflow for n < 2^62, P < 2^31. */
+static int64_t share(int64_t n, int r, int P) { return (n / P) * r + ((n % P) * r) / P; }
+
+halo_status halo_partition_rows(int64_t n_rows, int P, int64_t *row_begin) {
+  if (P < 1 || n_rows < 0 || !row_begin)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition of %lld rows into %d parts",
+                      (long long)n_rows, P);
+  for (int r = 0; r <= P; r++) row_begin[r] = share(n_rows, r, P);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_partition_nnz(int64_t n_rows, const int64_t *row_ptr, int P, int64_t *row_begin) {
+  if (P < 1 || n_rows < 0 || !row_begin || !row_ptr)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition of %lld rows into %d parts",
+                      (long long)n_rows, P);
+  const int64_t nnz = row_ptr[n_rows];
+  row_begin[0] = 0;
+  for (int r = 1; r < P; r++) {
+    /* first row whose first entry is at or after the share of rank r */
+    int64_t t = share(nnz, r, P), lo = row_begin[r - 1], hi = n_rows;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (row_ptr[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    row_begin[r] = lo;
+  }
+  row_begin[P] = n_rows;
+  return HALO_SUCCESS;
+}

@@ -1,0 +1,394 @@
+/* Distributed matrix: validation of the input on every rank, the diagonal /
+ * off-diagonal split with compressed ghost columns, reference counting. */
+#include <string.h>
+
+#include "plan/matrix.h"
+
+/* ---- local checks (no MPI) -------------------------------------------- */
+
+static halo_status check_memory(halo_memory mem) {
+  if (mem == HALO_MEMORY_HOST) return HALO_SUCCESS;
+  if (mem != HALO_MEMORY_DEVICE)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown memory kind %d", (int)mem);
+#if HALO_HAVE_CUDA
+  return HALO_ERROR(
+      HALO_ERR_UNSUPPORTED,
+      "device memory: this build of halo executes on the host only; pass host arrays");
+#else
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED,
+                    "device memory: not compiled in: rebuild with HALO_ENABLE_CUDA=ON");
+#endif
+}
+
+static halo_status check_ranges(int64_t rb, int64_t re, int64_t cb, int64_t ce) {
+  if (rb < 0 || re < rb)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "row range [%lld, %lld) is not a range of rows",
+                      (long long)rb, (long long)re);
+  if (cb < 0 || ce < cb)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "column range [%lld, %lld) is not a range of columns",
+                      (long long)cb, (long long)ce);
+  if (re - rb > INT32_MAX)
+    return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%lld local rows: at most %d rows per rank",
+                      (long long)(re - rb), INT32_MAX);
+  if (ce - cb > INT32_MAX)
+    return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%lld local columns: at most %d per rank",
+                      (long long)(ce - cb), INT32_MAX);
+  return HALO_SUCCESS;
+}
+
+/* Row offsets present, starting at 0 and non-decreasing; arrays present when
+ * there are entries. */
+static halo_status check_row_ptr(const char *what, int64_t n_rows, const int64_t *row_ptr,
+                                 const void *cols, const double *vals) {
+  if (n_rows > 0 && !row_ptr)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s row_ptr is NULL for %lld rows", what,
+                      (long long)n_rows);
+  if (n_rows == 0 && !row_ptr) return HALO_SUCCESS;
+  if (row_ptr[0] != 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s row_ptr[0] is %lld, must be 0", what,
+                      (long long)row_ptr[0]);
+  for (int64_t i = 0; i < n_rows; i++)
+    if (row_ptr[i + 1] < row_ptr[i])
+      return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                        "%s row_ptr decreases at local row %lld (%lld after %lld)", what,
+                        (long long)i, (long long)row_ptr[i + 1], (long long)row_ptr[i]);
+  if (row_ptr[n_rows] > 0 && (!cols || !vals))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s has %lld entries but its %s array is NULL", what,
+                      (long long)row_ptr[n_rows], cols ? "values" : "column");
+  return HALO_SUCCESS;
+}
+
+static halo_status check_cols(const char *what, int64_t n_rows, const int64_t *row_ptr,
+                              const int64_t *cols, int64_t lo, int64_t hi, int64_t row_base) {
+  for (int64_t i = 0; i < n_rows; i++)
+    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++)
+      if (cols[k] < lo || cols[k] >= hi)
+        return HALO_ERROR(
+            HALO_ERR_INVALID_ARG, "%s column %lld in row %lld is out of range [%lld, %lld)", what,
+            (long long)cols[k], (long long)(row_base + i), (long long)lo, (long long)hi);
+  return HALO_SUCCESS;
+}
+
+/* ---- layout: duplicate communicator, gather and check ranges ---------- */
+
+static void matrix_free(halo_matrix A) {
+  if (!A) return;
+  halo_free(A->ghost_ids);
+  halo_free(A->offd.vals);
+  halo_free(A->offd.cols);
+  halo_free(A->offd.row_ptr);
+  halo_free(A->offd.rows);
+  halo_free(A->diag.vals);
+  halo_free(A->diag.cols);
+  halo_free(A->diag.row_ptr);
+  halo_free(A->col_ranges);
+  halo_free(A->row_ranges);
+  if (A->comm != MPI_COMM_NULL) MPI_Comm_free(&A->comm);
+  halo_free(A);
+}
+
+/* all holds (row_begin, row_end, col_begin, col_end) per rank; off is 0 for
+ * rows, 2 for columns. Fills ranges[0..size]. */
+static halo_status check_tiling(const char *what, const int64_t *all, int off, int size,
+                                int64_t *ranges) {
+  if (all[off] != 0)
+    return HALO_ERROR(HALO_ERR_INCONSISTENT, "%s ranges must start at 0: rank 0 begins at %lld",
+                      what, (long long)all[off]);
+  for (int r = 1; r < size; r++)
+    if (all[4 * r + off] != all[4 * (r - 1) + off + 1])
+      return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                        "%s ranges do not follow each other: rank %d ends at %lld but rank %d "
+                        "begins at %lld",
+                        what, r - 1, (long long)all[4 * (r - 1) + off + 1], r,
+                        (long long)all[4 * r + off]);
+  for (int r = 0; r < size; r++) ranges[r] = all[4 * r + off];
+  ranges[size] = all[4 * (size - 1) + off + 1];
+  return HALO_SUCCESS;
+}
+
+/* Collective. Creates the matrix shell (communicator, ranges) after agreeing
+ * on the local status st of the caller's argument checks. */
+static halo_status matrix_layout_create(MPI_Comm comm, int64_t rb, int64_t re, int64_t cb,
+                                        int64_t ce, halo_memory mem, halo_status st,
+                                        halo_matrix *A_p) {
+  halo_matrix A = NULL;
+  int64_t *all = NULL;
+  *A_p = NULL;
+  if (comm == MPI_COMM_NULL)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the communicator is MPI_COMM_NULL");
+  A = halo_calloc(1, sizeof *A);
+  if (!A) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a matrix");
+  A->comm = MPI_COMM_NULL;
+  A->refcount = 1;
+  A->mem = mem;
+  A->row_begin = rb, A->row_end = re, A->col_begin = cb, A->col_end = ce;
+  {
+    halo_status st_comm = HALO_SUCCESS;
+    int rc = MPI_Comm_dup(comm, &A->comm);
+    if (rc != MPI_SUCCESS) {
+      A->comm = MPI_COMM_NULL;
+      st = halo_error_mpi(rc, "MPI_Comm_dup", __FILE__, __LINE__);
+      goto cleanup; /* no communicator to agree on */
+    }
+    HALO_TRY_MPI(MPI_Comm_set_errhandler(A->comm, MPI_ERRORS_RETURN));
+    HALO_TRY_MPI(MPI_Comm_rank(A->comm, &A->rank));
+    HALO_TRY_MPI(MPI_Comm_size(A->comm, &A->size));
+    if (st == HALO_SUCCESS) st_comm = HALO_ALLOC(all, 4 * (size_t)A->size);
+    if (st == HALO_SUCCESS) st_comm = HALO_ALLOC(A->row_ranges, A->size + 1);
+    if (st == HALO_SUCCESS) st_comm = HALO_ALLOC(A->col_ranges, A->size + 1);
+    if (st == HALO_SUCCESS) st = st_comm;
+  }
+  HALO_TRY(halo_agree(A->comm, st));
+  {
+    int64_t mine[4] = {rb, re, cb, ce};
+    HALO_TRY_MPI(MPI_Allgather(mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, A->comm));
+  }
+  /* Every rank sees the same gathered ranges, so these checks agree. */
+  HALO_TRY(check_tiling("row", all, 0, A->size, A->row_ranges));
+  HALO_TRY(check_tiling("column", all, 2, A->size, A->col_ranges));
+  A->n_global_rows = A->row_ranges[A->size];
+  A->n_global_cols = A->col_ranges[A->size];
+  *A_p = A;
+  A = NULL;
+cleanup:
+  halo_free(all);
+  matrix_free(A);
+  return st;
+}
+
+/* ---- building the blocks ---------------------------------------------- */
+
+static int64_t lower_bound_i64(const int64_t *a, int64_t n, int64_t x) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Compress an off-diagonal block given by full row offsets (n_rows+1) and
+ * ghost column ids: keep the non-empty rows. cols_full are ghost indices. */
+static halo_status offd_compress(int64_t n_rows, const int64_t *row_ptr, const int32_t *cols,
+                                 const double *vals, halo_csr_rows *o) {
+  halo_status st = HALO_SUCCESS;
+  int64_t nr = 0, nnz = n_rows ? row_ptr[n_rows] : 0;
+  for (int64_t i = 0; i < n_rows; i++) nr += row_ptr[i + 1] > row_ptr[i];
+  o->n_rows = nr;
+  HALO_TRY(HALO_ALLOC(o->rows, nr));
+  HALO_TRY(HALO_ALLOC(o->row_ptr, nr + 1));
+  HALO_TRY(HALO_ALLOC(o->cols, nnz));
+  HALO_TRY(HALO_ALLOC(o->vals, nnz));
+  o->row_ptr[0] = 0;
+  for (int64_t i = 0, k = 0; i < n_rows; i++) {
+    if (row_ptr[i + 1] == row_ptr[i]) continue;
+    o->rows[k] = (int32_t)i;
+    o->row_ptr[k + 1] = row_ptr[i + 1];
+    k++;
+  }
+  if (nnz) {
+    memcpy(o->cols, cols, (size_t)nnz * sizeof *cols);
+    memcpy(o->vals, vals, (size_t)nnz * sizeof *vals);
+  }
+cleanup:
+  return st;
+}
+
+/* Split rows with global column ids into diag and offd with sorted ghosts. */
+static halo_status matrix_split_global(halo_matrix A, const int64_t *row_ptr,
+                                       const int64_t *col_ids, const double *values) {
+  halo_status st = HALO_SUCCESS;
+  const int64_t n = A->row_end - A->row_begin, cb = A->col_begin, ce = A->col_end;
+  const int64_t nnz = n ? row_ptr[n] : 0;
+  int64_t dnnz = 0, onnz = 0, *orow_ptr = NULL, *gids = NULL;
+  int32_t *ocols = NULL;
+  double *ovals = NULL;
+  for (int64_t k = 0; k < nnz; k++) {
+    if (col_ids[k] >= cb && col_ids[k] < ce)
+      dnnz++;
+    else
+      onnz++;
+  }
+  A->diag.n_rows = n;
+  HALO_TRY(HALO_ALLOC(A->diag.row_ptr, n + 1));
+  HALO_TRY(HALO_ALLOC(A->diag.cols, dnnz));
+  HALO_TRY(HALO_ALLOC(A->diag.vals, dnnz));
+  HALO_TRY(HALO_ALLOC(orow_ptr, n + 1));
+  HALO_TRY(HALO_ALLOC(gids, onnz));
+  HALO_TRY(HALO_ALLOC(ocols, onnz));
+  HALO_TRY(HALO_ALLOC(ovals, onnz));
+  A->diag.row_ptr[0] = orow_ptr[0] = 0;
+  for (int64_t i = 0, d = 0, o = 0; i < n; i++) {
+    for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
+      int64_t c = col_ids[k];
+      if (c >= cb && c < ce) {
+        A->diag.cols[d] = (int32_t)(c - cb);
+        A->diag.vals[d++] = values[k];
+      } else {
+        gids[o] = c;
+        ovals[o++] = values[k];
+      }
+    }
+    A->diag.row_ptr[i + 1] = d;
+    orow_ptr[i + 1] = o;
+  }
+  /* ghost ids: sorted unique off-diagonal columns */
+  if (onnz) {
+    HALO_TRY(HALO_ALLOC(A->ghost_ids, onnz));
+    memcpy(A->ghost_ids, gids, (size_t)onnz * sizeof *gids);
+    HALO_TRY(halo_sort_i64(A->ghost_ids, onnz));
+    int64_t ng = 1;
+    for (int64_t k = 1; k < onnz; k++)
+      if (A->ghost_ids[k] != A->ghost_ids[ng - 1]) A->ghost_ids[ng++] = A->ghost_ids[k];
+    if (ng > INT32_MAX)
+      HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "%lld ghost columns: at most %d per rank", (long long)ng,
+                INT32_MAX);
+    A->n_ghost = ng;
+    void *shrunk = halo_realloc(A->ghost_ids, (size_t)ng * sizeof *A->ghost_ids);
+    if (shrunk) A->ghost_ids = shrunk;
+    for (int64_t k = 0; k < onnz; k++)
+      ocols[k] = (int32_t)lower_bound_i64(A->ghost_ids, ng, gids[k]);
+  }
+  HALO_TRY(offd_compress(n, orow_ptr, ocols, ovals, &A->offd));
+cleanup:
+  halo_free(ovals);
+  halo_free(ocols);
+  halo_free(gids);
+  halo_free(orow_ptr);
+  return st;
+}
+
+/* ---- public ------------------------------------------------------------- */
+
+halo_status halo_matrix_create_csr(MPI_Comm comm, int64_t row_begin, int64_t row_end,
+                                   int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
+                                   const int64_t *col_ids, const double *values, halo_memory mem,
+                                   halo_matrix *A_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_matrix A = NULL;
+  if (!A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
+  if (st == HALO_SUCCESS) st = check_memory(mem);
+  if (st == HALO_SUCCESS) st = check_ranges(row_begin, row_end, col_begin, col_end);
+  if (st == HALO_SUCCESS)
+    st = check_row_ptr("matrix", row_end - row_begin, row_ptr, col_ids, values);
+  HALO_TRY(matrix_layout_create(comm, row_begin, row_end, col_begin, col_end, mem, st, &A));
+  st = check_cols("matrix", row_end - row_begin, row_ptr, col_ids, 0, A->n_global_cols, row_begin);
+  HALO_TRY(halo_agree(A->comm, st));
+  st = matrix_split_global(A, row_ptr, col_ids, values);
+  HALO_TRY(halo_agree(A->comm, st));
+  *A_p = A;
+  A = NULL;
+cleanup:
+  matrix_free(A);
+  return st;
+}
+
+halo_status halo_matrix_create_split(MPI_Comm comm, int64_t row_begin, int64_t row_end,
+                                     int64_t col_begin, int64_t col_end,
+                                     const int64_t *diag_row_ptr, const int64_t *diag_cols,
+                                     const double *diag_values, const int64_t *offd_row_ptr,
+                                     const int64_t *offd_cols, const double *offd_values,
+                                     int64_t n_ghost, const int64_t *ghost_ids, halo_memory mem,
+                                     halo_matrix *A_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_matrix A = NULL;
+  int32_t *ocols = NULL;
+  const int64_t n = row_end - row_begin;
+  if (!A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
+  if (st == HALO_SUCCESS) st = check_memory(mem);
+  if (st == HALO_SUCCESS) st = check_ranges(row_begin, row_end, col_begin, col_end);
+  if (st == HALO_SUCCESS)
+    st = check_row_ptr("diagonal block", n, diag_row_ptr, diag_cols, diag_values);
+  if (st == HALO_SUCCESS)
+    st = check_row_ptr("off-diagonal block", n, offd_row_ptr, offd_cols, offd_values);
+  if (st == HALO_SUCCESS && (n_ghost < 0 || n_ghost > INT32_MAX))
+    st = HALO_ERROR(HALO_ERR_INVALID_ARG, "n_ghost = %lld: must be in [0, %d]", (long long)n_ghost,
+                    INT32_MAX);
+  if (st == HALO_SUCCESS && n_ghost > 0 && !ghost_ids)
+    st = HALO_ERROR(HALO_ERR_INVALID_ARG, "ghost_ids is NULL for %lld ghosts", (long long)n_ghost);
+  if (st == HALO_SUCCESS)
+    st =
+        check_cols("diagonal block", n, diag_row_ptr, diag_cols, 0, col_end - col_begin, row_begin);
+  if (st == HALO_SUCCESS)
+    st = check_cols("off-diagonal block", n, offd_row_ptr, offd_cols, 0, n_ghost, row_begin);
+  HALO_TRY(matrix_layout_create(comm, row_begin, row_end, col_begin, col_end, mem, st, &A));
+  for (int64_t k = 0; k < n_ghost && st == HALO_SUCCESS; k++) {
+    int64_t g = ghost_ids[k];
+    if (g < 0 || g >= A->n_global_cols)
+      st = HALO_ERROR(HALO_ERR_INVALID_ARG, "ghost_ids[%lld] = %lld is out of range [0, %lld)",
+                      (long long)k, (long long)g, (long long)A->n_global_cols);
+    else if (g >= col_begin && g < col_end)
+      st = HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "ghost_ids[%lld] = %lld is owned by this rank (columns [%lld, %lld))",
+                      (long long)k, (long long)g, (long long)col_begin, (long long)col_end);
+    else if (k > 0 && g <= ghost_ids[k - 1])
+      st = HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "ghost_ids must be strictly increasing: ghost_ids[%lld] = %lld after %lld",
+                      (long long)k, (long long)g, (long long)ghost_ids[k - 1]);
+  }
+  HALO_TRY(halo_agree(A->comm, st));
+  {
+    const int64_t dnnz = n ? diag_row_ptr[n] : 0, onnz = n ? offd_row_ptr[n] : 0;
+    A->diag.n_rows = n;
+    st = HALO_ALLOC(A->diag.row_ptr, n + 1);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(A->diag.cols, dnnz);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(A->diag.vals, dnnz);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(A->ghost_ids, n_ghost);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(ocols, onnz);
+    if (st == HALO_SUCCESS) {
+      A->diag.row_ptr[0] = 0;
+      if (n) memcpy(A->diag.row_ptr, diag_row_ptr, (size_t)(n + 1) * sizeof *diag_row_ptr);
+      for (int64_t k = 0; k < dnnz; k++) A->diag.cols[k] = (int32_t)diag_cols[k];
+      if (dnnz) memcpy(A->diag.vals, diag_values, (size_t)dnnz * sizeof *diag_values);
+      if (n_ghost) memcpy(A->ghost_ids, ghost_ids, (size_t)n_ghost * sizeof *ghost_ids);
+      A->n_ghost = n_ghost;
+      for (int64_t k = 0; k < onnz; k++) ocols[k] = (int32_t)offd_cols[k];
+      st = offd_compress(n, offd_row_ptr, ocols, offd_values, &A->offd);
+    }
+  }
+  HALO_TRY(halo_agree(A->comm, st));
+  *A_p = A;
+  A = NULL;
+cleanup:
+  halo_free(ocols);
+  matrix_free(A);
+  return st;
+}
+
+halo_status halo_matrix_get_local_sizes(halo_matrix A, int64_t *n_rows_p, int64_t *n_cols_p,
+                                        int64_t *n_ghost_p) {
+  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
+  if (n_rows_p) *n_rows_p = A->row_end - A->row_begin;
+  if (n_cols_p) *n_cols_p = A->col_end - A->col_begin;
+  if (n_ghost_p) *n_ghost_p = A->n_ghost;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_matrix_get_layout(halo_matrix A, int64_t *n_global_rows_p,
+                                   int64_t *n_global_cols_p, int64_t *row_begin_p,
+                                   int64_t *col_begin_p) {
+  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
+  if (n_global_rows_p) *n_global_rows_p = A->n_global_rows;
+  if (n_global_cols_p) *n_global_cols_p = A->n_global_cols;
+  if (row_begin_p) *row_begin_p = A->row_begin;
+  if (col_begin_p) *col_begin_p = A->col_begin;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_matrix_get_ghost_ids(halo_matrix A, const int64_t **ghost_ids_p) {
+  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
+  if (!ghost_ids_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "ghost_ids_p is NULL");
+  *ghost_ids_p = A->ghost_ids;
+  return HALO_SUCCESS;
+}
+
+void halo_matrix_retain(halo_matrix A) { A->refcount++; }
+
+void halo_matrix_destroy(halo_matrix *A_p) {
+  if (!A_p || !*A_p) return;
+  if (--(*A_p)->refcount == 0) matrix_free(*A_p);
+  *A_p = NULL;
+}

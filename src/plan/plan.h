@@ -1,0 +1,20 @@
+/* Private layout of a plan. */
+#ifndef HALO_PLAN_PLAN_H
+#define HALO_PLAN_PLAN_H
+
+#include "exec/exec.h"
+#include "plan/matrix.h"
+
+struct halo_plan_s {
+  halo_matrix A; /* a reference */
+  MPI_Comm comm; /* duplicate of the matrix's communicator */
+  halo_topology topo;
+  halo_pattern pattern;
+  halo_schedule sched;
+  halo_exec exec;
+  halo_stats stats;
+  int in_flight;      /* an exchange was begun and not ended */
+  double *user_ghost; /* where the exchange in flight delivers, NULL: exec.ghost */
+};
+
+#endif

@@ -1,0 +1,176 @@
+/* Schedules: checks and statistics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/schedule.h"
+
+void halo_schedule_free(halo_schedule *s) {
+  if (!s) return;
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    halo_phase *ph = &s->phase[k];
+    halo_free(ph->send);
+    halo_free(ph->pack);
+    halo_free(ph->recv);
+    halo_free(ph->unpack);
+  }
+  memset(s, 0, sizeof *s);
+}
+
+static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, int64_t total,
+                              int size, int *seen_peer_phase) {
+  int64_t off = 0;
+  for (int i = 0; i < n; i++) {
+    if (m[i].peer < 0 || m[i].peer >= size)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %s %d has peer %d outside [0, %d)", k, dir, i,
+                        m[i].peer, size);
+    if (m[i].count <= 0)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %s %d to %d is empty", k, dir, i, m[i].peer);
+    if (m[i].offset != off)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %s %d starts at %lld, expected %lld", k, dir,
+                        i, (long long)m[i].offset, (long long)off);
+    if (seen_peer_phase[m[i].peer] == k + 1)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: two %ss with peer %d", k, dir, m[i].peer);
+    seen_peer_phase[m[i].peer] = k + 1;
+    off += m[i].count;
+  }
+  if (off != total)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %ss hold %lld values, buffer has %lld", k, dir,
+                      (long long)off, (long long)total);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_schedule_check(const halo_schedule *s) {
+  halo_status st = HALO_SUCCESS;
+  int *seen_send = NULL, *seen_recv = NULL;
+  int *written = NULL; /* phase+1 that wrote each destination entry, 0 if none */
+  const int64_t n_dst = s->n_ghost + s->n_work, n_src = s->n_local + s->n_work;
+  if (s->n_phases < 1 || s->n_phases > HALO_MAX_PHASES)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has %d phases", s->n_phases);
+  if (s->n_local < 0 || s->n_ghost < 0 || s->n_work < 0)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has negative sizes");
+  if (s->rank < 0 || s->rank >= s->size)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d of %d", s->rank, s->size);
+  HALO_TRY(HALO_CALLOC(seen_send, s->size));
+  HALO_TRY(HALO_CALLOC(seen_recv, s->size));
+  HALO_TRY(HALO_CALLOC(written, n_dst));
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    if (ph->scope != HALO_SCOPE_GLOBAL && ph->scope != HALO_SCOPE_NODE)
+      HALO_FAIL(HALO_ERR_INTERNAL, "phase %d has scope %d", k, (int)ph->scope);
+    HALO_TRY(check_msgs("send", k, ph->send, ph->n_send, ph->send_total, s->size, seen_send));
+    HALO_TRY(check_msgs("receive", k, ph->recv, ph->n_recv, ph->recv_total, s->size, seen_recv));
+    for (int64_t i = 0; i < ph->send_total; i++) {
+      int64_t x = ph->pack[i];
+      if (x < 0 || x >= n_src)
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: pack index %lld out of [0, %lld)", k, (long long)x,
+                  (long long)n_src);
+      if (x >= s->n_local) { /* work: must be written by an earlier phase */
+        int w = written[s->n_ghost + (x - s->n_local)];
+        if (w == 0 || w > k)
+          HALO_FAIL(HALO_ERR_INTERNAL, "phase %d reads work entry %lld before it is written", k,
+                    (long long)(x - s->n_local));
+      }
+    }
+    for (int64_t i = 0; i < ph->recv_total; i++) {
+      int64_t x = ph->unpack[i];
+      if (x < 0 || x >= n_dst)
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: unpack index %lld out of [0, %lld)", k,
+                  (long long)x, (long long)n_dst);
+      if (written[x])
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d writes %s entry %lld a second time", k,
+                  x < s->n_ghost ? "ghost" : "work",
+                  (long long)(x < s->n_ghost ? x : x - s->n_ghost));
+      written[x] = k + 1;
+    }
+    /* A copy to itself: the send and the receive with peer = rank agree. */
+    int self_send = -1, self_recv = -1;
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer == s->rank) self_send = i;
+    for (int i = 0; i < ph->n_recv; i++)
+      if (ph->recv[i].peer == s->rank) self_recv = i;
+    if ((self_send < 0) != (self_recv < 0) ||
+        (self_send >= 0 && ph->send[self_send].count != ph->recv[self_recv].count))
+      HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: the copy to itself has no matching receive", k);
+  }
+  for (int64_t x = 0; x < s->n_ghost; x++)
+    if (!written[x]) HALO_FAIL(HALO_ERR_INTERNAL, "ghost %lld is never received", (long long)x);
+cleanup:
+  halo_free(written);
+  halo_free(seen_recv);
+  halo_free(seen_send);
+  return st;
+}
+
+typedef struct {
+  int from, to;
+  int64_t count;
+} edge;
+
+static int cmp_edge(const void *a, const void *b) {
+  const edge *x = a, *y = b;
+  if (x->from != y->from) return (x->from > y->from) - (x->from < y->from);
+  if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
+  return (x->count > y->count) - (x->count < y->count);
+}
+
+halo_status halo_schedules_check_matching(const halo_schedule *s, int P) {
+  halo_status st = HALO_SUCCESS;
+  edge *sends = NULL, *recvs = NULL;
+  int n_phases = s[0].n_phases;
+  for (int r = 0; r < P; r++)
+    if (s[r].n_phases != n_phases || s[r].rank != r || s[r].size != P)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d: %d phases (rank 0 has %d)", r,
+                        s[r].n_phases, n_phases);
+  for (int k = 0; k < n_phases; k++) {
+    int64_t ns = 0, nr = 0;
+    for (int r = 0; r < P; r++) {
+      ns += s[r].phase[k].n_send;
+      nr += s[r].phase[k].n_recv;
+      if (s[r].phase[k].scope != s[0].phase[k].scope)
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: rank %d has another scope than rank 0", k, r);
+    }
+    if (ns != nr)
+      HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: %lld sends but %lld receives", k, (long long)ns,
+                (long long)nr);
+    HALO_TRY(HALO_ALLOC(sends, ns));
+    HALO_TRY(HALO_ALLOC(recvs, nr));
+    int64_t a = 0, b = 0;
+    for (int r = 0; r < P; r++) {
+      const halo_phase *ph = &s[r].phase[k];
+      for (int i = 0; i < ph->n_send; i++)
+        sends[a++] = (edge){r, ph->send[i].peer, ph->send[i].count};
+      for (int i = 0; i < ph->n_recv; i++)
+        recvs[b++] = (edge){ph->recv[i].peer, r, ph->recv[i].count};
+    }
+    if (ns > 1) {
+      qsort(sends, (size_t)ns, sizeof *sends, cmp_edge);
+      qsort(recvs, (size_t)nr, sizeof *recvs, cmp_edge);
+    }
+    for (int64_t i = 0; i < ns; i++)
+      if (cmp_edge(&sends[i], &recvs[i]) != 0)
+        HALO_FAIL(HALO_ERR_INTERNAL,
+                  "phase %d: rank %d sends %lld values to rank %d, which expects another message",
+                  k, sends[i].from, (long long)sends[i].count, sends[i].to);
+    HALO_FREE(sends);
+    HALO_FREE(recvs);
+  }
+cleanup:
+  halo_free(recvs);
+  halo_free(sends);
+  return st;
+}
+
+void halo_phase_count(const halo_phase *ph, int rank, int my_node, const int *node_of_send,
+                      halo_phase_counts *c) {
+  memset(c, 0, sizeof *c);
+  for (int i = 0; i < ph->n_send; i++) {
+    if (ph->send[i].peer == rank) continue;
+    int64_t bytes = ph->send[i].count * (int64_t)sizeof(double);
+    c->messages++;
+    c->bytes += bytes;
+    if (node_of_send[i] != my_node) {
+      c->inter_node_messages++;
+      c->inter_node_bytes += bytes;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/* The schedule: the one intermediate form every strategy compiles to, and
+ * every executor interprets. Pure data; nothing here calls MPI.
+ *
+ * A schedule of one rank is a list of phases. A phase has a scope (global or
+ * node-local), sends and receives. Each send is a message (peer, offset,
+ * count) of a send buffer that is packed, value i from source index pack[i];
+ * each receive is a message of a receive buffer that is unpacked, value i to
+ * destination index unpack[i].
+ *
+ *   source space:      [0, n_local)  x_local   | [n_local, n_local+n_work)  work
+ *   destination space: [0, n_ghost)  x_ghost   | [n_ghost, n_ghost+n_work)  work
+ *
+ * work holds the values that a rank forwards (node-aware strategies): written
+ * by the receives of one phase, read by the sends of a later one. A message
+ * whose peer is the rank itself is a copy, not a transfer. Every ghost is
+ * written exactly once.
+ */
+#ifndef HALO_PLAN_SCHEDULE_H
+#define HALO_PLAN_SCHEDULE_H
+
+#include "plan/pattern.h"
+
+typedef struct {
+  halo_scope scope;
+  int n_send;
+  halo_msg *send; /* offsets tile [0, send_total) in order */
+  int64_t send_total;
+  int64_t *pack; /* send_total source indices */
+  int n_recv;
+  halo_msg *recv; /* offsets tile [0, recv_total) in order */
+  int64_t recv_total;
+  int64_t *unpack; /* recv_total destination indices */
+} halo_phase;
+
+typedef struct {
+  halo_strategy strategy;
+  int rank, size;
+  int64_t n_local, n_ghost, n_work;
+  int64_t message_cap_used; /* bytes, 0 when no message is split */
+  int n_phases;
+  halo_phase phase[HALO_MAX_PHASES];
+} halo_schedule;
+
+void halo_schedule_free(halo_schedule *s);
+
+/** Check one rank's schedule on its own: peers in range, messages non-empty
+ *  with unique peers per direction and offsets that tile the buffers, indices
+ *  in range, work read only after a phase wrote it, every ghost and work
+ *  entry written exactly once. HALO_ERR_INTERNAL with the first problem. */
+halo_status halo_schedule_check(const halo_schedule *s);
+
+/** Check that the schedules of all ranks (s[r] for rank r) match: for every
+ *  phase, a send of c values from r to q is a receive of c values at q from
+ *  r. For the simulator and tests. */
+halo_status halo_schedules_check_matching(const halo_schedule *s, int P);
+
+/** Per-rank statistics of one phase (what this rank sends). */
+typedef struct {
+  int64_t messages, bytes;
+  int64_t inter_node_messages, inter_node_bytes;
+} halo_phase_counts;
+
+/** Count what this rank sends in phase ph; node_of_send[i] is the node of the
+ *  peer of send i, my_node the node of this rank. Copies to itself are not
+ *  messages. */
+void halo_phase_count(const halo_phase *ph, int rank, int my_node, const int *node_of_send,
+                      halo_phase_counts *c);
+
+/* ---- builders: pure functions of the pattern (no MPI) ------------------ */
+
+/** Standard exchange: one global phase, the pattern's messages as they are;
+ *  receives land in x_ghost in order. */
+halo_status halo_build_standard(const halo_pattern *p, halo_schedule *s);
+
+#endif

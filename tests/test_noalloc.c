@@ -1,0 +1,109 @@
+/* No allocation, request creation or communicator creation inside an
+ * exchange or a product. The library's allocations are counted by its
+ * allocator; MPI objects are counted by wrapping the MPI calls that create
+ * them (the MPI profiling interface: these definitions take the place of the
+ * library's, and call the PMPI_ originals). The counters must move while a
+ * plan is created (so the wrapping works) and stand still over 100 products
+ * and 100 exchanges. */
+#include "halo_impl.h"
+#include "verify.h"
+
+static long n_created; /* MPI requests and communicators created */
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+  n_created++;
+  return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+}
+int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+  n_created++;
+  return PMPI_Recv_init(buf, count, type, source, tag, comm, req);
+}
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  n_created++;
+  return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  n_created++;
+  return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+}
+int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req) {
+  n_created++;
+  return PMPI_Issend(buf, count, type, dest, tag, comm, req);
+}
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out) {
+  n_created++;
+  return PMPI_Comm_dup(comm, out);
+}
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
+  n_created++;
+  return PMPI_Comm_split(comm, color, key, out);
+}
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
+  n_created++;
+  return PMPI_Comm_split_type(comm, type, key, info, out);
+}
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out) {
+  n_created++;
+  return PMPI_Comm_create(comm, group, out);
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
+  n_created++;
+  return PMPI_Ibarrier(comm, req);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  const char *gens[] = {"lap3d27:8", "irregular:3000,4"};
+  for (int t = 0; t < 2; t++) {
+    halo_gen g;
+    halo_csr rows;
+    int64_t *rb;
+    CHECK_OK(halo_gen_parse(gens[t], &g));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+    const int64_t b = rb[rank], e = rb[rank + 1], n = e - b;
+    halo_matrix A;
+    halo_plan plan;
+    long created0 = n_created;
+    int64_t alloc0 = halo_debug_alloc_count();
+    CHECK_OK(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
+                                    HALO_MEMORY_HOST, &A));
+    CHECK_OK(halo_plan_create(A, NULL, &plan));
+    /* the counters see the set-up: dup'ed communicators, persistent requests */
+    CHECK_MSG(n_created - created0 >= 2, "only %ld MPI objects counted in set-up",
+              n_created - created0);
+    CHECK(halo_debug_alloc_count() > alloc0);
+    double *x = malloc((size_t)(n + 1) * sizeof *x), *y = malloc((size_t)(n + 1) * sizeof *y);
+    int64_t n_ghost;
+    CHECK_OK(halo_matrix_get_local_sizes(A, NULL, NULL, &n_ghost));
+    double *gh = malloc((size_t)(n_ghost + 1) * sizeof *gh);
+    for (int64_t i = 0; i < n; i++) x[i] = test_x(b + i);
+    CHECK_OK(halo_spmv(plan, 1.0, x, 0.0, y)); /* a first call, outside the count */
+    const long created1 = n_created;
+    const int64_t alloc1 = halo_debug_alloc_count();
+    for (int it = 0; it < 100; it++) CHECK_OK(halo_spmv(plan, 1.0, x, 0.5, y));
+    for (int it = 0; it < 100; it++) {
+      CHECK_OK(halo_exchange_begin(plan, x, it % 2 ? gh : NULL));
+      CHECK_OK(halo_exchange_end(plan));
+    }
+    CHECK_MSG(halo_debug_alloc_count() == alloc1, "%s: %lld allocations in 200 calls", gens[t],
+              (long long)(halo_debug_alloc_count() - alloc1));
+    CHECK_MSG(n_created == created1, "%s: %ld MPI requests or communicators made in 200 calls",
+              gens[t], n_created - created1);
+    free(x), free(y), free(gh);
+    halo_plan_destroy(&plan);
+    halo_matrix_destroy(&A);
+    halo_csr_free(&rows);
+    halo_io_free(rb);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,226 @@
+/* Unit tests of the pattern and the schedule, without MPI: the patterns of
+ * all ranks of a matrix are built in one process, the standard schedule of
+ * each is checked on its own and against the others, and corrupted
+ * schedules are caught with their message. */
+#include "halo/io.h"
+#include "halo_impl.h"
+#include "plan/schedule.h"
+#include "test_util.h"
+
+typedef struct {
+  int P;
+  int64_t *ranges;  /* P+1 column ranges */
+  int64_t **ghosts; /* per rank, sorted ghost ids */
+  int64_t *n_ghost;
+  halo_pattern *pat;
+  halo_schedule *sch;
+} world;
+
+/* Ghosts of rank r: sorted unique columns of its rows outside its range. */
+static void make_world(const halo_csr *A, int P, world *w) {
+  w->P = P;
+  w->ranges = malloc((size_t)(P + 1) * sizeof *w->ranges);
+  halo_partition_rows(A->n_rows, P, w->ranges);
+  w->ghosts = calloc((size_t)P, sizeof *w->ghosts);
+  w->n_ghost = calloc((size_t)P, sizeof *w->n_ghost);
+  w->pat = calloc((size_t)P, sizeof *w->pat);
+  w->sch = calloc((size_t)P, sizeof *w->sch);
+  char *mark = malloc((size_t)A->n_cols);
+  for (int r = 0; r < P; r++) {
+    memset(mark, 0, (size_t)A->n_cols);
+    for (int64_t i = w->ranges[r]; i < w->ranges[r + 1]; i++)
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+        int64_t c = A->col_ids[k];
+        if (c < w->ranges[r] || c >= w->ranges[r + 1]) mark[c] = 1;
+      }
+    w->ghosts[r] = malloc((size_t)A->n_cols * sizeof(int64_t) + 8);
+    for (int64_t c = 0; c < A->n_cols; c++)
+      if (mark[c]) w->ghosts[r][w->n_ghost[r]++] = c;
+    CHECK_OK(halo_pattern_recv_side(r, P, w->ranges, w->ghosts[r], w->n_ghost[r], &w->pat[r]));
+  }
+  free(mark);
+  /* send side: what every other rank asks of r, in rank order (as NBX gives it) */
+  for (int r = 0; r < P; r++) {
+    halo_pattern *p = &w->pat[r];
+    int64_t total = 0;
+    int n = 0;
+    for (int q = 0; q < P; q++)
+      for (int i = 0; i < w->pat[q].n_recv; i++)
+        if (w->pat[q].recv[i].peer == r) n++, total += w->pat[q].recv[i].count;
+    p->send = halo_malloc((size_t)(n + 1) * sizeof *p->send);
+    p->send_idx = halo_malloc((size_t)(total + 1) * sizeof *p->send_idx);
+    p->n_send = 0;
+    int64_t off = 0;
+    for (int q = 0; q < P; q++)
+      for (int i = 0; i < w->pat[q].n_recv; i++) {
+        const halo_msg *m = &w->pat[q].recv[i];
+        if (m->peer != r) continue;
+        p->send[p->n_send++] = (halo_msg){q, off, m->count};
+        for (int64_t k = 0; k < m->count; k++)
+          p->send_idx[off++] = w->ghosts[q][m->offset + k] - w->ranges[r];
+      }
+  }
+}
+
+static void free_world(world *w) {
+  for (int r = 0; r < w->P; r++) {
+    free(w->ghosts[r]);
+    halo_pattern_free(&w->pat[r]);
+    halo_schedule_free(&w->sch[r]);
+  }
+  free(w->ghosts), free(w->n_ghost), free(w->pat), free(w->sch), free(w->ranges);
+}
+
+static void test_pattern_and_standard(const char *spec, int P) {
+  halo_gen g;
+  halo_csr A;
+  world w;
+  CHECK_OK(halo_gen_parse(spec, &g));
+  CHECK_OK(halo_gen_rows(&g, 0,
+                         g.kind == HALO_GEN_IRREGULAR ? g.n
+                         : g.kind == HALO_GEN_LAP2D   ? g.n * g.n
+                                                      : g.n * g.n * g.n,
+                         &A));
+  make_world(&A, P, &w);
+  for (int r = 0; r < P; r++) {
+    const halo_pattern *p = &w.pat[r];
+    /* receives tile the ghosts, owners increase, every ghost in its owner's range */
+    int64_t off = 0;
+    for (int i = 0; i < p->n_recv; i++) {
+      CHECK(p->recv[i].offset == off && p->recv[i].count > 0);
+      CHECK(p->recv[i].peer != r && (i == 0 || p->recv[i].peer > p->recv[i - 1].peer));
+      for (int64_t k = 0; k < p->recv[i].count; k++) {
+        int64_t gid = w.ghosts[r][off + k];
+        CHECK(gid >= w.ranges[p->recv[i].peer] && gid < w.ranges[p->recv[i].peer + 1]);
+      }
+      off += p->recv[i].count;
+    }
+    CHECK(off == w.n_ghost[r]);
+    CHECK_OK(halo_build_standard(p, &w.sch[r]));
+    CHECK_OK(halo_schedule_check(&w.sch[r]));
+    CHECK(w.sch[r].n_phases == 1 && w.sch[r].phase[0].scope == HALO_SCOPE_GLOBAL);
+  }
+  CHECK_OK(halo_schedules_check_matching(w.sch, P));
+  /* delivering the schedule by hand gives every ghost its value */
+  for (int r = 0; r < P; r++) {
+    const halo_phase *ph = &w.sch[r].phase[0];
+    for (int i = 0; i < ph->n_recv; i++) {
+      const halo_msg *m = &ph->recv[i];
+      const halo_phase *qs = &w.sch[m->peer].phase[0];
+      int j = 0;
+      while (qs->send[j].peer != r) j++;
+      CHECK(qs->send[j].count == m->count);
+      for (int64_t k = 0; k < m->count; k++) {
+        int64_t src = qs->pack[qs->send[j].offset + k] + w.ranges[m->peer];
+        int64_t dst = ph->unpack[m->offset + k];
+        CHECK(w.ghosts[r][dst] == src);
+      }
+    }
+  }
+  /* counts: one node per rank pair or all on one node */
+  halo_phase_counts c;
+  int *nodes = malloc((size_t)(w.sch[0].phase[0].n_send + 1) * sizeof *nodes);
+  for (int i = 0; i < w.sch[0].phase[0].n_send; i++) nodes[i] = w.sch[0].phase[0].send[i].peer;
+  halo_phase_count(&w.sch[0].phase[0], 0, 0, nodes, &c);
+  CHECK(c.messages == w.sch[0].phase[0].n_send);
+  CHECK(c.bytes == 8 * w.sch[0].phase[0].send_total);
+  CHECK(c.inter_node_messages == c.messages && c.inter_node_bytes == c.bytes);
+  for (int i = 0; i < w.sch[0].phase[0].n_send; i++) nodes[i] = 0;
+  halo_phase_count(&w.sch[0].phase[0], 0, 0, nodes, &c);
+  CHECK(c.inter_node_messages == 0 && c.inter_node_bytes == 0);
+  free(nodes);
+  free_world(&w);
+  halo_csr_free(&A);
+}
+
+/* A two-phase schedule by hand for rank 0 of 3: phase 0 receives 2 values
+ * from rank 1 into work, phase 1 forwards one of them to rank 2 and copies
+ * the other to its own ghost 0 through a message to itself. */
+static void make_two_phase(halo_schedule *s) {
+  memset(s, 0, sizeof *s);
+  s->rank = 0, s->size = 3, s->n_local = 4, s->n_ghost = 1, s->n_work = 2, s->n_phases = 2;
+  halo_phase *a = &s->phase[0], *b = &s->phase[1];
+  a->scope = HALO_SCOPE_GLOBAL;
+  a->n_recv = 1, a->recv_total = 2;
+  a->recv = halo_malloc(sizeof(halo_msg));
+  a->recv[0] = (halo_msg){1, 0, 2};
+  a->unpack = halo_malloc(2 * sizeof(int64_t));
+  a->unpack[0] = 1, a->unpack[1] = 2; /* work 0, 1 */
+  a->n_send = 1, a->send_total = 1;
+  a->send = halo_malloc(sizeof(halo_msg));
+  a->send[0] = (halo_msg){2, 0, 1};
+  a->pack = halo_malloc(sizeof(int64_t));
+  a->pack[0] = 3; /* x_local[3] */
+  b->scope = HALO_SCOPE_NODE;
+  b->n_send = 2, b->send_total = 2;
+  b->send = halo_malloc(2 * sizeof(halo_msg));
+  b->send[0] = (halo_msg){0, 0, 1}, b->send[1] = (halo_msg){2, 1, 1};
+  b->pack = halo_malloc(2 * sizeof(int64_t));
+  b->pack[0] = 4, b->pack[1] = 5; /* work 0, work 1 */
+  b->n_recv = 1, b->recv_total = 1;
+  b->recv = halo_malloc(sizeof(halo_msg));
+  b->recv[0] = (halo_msg){0, 0, 1};
+  b->unpack = halo_malloc(sizeof(int64_t));
+  b->unpack[0] = 0; /* ghost 0 */
+}
+
+static void test_check_catches(void) {
+  halo_schedule s;
+  make_two_phase(&s);
+  CHECK_OK(halo_schedule_check(&s));
+
+#define BREAK_AND_CHECK(mutation, text)                                                            \
+  do {                                                                                             \
+    make_two_phase(&s);                                                                            \
+    mutation;                                                                                      \
+    CHECK_ERR(halo_schedule_check(&s), HALO_ERR_INTERNAL, text);                                   \
+    halo_schedule_free(&s);                                                                        \
+  } while (0)
+
+  halo_schedule_free(&s);
+  BREAK_AND_CHECK(s.phase[1].pack[1] = 99, "pack index 99 out of");
+  BREAK_AND_CHECK(s.phase[0].unpack[1] = -1, "unpack index -1 out of");
+  BREAK_AND_CHECK(s.phase[0].unpack[1] = 1, "writes work entry 0 a second time");
+  BREAK_AND_CHECK(s.phase[1].unpack[0] = 2, "writes work entry 1 a second time");
+  BREAK_AND_CHECK(s.phase[0].pack[0] = 4, "phase 0 reads work entry 0 before it is written");
+  BREAK_AND_CHECK(s.phase[1].send[1].offset = 0, "starts at 0, expected 1");
+  BREAK_AND_CHECK(s.phase[1].send[1].peer = 0, "two sends with peer 0");
+  BREAK_AND_CHECK(s.phase[1].send[1].peer = 3, "peer 3 outside [0, 3)");
+  BREAK_AND_CHECK(s.phase[0].recv[0].count = 0, "is empty");
+  BREAK_AND_CHECK(s.phase[0].recv_total = 3, "hold 2 values, buffer has 3");
+  BREAK_AND_CHECK(s.phase[1].send[0].peer = 1, "copy to itself has no matching receive");
+  BREAK_AND_CHECK((s.n_ghost = 2, s.phase[0].unpack[0] = 2, s.phase[0].unpack[1] = 3),
+                  "ghost 1 is never received");
+  BREAK_AND_CHECK(s.n_phases = 0, "0 phases");
+  BREAK_AND_CHECK(s.phase[1].scope = (halo_scope)7, "scope 7");
+#undef BREAK_AND_CHECK
+}
+
+static void test_matching_catches(void) {
+  halo_gen g;
+  halo_csr A;
+  world w;
+  CHECK_OK(halo_gen_parse("lap2d:6", &g));
+  CHECK_OK(halo_gen_rows(&g, 0, 36, &A));
+  make_world(&A, 3, &w);
+  for (int r = 0; r < 3; r++) CHECK_OK(halo_build_standard(&w.pat[r], &w.sch[r]));
+  CHECK_OK(halo_schedules_check_matching(w.sch, 3));
+  w.sch[1].phase[0].send[0].count++;
+  CHECK_ERR(halo_schedules_check_matching(w.sch, 3), HALO_ERR_INTERNAL, "expects another message");
+  w.sch[1].phase[0].send[0].count--;
+  w.sch[2].phase[0].scope = HALO_SCOPE_NODE;
+  CHECK_ERR(halo_schedules_check_matching(w.sch, 3), HALO_ERR_INTERNAL, "another scope");
+  free_world(&w);
+  halo_csr_free(&A);
+}
+
+int main(void) {
+  test_pattern_and_standard("lap2d:10", 1);
+  test_pattern_and_standard("lap2d:10", 4);
+  test_pattern_and_standard("lap3d27:6", 7);
+  test_pattern_and_standard("irregular:400,5", 8);
+  test_pattern_and_standard("lap2d:3", 16); /* more ranks than rows */
+  test_check_catches();
+  test_matching_catches();
+  return 0;
+}

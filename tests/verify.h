@@ -1,0 +1,159 @@
+/* Verification of a distributed matrix against values computed here, from
+ * the raw rows alone: every ghost must equal x at its global id, every
+ * product the serial sum of its row. Used by the MPI tests. */
+#ifndef HALO_TEST_VERIFY_H
+#define HALO_TEST_VERIFY_H
+
+#include "halo/io.h"
+#include "test_util.h"
+
+/* Largest error of y against alpha*A*x + beta*y0 over local rows of the raw
+ * CSR rows (global column ids), relative to the size of the terms. */
+static inline double verify_product_error(const halo_csr *rows, double alpha, double beta,
+                                          const double *y0, const double *y, double scale_x) {
+  double worst = 0.0;
+  for (int64_t i = 0; i < rows->row_end - rows->row_begin; i++) {
+    double s = 0.0, a = 0.0;
+    for (int64_t k = rows->row_ptr[i]; k < rows->row_ptr[i + 1]; k++) {
+      double t = rows->values[k] * scale_x * test_x(rows->col_ids[k]);
+      s += t;
+      a += fabs(t);
+    }
+    double ref = alpha * s + (beta != 0.0 ? beta * y0[i] : 0.0);
+    double mag = fabs(alpha) * a + (beta != 0.0 ? fabs(beta * y0[i]) : 0.0);
+    double d = fabs(y[i] - ref);
+    if (!(d <= 1e-300 || d <= 1e-12 * mag)) worst = fmax(worst, mag > 0 ? d / mag : INFINITY);
+    if (isnan(y[i])) worst = INFINITY;
+  }
+  return worst;
+}
+
+/* Distinct owners of the ghosts: the messages the standard exchange receives. */
+static inline int64_t verify_owner_count(const int64_t *ghost, int64_t n, const int64_t *ranges,
+                                         int P) {
+  int64_t owners = 0;
+  int last = -1;
+  for (int64_t k = 0; k < n; k++) {
+    int o = 0;
+    while (!(ghost[k] >= ranges[o] && ghost[k] < ranges[o + 1])) o++; /* linear: independent */
+    if (o != last) owners++;
+    last = o;
+  }
+  (void)P;
+  return owners;
+}
+
+/*
+ * Build the matrix from rows [row_begin[rank], row_begin[rank+1]) (global
+ * columns) and x layout col_begin, plan it with the standard strategy, and
+ * check ghosts, repeated exchanges, products with and without beta, two plans
+ * in flight at once, and the statistics.
+ */
+static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
+                                 const int64_t *col_begin, const char *label) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  const int64_t rb = row_begin[rank], re = row_begin[rank + 1];
+  const int64_t cb = col_begin[rank], ce = col_begin[rank + 1];
+  const int64_t nr = re - rb, nc = ce - cb;
+  halo_matrix A = NULL;
+  halo_plan plan = NULL, plan2 = NULL;
+  CHECK_OK(halo_matrix_create_csr(comm, rb, re, cb, ce, rows->row_ptr, rows->col_ids, rows->values,
+                                  HALO_MEMORY_HOST, &A));
+  int64_t n_rows, n_cols, n_ghost, N, M, b0, c0;
+  const int64_t *ghost_ids;
+  CHECK_OK(halo_matrix_get_local_sizes(A, &n_rows, &n_cols, &n_ghost));
+  CHECK_OK(halo_matrix_get_layout(A, &N, &M, &b0, &c0));
+  CHECK(n_rows == nr && n_cols == nc && b0 == rb && c0 == cb);
+  CHECK(N == row_begin[P] && M == col_begin[P]);
+  CHECK_OK(halo_matrix_get_ghost_ids(A, &ghost_ids));
+  /* ghosts: sorted, outside my range, exactly the off-range columns of my rows */
+  for (int64_t k = 0; k < n_ghost; k++) {
+    CHECK(ghost_ids[k] < cb || ghost_ids[k] >= ce);
+    if (k) CHECK(ghost_ids[k] > ghost_ids[k - 1]);
+  }
+  int64_t n_off_cols = 0;
+  {
+    char *mark = calloc((size_t)M + 1, 1);
+    for (int64_t k = 0; k < rows->row_ptr[nr]; k++) {
+      int64_t c = rows->col_ids[k];
+      if ((c < cb || c >= ce) && !mark[c]) mark[c] = 1, n_off_cols++;
+    }
+    for (int64_t k = 0; k < n_ghost; k++) CHECK(mark[ghost_ids[k]]);
+    free(mark);
+  }
+  CHECK_MSG(n_off_cols == n_ghost, "%s: %lld ghosts, %lld off-range columns", label,
+            (long long)n_ghost, (long long)n_off_cols);
+
+  CHECK_OK(halo_plan_create(A, NULL, &plan));
+  const halo_plan_options o = halo_plan_options_default();
+  CHECK_OK(halo_plan_create(A, &o, &plan2));
+  halo_matrix_destroy(&A); /* the plans keep their own references */
+  CHECK(A == NULL);
+
+  double *x = malloc((size_t)(nc + 1) * sizeof *x), *g = malloc((size_t)(n_ghost + 1) * sizeof *g);
+  double *g2 = malloc((size_t)(n_ghost + 1) * sizeof *g2);
+  double *y = malloc((size_t)(nr + 1) * sizeof *y), *y0 = malloc((size_t)(nr + 1) * sizeof *y0);
+  for (int it = 1; it <= 4; it++) {
+    for (int64_t j = 0; j < nc; j++) x[j] = it * test_x(cb + j);
+    for (int64_t k = 0; k < n_ghost; k++) g[k] = NAN;
+    CHECK_OK(halo_exchange_begin(plan, x, it % 2 ? g : NULL));
+    CHECK_OK(halo_exchange_end(plan));
+    double *got = g;
+    if (it % 2 == 0) CHECK_OK(halo_plan_get_ghost(plan, &got));
+    for (int64_t k = 0; k < n_ghost; k++)
+      CHECK_MSG(got[k] == it * test_x(ghost_ids[k]), "%s: ghost %lld (global %lld) is %g, not %g",
+                label, (long long)k, (long long)ghost_ids[k], got[k], it * test_x(ghost_ids[k]));
+  }
+  /* products */
+  for (int64_t j = 0; j < nc; j++) x[j] = test_x(cb + j);
+  for (int64_t i = 0; i < nr; i++) y0[i] = y[i] = test_x(rb + i + 7);
+  CHECK_OK(halo_spmv(plan, 1.5, x, -0.25, y));
+  double err = verify_product_error(rows, 1.5, -0.25, y0, y, 1.0);
+  CHECK_MSG(err == 0.0, "%s: product with beta off by %g", label, err);
+  for (int64_t i = 0; i < nr; i++) y[i] = NAN; /* beta = 0: y is not read */
+  CHECK_OK(halo_spmv(plan, 1.0, x, 0.0, y));
+  err = verify_product_error(rows, 1.0, 0.0, y0, y, 1.0);
+  CHECK_MSG(err == 0.0, "%s: product off by %g", label, err);
+
+  /* two plans of one matrix in flight at once, ended in the other order */
+  for (int64_t j = 0; j < nc; j++) x[j] = test_x(cb + j);
+  double *x2 = malloc((size_t)(nc + 1) * sizeof *x2);
+  for (int64_t j = 0; j < nc; j++) x2[j] = -3.0 * test_x(cb + j);
+  CHECK_OK(halo_exchange_begin(plan, x, g));
+  CHECK_OK(halo_exchange_begin(plan2, x2, g2));
+  CHECK_OK(halo_exchange_end(plan2));
+  CHECK_OK(halo_exchange_end(plan));
+  for (int64_t k = 0; k < n_ghost; k++) {
+    CHECK(g[k] == test_x(ghost_ids[k]));
+    CHECK(g2[k] == -3.0 * test_x(ghost_ids[k]));
+  }
+  free(x2);
+
+  /* statistics: the standard exchange receives one message per owner */
+  halo_stats st;
+  CHECK_OK(halo_plan_stats(plan, &st));
+  int64_t mine[2] = {verify_owner_count(ghost_ids, n_ghost, col_begin, P), n_ghost}, all[2], mx;
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
+  MPI_Allreduce(&mine[0], &mx, 1, MPI_INT64_T, MPI_MAX, comm);
+  CHECK(st.ranks == P && st.n_phases == 1 && st.strategy == HALO_STRATEGY_STANDARD);
+  CHECK(st.phase[0].scope == HALO_SCOPE_GLOBAL);
+  CHECK_MSG(st.phase[0].messages == all[0], "%s: %lld messages, %lld owners", label,
+            (long long)st.phase[0].messages, (long long)all[0]);
+  CHECK(st.ghosts == all[1] && st.phase[0].bytes == 8 * all[1]);
+  CHECK(st.phase[0].max_messages_per_rank <= st.phase[0].messages);
+  CHECK(st.phase[0].max_bytes_per_rank <= st.phase[0].bytes);
+  CHECK(st.phase[0].inter_node_messages <= st.phase[0].messages);
+  if (st.nodes == 1)
+    CHECK(st.phase[0].inter_node_messages == 0 && st.phase[0].inter_node_bytes == 0);
+  CHECK(st.message_cap_used == 0 && st.setup_seconds >= 0.0);
+
+  halo_plan_destroy(&plan2);
+  halo_plan_destroy(&plan);
+  CHECK(plan == NULL);
+  halo_plan_destroy(&plan); /* double destroy is harmless */
+  free(x), free(g), free(g2), free(y), free(y0);
+}
+
+#endif

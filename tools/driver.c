@@ -1,0 +1,207 @@
+/* Shared pieces of the `halo` driver. */
+#include "driver.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void driver_error(int rank, const char *cmd, const char *fmt, ...) {
+  if (rank != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "halo %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int args_take(args_t *a, const char *name) {
+  const char *arg = a->argv[a->i];
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0) return 0;
+  if (arg[n] == '=') {
+    a->value = arg + n + 1;
+    return 1;
+  }
+  if (arg[n] != '\0') return 0;
+  if (a->i + 1 >= a->argc) {
+    driver_error(a->rank, a->cmd, "option %s needs a value (see halo %s --help)", name, a->cmd);
+    return -1;
+  }
+  a->value = a->argv[++a->i];
+  return 1;
+}
+
+int args_flag(args_t *a, const char *name) { return strcmp(a->argv[a->i], name) == 0; }
+
+int args_int(args_t *a, const char *name, int64_t lo, int64_t hi, int64_t *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(a->value, &end, 10);
+  if (errno || end == a->value || *end != '\0' || x < lo || x > hi) {
+    driver_error(a->rank, a->cmd, "%s '%s': expected an integer in [%lld, %lld]", name, a->value,
+                 (long long)lo, (long long)hi);
+    return 0;
+  }
+  *v = x;
+  return 1;
+}
+
+int args_double(args_t *a, const char *name, double lo, double *v) {
+  char *end;
+  errno = 0;
+  double x = strtod(a->value, &end);
+  if (errno || end == a->value || *end != '\0' || !isfinite(x) || x < lo) {
+    driver_error(a->rank, a->cmd, "%s '%s': expected a number >= %g", name, a->value, lo);
+    return 0;
+  }
+  *v = x;
+  return 1;
+}
+
+/* ---- input ---- */
+
+void input_free(input_matrix *M) {
+  halo_csr_free(&M->local);
+  halo_csr_free(&M->global);
+  halo_io_free(M->row_begin);
+  halo_io_free(M->col_begin);
+  memset(M, 0, sizeof *M);
+}
+
+halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M) {
+  halo_status st;
+  int rank, size;
+  memset(M, 0, sizeof *M);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (o->gen_spec) {
+    M->is_gen = 1;
+    if ((st = halo_gen_parse(o->gen_spec, &M->gen)) != HALO_SUCCESS) return st;
+    halo_gen_name(&M->gen, M->name, sizeof M->name);
+    st = halo_gen_distributed(comm, &M->gen, o->partition, &M->row_begin, &M->local);
+  } else {
+    halo_mm_options mo = halo_mm_options_default();
+    mo.sum_duplicates = o->sum_duplicates;
+    const char *base = strrchr(o->matrix_path, '/');
+    snprintf(M->name, sizeof M->name, "%s", base ? base + 1 : o->matrix_path);
+    st = halo_mm_read_distributed(comm, 0, o->matrix_path, &mo, o->partition, &M->row_begin,
+                                  &M->local, keep_global ? &M->global : NULL);
+  }
+  if (st != HALO_SUCCESS) {
+    input_free(M);
+    return st;
+  }
+  M->n_rows = M->local.n_rows;
+  M->n_cols = M->local.n_cols;
+  int64_t nnz = halo_csr_nnz(&M->local);
+  MPI_Allreduce(&nnz, &M->nnz, 1, MPI_INT64_T, MPI_SUM, comm);
+  /* The layout of x: the row partition for a square matrix, else balanced. */
+  M->col_begin = malloc((size_t)(size + 1) * sizeof *M->col_begin);
+  if (!M->col_begin) {
+    input_free(M);
+    return HALO_ERR_OUT_OF_MEMORY;
+  }
+  if (M->n_rows == M->n_cols)
+    memcpy(M->col_begin, M->row_begin, (size_t)(size + 1) * sizeof(int64_t));
+  else
+    halo_partition_rows(M->n_cols, size, M->col_begin);
+  return HALO_SUCCESS;
+}
+
+double input_x(int64_t j) {
+  /* values in [-1, 1) with no pattern that could hide a misplaced entry */
+  uint64_t h = (uint64_t)j * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 32;
+  return (double)(h >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* Reference rows [b, e) on rank 0: y and the scale sum |a_ij x_j|. */
+static void reference_rows(const halo_csr *A, const double *x, double *ref, double *scale) {
+  for (int64_t i = 0; i < A->row_end - A->row_begin; i++) {
+    double s = 0.0, a = 0.0;
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+      double t = A->values[k] * x[A->col_ids[k]];
+      s += t;
+      a += fabs(t);
+    }
+    ref[i] = s;
+    scale[i] = a;
+  }
+}
+
+halo_status check_spmv(MPI_Comm comm, const input_matrix *M, const double *y, double *err_p) {
+  int rank, size;
+  halo_status st = HALO_SUCCESS;
+  double err = 0.0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int64_t n_local = M->row_begin[rank + 1] - M->row_begin[rank];
+  if (rank != 0) {
+    /* counts can exceed what one message holds: send in pieces */
+    for (int64_t done = 0; done < n_local; done += 1 << 28) {
+      int n = (int)(n_local - done < (1 << 28) ? n_local - done : (1 << 28));
+      MPI_Send(y + done, n, MPI_DOUBLE, 0, 77, comm);
+    }
+  } else {
+    double *y_all = malloc((size_t)(M->n_rows ? M->n_rows : 1) * sizeof *y_all);
+    double *x = malloc((size_t)(M->n_cols ? M->n_cols : 1) * sizeof *x);
+    double *ref = NULL, *scale = NULL;
+    if (!y_all || !x) st = HALO_ERR_OUT_OF_MEMORY;
+    for (int r = 0; r < size; r++) {
+      int64_t b = M->row_begin[r], n = M->row_begin[r + 1] - b;
+      if (r == 0) {
+        if (y_all) memcpy(y_all, y, (size_t)n * sizeof *y);
+        continue;
+      }
+      for (int64_t done = 0; done < n; done += 1 << 28) {
+        int c = (int)(n - done < (1 << 28) ? n - done : (1 << 28));
+        MPI_Recv(y_all ? y_all + b + done : NULL, c, MPI_DOUBLE, r, 77, comm, MPI_STATUS_IGNORE);
+      }
+    }
+    if (st == HALO_SUCCESS) {
+      for (int64_t j = 0; j < M->n_cols; j++) x[j] = input_x(j);
+      /* reference in blocks of rows, from the file or made anew */
+      const int64_t block = 1 << 16;
+      ref = malloc((size_t)block * sizeof *ref);
+      scale = malloc((size_t)block * sizeof *scale);
+      if (!ref || !scale) st = HALO_ERR_OUT_OF_MEMORY;
+      for (int64_t b = 0; b < M->n_rows && st == HALO_SUCCESS; b += block) {
+        int64_t e = b + block < M->n_rows ? b + block : M->n_rows;
+        halo_csr part = {0};
+        if (M->is_gen) {
+          st = halo_gen_rows(&M->gen, b, e, &part);
+          if (st != HALO_SUCCESS) break;
+          reference_rows(&part, x, ref, scale);
+          halo_csr_free(&part);
+        } else {
+          part = M->global;
+          part.row_begin = b;
+          part.row_end = e;
+          part.row_ptr = M->global.row_ptr + b;
+          /* row_ptr of the global matrix is absolute: use it as is */
+          reference_rows(&part, x, ref, scale);
+        }
+        for (int64_t i = b; i < e; i++) {
+          double d = fabs(y_all[i] - ref[i - b]);
+          double rel = d == 0.0 ? 0.0 : d / (scale[i - b] > 0.0 ? scale[i - b] : DBL_MIN);
+          if (rel > err || isnan(rel)) err = isnan(rel) ? INFINITY : rel;
+        }
+      }
+    }
+    free(scale);
+    free(ref);
+    free(x);
+    free(y_all);
+  }
+  MPI_Bcast(&st, 1, MPI_INT, 0, comm);
+  MPI_Bcast(&err, 1, MPI_DOUBLE, 0, comm);
+  *err_p = err;
+  return st;
+}

@@ -1,0 +1,79 @@
+/* Shared pieces of the `halo` driver: options, matrix input, the input
+ * vector, and the serial reference product. */
+#ifndef HALO_TOOLS_DRIVER_H
+#define HALO_TOOLS_DRIVER_H
+
+#include "halo.h"
+#include "halo/io.h"
+
+/* Exit codes of the driver. */
+enum {
+  EXIT_OK = 0,
+  EXIT_ERROR = 1, /* bad input or a failure of the library */
+  EXIT_USAGE = 2, /* bad command line */
+  EXIT_CHECK = 3  /* --check found an error above --tol */
+};
+
+/* ---- command line ---- */
+
+typedef struct {
+  int argc, i;
+  char **argv;
+  const char *cmd;   /* "spmv" */
+  const char *value; /* value of the option just matched */
+  int rank;
+} args_t;
+
+/* Matches "--name VALUE" or "--name=VALUE" at the current argument; sets
+ * a->value. Returns 1 if matched, 0 if not, -1 on a missing value. */
+int args_take(args_t *a, const char *name);
+/* Matches a flag "--name". */
+int args_flag(args_t *a, const char *name);
+/* Parse numbers; print a usage error on rank 0 and return 0 on failure. */
+int args_int(args_t *a, const char *name, int64_t lo, int64_t hi, int64_t *v);
+int args_double(args_t *a, const char *name, double lo, double *v);
+/* Print "halo CMD: MSG" on rank 0 (to stderr). */
+void driver_error(int rank, const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- matrix input ---- */
+
+typedef struct {
+  const char *matrix_path; /* --matrix */
+  const char *gen_spec;    /* --gen */
+  halo_partition_kind partition;
+  int sum_duplicates;
+} input_opts;
+
+typedef struct {
+  char name[256];
+  int is_gen;
+  halo_gen gen;
+  int64_t n_rows, n_cols, nnz;
+  int64_t *row_begin; /* P+1: rows of each rank */
+  int64_t *col_begin; /* P+1: entries of x of each rank */
+  halo_csr local;     /* this rank's rows */
+  halo_csr global;    /* the whole matrix on rank 0 (file input with keep_global) */
+} input_matrix;
+
+/* Collective: read (rank 0) and distribute, or generate in parallel. */
+halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M);
+void input_free(input_matrix *M);
+
+/* The input vector: x[j], a function of the global index alone. */
+double input_x(int64_t j);
+
+/* ---- check against the serial reference ---- */
+
+/* Collective: gather y (this rank's rows) on rank 0, compute the reference
+ * product there from the original matrix, and return on every rank the
+ * largest entrywise error |y_i - ref_i| / sum_j |a_ij x_j|. */
+halo_status check_spmv(MPI_Comm comm, const input_matrix *M, const double *y, double *err_p);
+
+/* Subcommands. */
+int cmd_spmv(int argc, char **argv, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,39 @@
+/* halo: the command-line driver. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+static void usage(void) {
+  printf("usage: mpirun -n P halo COMMAND [options]\n"
+         "\n"
+         "halo plans and runs the halo exchange of a distributed sparse matrix-vector\n"
+         "product (SpMV) and measures it.\n"
+         "\n"
+         "commands:\n"
+         "  spmv      time y = A*x and its exchange, check it against a serial product\n"
+         "\n"
+         "  halo COMMAND --help   options of a command\n"
+         "  halo --version        version of halo\n");
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, code;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (rank == 0) usage();
+    code = argc < 2 ? EXIT_USAGE : EXIT_OK;
+  } else if (strcmp(argv[1], "--version") == 0) {
+    if (rank == 0) printf("halo %s\n", halo_version());
+    code = EXIT_OK;
+  } else if (strcmp(argv[1], "spmv") == 0) {
+    code = cmd_spmv(argc - 1, argv + 1, MPI_COMM_WORLD);
+  } else {
+    if (rank == 0)
+      fprintf(stderr, "halo: unknown command '%s' (commands: spmv; see halo --help)\n", argv[1]);
+    code = EXIT_USAGE;
+  }
+  MPI_Finalize();
+  return code;
+}
