@@ -16,8 +16,16 @@ void halo_schedule_free(halo_schedule *s) {
   memset(s, 0, sizeof *s);
 }
 
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Messages of one direction of phase k: peers in range and unique (checked
+ * by sorting a copy into scratch, which holds n ints: nothing of size P),
+ * non-empty, offsets tiling [0, total). */
 static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, int64_t total,
-                              int size, int *seen_peer_phase) {
+                              int size, int *scratch) {
   int64_t off = 0;
   for (int i = 0; i < n; i++) {
     if (m[i].peer < 0 || m[i].peer >= size)
@@ -28,20 +36,22 @@ static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, 
     if (m[i].offset != off)
       return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %s %d starts at %lld, expected %lld", k, dir,
                         i, (long long)m[i].offset, (long long)off);
-    if (seen_peer_phase[m[i].peer] == k + 1)
-      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: two %ss with peer %d", k, dir, m[i].peer);
-    seen_peer_phase[m[i].peer] = k + 1;
+    scratch[i] = m[i].peer;
     off += m[i].count;
   }
   if (off != total)
     return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %ss hold %lld values, buffer has %lld", k, dir,
                       (long long)off, (long long)total);
+  if (n > 1) qsort(scratch, (size_t)n, sizeof *scratch, cmp_int);
+  for (int i = 1; i < n; i++)
+    if (scratch[i] == scratch[i - 1])
+      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: two %ss with peer %d", k, dir, scratch[i]);
   return HALO_SUCCESS;
 }
 
 halo_status halo_schedule_check(const halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
-  int *seen_send = NULL, *seen_recv = NULL;
+  int *scratch = NULL;
   int *written = NULL; /* phase+1 that wrote each destination entry, 0 if none */
   const int64_t n_dst = s->n_ghost + s->n_work, n_src = s->n_local + s->n_work;
   if (s->n_phases < 1 || s->n_phases > HALO_MAX_PHASES)
@@ -50,15 +60,19 @@ halo_status halo_schedule_check(const halo_schedule *s) {
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has negative sizes");
   if (s->rank < 0 || s->rank >= s->size)
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d of %d", s->rank, s->size);
-  HALO_TRY(HALO_CALLOC(seen_send, s->size));
-  HALO_TRY(HALO_CALLOC(seen_recv, s->size));
+  int most = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    if (s->phase[k].n_send > most) most = s->phase[k].n_send;
+    if (s->phase[k].n_recv > most) most = s->phase[k].n_recv;
+  }
+  HALO_TRY(HALO_ALLOC(scratch, most));
   HALO_TRY(HALO_CALLOC(written, n_dst));
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     if (ph->scope != HALO_SCOPE_GLOBAL && ph->scope != HALO_SCOPE_NODE)
       HALO_FAIL(HALO_ERR_INTERNAL, "phase %d has scope %d", k, (int)ph->scope);
-    HALO_TRY(check_msgs("send", k, ph->send, ph->n_send, ph->send_total, s->size, seen_send));
-    HALO_TRY(check_msgs("receive", k, ph->recv, ph->n_recv, ph->recv_total, s->size, seen_recv));
+    HALO_TRY(check_msgs("send", k, ph->send, ph->n_send, ph->send_total, s->size, scratch));
+    HALO_TRY(check_msgs("receive", k, ph->recv, ph->n_recv, ph->recv_total, s->size, scratch));
     for (int64_t i = 0; i < ph->send_total; i++) {
       int64_t x = ph->pack[i];
       if (x < 0 || x >= n_src)
@@ -96,8 +110,7 @@ halo_status halo_schedule_check(const halo_schedule *s) {
     if (!written[x]) HALO_FAIL(HALO_ERR_INTERNAL, "ghost %lld is never received", (long long)x);
 cleanup:
   halo_free(written);
-  halo_free(seen_recv);
-  halo_free(seen_send);
+  halo_free(scratch);
   return st;
 }
 
