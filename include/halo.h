@@ -62,10 +62,19 @@ const char *halo_version(void);
 /** Where the arrays handed to the library live. Never guessed from a pointer. */
 typedef enum { HALO_MEMORY_HOST = 0, HALO_MEMORY_DEVICE = 1 } halo_memory;
 
-/** Communication strategy of a plan. */
+/** Communication strategy of a plan (the node-aware paper's strategies). */
 typedef enum {
-  HALO_STRATEGY_STANDARD = 0 /**< every rank sends directly to every rank that needs its data */
+  HALO_STRATEGY_STANDARD = 0, /**< every rank sends directly to every rank that needs its data */
+  HALO_STRATEGY_2STEP = 1,    /**< one message per (rank, destination node) to the rank of that
+                                   node paired with the source node, then on-node redistribution */
+  HALO_STRATEGY_3STEP = 2,    /**< on-node gather to the rank paired with the destination node,
+                                   one message per pair of nodes, on-node redistribution */
+  HALO_STRATEGY_SPLIT = 3     /**< inter-node data split into messages of at most message_cap
+                                   bytes spread over all ranks of the node (Algorithm 1) */
 } halo_strategy;
+
+/** Number of strategies (for loops over all of them). */
+#define HALO_N_STRATEGIES 4
 
 /** Communicator scope of a phase of a schedule. */
 typedef enum {
@@ -75,7 +84,7 @@ typedef enum {
 
 /** Name of a memory kind ("host", "device"). */
 const char *halo_memory_name(halo_memory mem);
-/** Name of a strategy ("standard"). */
+/** Name of a strategy ("standard", "2step", "3step", "split"). */
 const char *halo_strategy_name(halo_strategy strategy);
 /** Name of a scope ("global", "node"). */
 const char *halo_scope_name(halo_scope scope);
@@ -171,10 +180,26 @@ void halo_matrix_destroy(halo_matrix *A_p);
 /* Plan: the halo exchange of a matrix                                      */
 /* ------------------------------------------------------------------------ */
 
-/** Options of a plan. Start from halo_plan_options_default(). */
+/** Options of a plan. Start from halo_plan_options_default(); every rank of
+ *  the plan must pass the same values (checked: HALO_ERR_INCONSISTENT). */
 typedef struct {
   halo_strategy strategy; /**< default HALO_STRATEGY_STANDARD */
+  /** Ranks per node: 0 takes the nodes from MPI (MPI_COMM_TYPE_SHARED), or
+   *  from the environment variable HALO_RANKS_PER_NODE when it is set; K > 0
+   *  makes virtual nodes of K consecutive ranks (the last may be smaller).
+   *  Default 0. */
+  int ranks_per_node;
+  /** Largest inter-node message of the Split strategy, in bytes (at least 8).
+   *  A node that would receive more than ranks-per-node messages of this size
+   *  raises it to its inter-node volume / ranks per node. Default 16384. */
+  int64_t message_cap;
+  /** 1: a value needed by several ranks of one node crosses the network once
+   *  (2-Step, 3-Step, Split). Default 1. */
+  int remove_duplicates;
 } halo_plan_options;
+
+/** Default message_cap of the Split strategy, in bytes. */
+#define HALO_DEFAULT_MESSAGE_CAP 16384
 
 /** The default options. */
 halo_plan_options halo_plan_options_default(void);
@@ -241,6 +266,7 @@ typedef struct {
   int64_t max_bytes_per_rank;               /**< most bytes sent by one rank */
   int64_t inter_node_messages;              /**< messages between ranks on different nodes */
   int64_t inter_node_bytes;                 /**< bytes between ranks on different nodes */
+  int64_t max_message_bytes;                /**< largest single message */
   int64_t max_inter_node_messages_per_node; /**< most inter-node messages sent from one node */
   int64_t max_inter_node_bytes_per_node;    /**< most inter-node bytes sent from one node */
 } halo_phase_stats;
@@ -252,7 +278,10 @@ typedef struct {
   int nodes;    /**< nodes (shared-memory domains) of the plan */
   int n_phases; /**< phases of the schedule */
   halo_phase_stats phase[HALO_MAX_PHASES];
-  int64_t message_cap_used; /**< bytes; 0 when the strategy splits no message */
+  int64_t message_cap_used; /**< Split: the largest message_cap a node used, in bytes;
+                                 0 for the other strategies */
+  int remove_duplicates;    /**< the option the plan was made with */
+  int ranks_per_node;       /**< most ranks on one node */
   int64_t ghosts;           /**< ghost entries of all ranks */
   double setup_seconds;     /**< plan creation time, max over ranks */
 } halo_stats;

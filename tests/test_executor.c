@@ -81,7 +81,7 @@ static void run(MPI_Comm comm, const char *spec) {
   halo_exec ex;
   MPI_Comm dup;
   MPI_Comm_dup(comm, &dup);
-  CHECK_OK(halo_topology_create(dup, &topo));
+  CHECK_OK(halo_topology_create(dup, 0, &topo));
   CHECK(topo.n_nodes == 1); /* the node phase needs every rank on one node */
   CHECK_OK(halo_exec_create(&halo_exec_host_ops, &w.sch[me], dup, &topo, &ex));
   const int64_t cb = w.ranges[me], n = w.ranges[me + 1] - cb;

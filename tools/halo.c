@@ -11,7 +11,8 @@ static void usage(void) {
          "product (SpMV) and measures it.\n"
          "\n"
          "commands:\n"
-         "  spmv      time y = A*x and its exchange, check it against a serial product\n"
+         "  spmv      time y = A*x and its exchange with each strategy, check the results\n"
+         "  simulate  the statistics of every strategy on P ranks, built in one process\n"
          "\n"
          "  halo COMMAND --help   options of a command\n"
          "  halo --version        version of halo\n");
@@ -29,9 +30,12 @@ int main(int argc, char **argv) {
     code = EXIT_OK;
   } else if (strcmp(argv[1], "spmv") == 0) {
     code = cmd_spmv(argc - 1, argv + 1, MPI_COMM_WORLD);
+  } else if (strcmp(argv[1], "simulate") == 0) {
+    code = cmd_simulate(argc - 1, argv + 1, MPI_COMM_WORLD);
   } else {
     if (rank == 0)
-      fprintf(stderr, "halo: unknown command '%s' (commands: spmv; see halo --help)\n", argv[1]);
+      fprintf(stderr, "halo: unknown command '%s' (commands: spmv, simulate; see halo --help)\n",
+              argv[1]);
     code = EXIT_USAGE;
   }
   MPI_Finalize();

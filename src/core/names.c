@@ -10,6 +10,9 @@ typedef struct {
 
 static const halo_name_entry strategy_names[] = {
     {"standard", HALO_STRATEGY_STANDARD},
+    {"2step", HALO_STRATEGY_2STEP},
+    {"3step", HALO_STRATEGY_3STEP},
+    {"split", HALO_STRATEGY_SPLIT},
 };
 
 static const halo_name_entry memory_names[] = {
@@ -82,6 +85,9 @@ halo_plan_options halo_plan_options_default(void) {
   halo_plan_options o;
   memset(&o, 0, sizeof o);
   o.strategy = HALO_STRATEGY_STANDARD;
+  o.ranks_per_node = 0;
+  o.message_cap = HALO_DEFAULT_MESSAGE_CAP;
+  o.remove_duplicates = 1;
   return o;
 }
 

@@ -1,7 +1,38 @@
 /* Executor core: peers per scope, dispatch to the backend. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec.h"
+
+typedef struct {
+  int peer, index;
+} peer_index;
+
+static int cmp_peer_index(const void *a, const void *b) {
+  const peer_index *x = a, *y = b;
+  if (x->peer != y->peer) return (x->peer > y->peer) - (x->peer < y->peer);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+halo_status halo_exec_sequence(const halo_msg *m, int n, int *seq) {
+  halo_status st = HALO_SUCCESS;
+  peer_index *o = NULL;
+  HALO_TRY(HALO_ALLOC(o, n));
+  for (int i = 0; i < n; i++) o[i] = (peer_index){m[i].peer, i};
+  if (n > 1) qsort(o, (size_t)n, sizeof *o, cmp_peer_index);
+  for (int t = 0, next = 0; t < n; t++) {
+    if (t > 0 && o[t].peer != o[t - 1].peer) next = 0;
+    seq[o[t].index] = next;
+    next += halo_exec_chunks(m[o[t].index].count);
+    if (next > HALO_EXEC_MAX_SEQ)
+      HALO_FAIL(HALO_ERR_OUT_OF_RANGE,
+                "more than %d requests between ranks in one phase (messages to rank %d)",
+                HALO_EXEC_MAX_SEQ, o[t].peer);
+  }
+cleanup:
+  halo_free(o);
+  return st;
+}
 
 static halo_status translate(MPI_Group from, MPI_Group to, const halo_msg *m, int n, int **out) {
   halo_status st = HALO_SUCCESS;

@@ -47,7 +47,25 @@ halo_status halo_exec_begin(halo_exec *ex, const double *x_local);
 halo_status halo_exec_end(halo_exec *ex);
 void halo_exec_destroy(halo_exec *ex);
 
-/** Tag of the messages of phase k. */
-static inline int halo_exec_tag(int k) { return 1000 + k; }
+/** Largest number of requests between one pair of ranks in one phase. */
+#define HALO_EXEC_MAX_SEQ 2048
+
+/** Tag of request seq between a pair of ranks in phase k: requests are
+ *  numbered in list order on both sides, so that matching does not depend on
+ *  the order in which MPI_Startall starts them. At most 100 + 8*2048 < 32767,
+ *  the least MPI_TAG_UB. */
+static inline int halo_exec_tag(int k, int seq) { return 100 + k * HALO_EXEC_MAX_SEQ + seq; }
+
+/** Requests a message of count values needs (messages are split at
+ *  halo_max_count() values). */
+static inline int halo_exec_chunks(int64_t count) {
+  int64_t c = halo_max_count();
+  return (int)((count + c - 1) / c);
+}
+
+/** For every message of a list, the number of its first request among the
+ *  requests with the same peer, in list order (seq[i]). Fails when a pair
+ *  needs more than HALO_EXEC_MAX_SEQ requests. */
+halo_status halo_exec_sequence(const halo_msg *m, int n, int *seq);
 
 #endif

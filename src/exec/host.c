@@ -36,12 +36,6 @@ static inline double *dst_ptr(const halo_schedule *s, double *ghost, double *wor
   return i < s->n_ghost ? ghost + i : work + (i - s->n_ghost);
 }
 
-/* Requests a message of count values needs. */
-static int n_chunks(int64_t count) {
-  int64_t c = halo_max_count();
-  return (int)((count + c - 1) / c);
-}
-
 /* Whether the receive of count values unpacked by idx lands on consecutive
  * entries of one buffer (ghost or work), so it can be received in place. */
 static int is_direct(const halo_schedule *s, const int64_t *idx, int64_t count) {
@@ -50,11 +44,13 @@ static int is_direct(const halo_schedule *s, const int64_t *idx, int64_t count) 
   return idx[0] + count <= s->n_ghost || idx[0] >= s->n_ghost;
 }
 
+/* Persistent requests of one message, one per piece of at most
+ * halo_max_count() values, tagged seq, seq+1, ... of phase k. */
 static halo_status init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count, int peer,
-                               int tag, MPI_Comm comm) {
+                               int k, int seq, MPI_Comm comm) {
   int64_t c = halo_max_count();
   for (int64_t done = 0, j = 0; done < count; done += c, j++) {
-    int n = (int)(count - done < c ? count - done : c);
+    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(k, seq + (int)j);
     if (is_send)
       HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
     else
@@ -86,6 +82,7 @@ static void host_destroy(halo_exec *ex) {
 }
 
 static halo_status host_setup(halo_exec *ex) {
+  int *seq = NULL;
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = ex->sched;
   host_data *d = halo_calloc(1, sizeof *d);
@@ -105,13 +102,13 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       p->n_pack += ph->send[i].count;
-      p->n_send_req += n_chunks(ph->send[i].count);
+      p->n_send_req += halo_exec_chunks(ph->send[i].count);
     }
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
       if (m->peer == s->rank) continue;
       if (!is_direct(s, ph->unpack + m->offset, m->count)) p->n_staged += m->count;
-      p->n_recv_req += n_chunks(m->count);
+      p->n_recv_req += halo_exec_chunks(m->count);
     }
     p->recv_req_begin = n_recv_req;
     n_recv_req += p->n_recv_req;
@@ -128,8 +125,10 @@ static halo_status host_setup(halo_exec *ex) {
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     host_phase *p = &d->ph[k];
-    const int tag = halo_exec_tag(k);
     MPI_Comm comm = ex->phase_comm[k];
+    HALO_FREE(seq);
+    HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
+    HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
     HALO_TRY(HALO_ALLOC(p->pack_src, p->n_pack));
     HALO_TRY(HALO_ALLOC(p->sendbuf, p->n_pack));
     HALO_TRY(HALO_ALLOC(p->staged_dst, p->n_staged));
@@ -148,12 +147,13 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       memcpy(p->pack_src + off, src, (size_t)m->count * sizeof *src);
-      HALO_TRY(
-          init_chunks(&d->req[r], 1, p->sendbuf + off, m->count, ex->peer_send[k][i], tag, comm));
-      r += n_chunks(m->count);
+      HALO_TRY(init_chunks(&d->req[r], 1, p->sendbuf + off, m->count, ex->peer_send[k][i], k,
+                           seq[i], comm));
+      r += halo_exec_chunks(m->count);
       off += m->count;
     }
     /* receives */
+    HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
     int64_t soff = 0;
     ncopy = 0;
     r = p->recv_req_begin;
@@ -173,11 +173,12 @@ static halo_status host_setup(halo_exec *ex) {
         memcpy(p->staged_dst + soff, dst, (size_t)m->count * sizeof *dst);
         soff += m->count;
       }
-      HALO_TRY(init_chunks(&d->req[r], 0, buf, m->count, ex->peer_recv[k][i], tag, comm));
-      r += n_chunks(m->count);
+      HALO_TRY(init_chunks(&d->req[r], 0, buf, m->count, ex->peer_recv[k][i], k, seq[i], comm));
+      r += halo_exec_chunks(m->count);
     }
   }
 cleanup:
+  halo_free(seq);
   if (st != HALO_SUCCESS) host_destroy(ex);
   return st;
 }

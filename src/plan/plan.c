@@ -2,82 +2,178 @@
  * cross-rank check of the schedule, executor, statistics. */
 #include <string.h>
 
+#include <errno.h>
+#include <stdlib.h>
+
+#include "plan/nodeaware.h"
 #include "plan/plan.h"
 
 enum { TAG_HANDSHAKE = 2000 };
 
-/* Build the schedule of a strategy: pure, no MPI. */
-static halo_status build_schedule(halo_strategy strategy, const halo_pattern *p, halo_schedule *s) {
-  switch (strategy) {
-  case HALO_STRATEGY_STANDARD: return halo_build_standard(p, s);
+/* Options checked on this rank; ranks_per_node resolved from the
+ * environment (HALO_RANKS_PER_NODE) when the option leaves it at 0. */
+static halo_status resolve_options(const halo_plan_options *opts, halo_plan_options *o) {
+  *o = opts ? *opts : halo_plan_options_default();
+  if (!halo_strategy_valid(o->strategy))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)o->strategy);
+  if (o->ranks_per_node < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "ranks_per_node = %d: must be 0 (nodes of MPI) or positive",
+                      o->ranks_per_node);
+  if (o->message_cap < (int64_t)sizeof(double) || o->message_cap > (INT64_C(1) << 40))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "message_cap = %lld bytes: must be between 8 (one value) and 2^40",
+                      (long long)o->message_cap);
+  if (o->remove_duplicates != 0 && o->remove_duplicates != 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "remove_duplicates = %d: must be 0 or 1",
+                      o->remove_duplicates);
+  if (o->ranks_per_node == 0) {
+    const char *env = getenv("HALO_RANKS_PER_NODE");
+    if (env && *env) {
+      char *end;
+      errno = 0;
+      long k = strtol(env, &end, 10);
+      if (errno || *end != '\0' || k < 1 || k > INT32_MAX)
+        return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                          "HALO_RANKS_PER_NODE='%s' is not a positive number of ranks", env);
+      o->ranks_per_node = (int)k;
+    }
   }
-  return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)strategy);
+  return HALO_SUCCESS;
 }
 
-/* Every receiver tells each of its senders, per phase, its node and the count
- * it expects. The sender checks the count (and, for a node phase, that both
- * are on one node) and learns the node of each of its peers. Collective. */
+/* Every rank must plan with the same options. Collective. */
+static halo_status check_same_options(MPI_Comm comm, const halo_plan_options *o) {
+  const char *names[] = {"strategy", "ranks_per_node", "message_cap", "remove_duplicates"};
+  int64_t v[4] = {o->strategy, o->ranks_per_node, o->message_cap, o->remove_duplicates};
+  int64_t lo[4], hi[4];
+  HALO_MPI(MPI_Allreduce(v, lo, 4, MPI_INT64_T, MPI_MIN, comm));
+  HALO_MPI(MPI_Allreduce(v, hi, 4, MPI_INT64_T, MPI_MAX, comm));
+  for (int i = 0; i < 4; i++)
+    if (lo[i] != hi[i])
+      return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                        "plan options differ across ranks: %s is %lld on some ranks and %lld on "
+                        "others",
+                        names[i], (long long)lo[i], (long long)hi[i]);
+  return HALO_SUCCESS;
+}
+
+/* Every receiver tells each of its senders, per message, the phase, its
+ * node, the count it expects and the message's ordinal among those between
+ * the two ranks, with a sparse data exchange (NBX), so that a sender whose
+ * schedule disagrees with its peer's finds out instead of waiting. The sender
+ * checks every message (and that a node phase stays on one node) and learns
+ * the node of each of its peers. Collective. */
+typedef struct {
+  int64_t phase, source, ordinal, node, count;
+} hs_record;
+
+static int cmp_hs(const void *a, const void *b) {
+  const hs_record *x = a, *y = b;
+  if (x->phase != y->phase) return (x->phase > y->phase) - (x->phase < y->phase);
+  if (x->source != y->source) return (x->source > y->source) - (x->source < y->source);
+  return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
+}
+
 static halo_status handshake(MPI_Comm comm, const halo_topology *t, const halo_schedule *s,
                              int *node_of_send[HALO_MAX_PHASES]) {
   halo_status st = HALO_SUCCESS;
-  int n_req = 0, n_req_max = 0;
-  int64_t *out = NULL, *in = NULL, n_out = 0, n_in = 0;
-  MPI_Request *req = NULL;
+  int n_out = 0, n_in = 0, cap_in = 0;
+  hs_record *out = NULL, *in = NULL;
+  MPI_Request *req = NULL, barrier = MPI_REQUEST_NULL;
+  for (int k = 0; k < s->n_phases; k++) n_out += s->phase[k].n_recv;
+  HALO_TRY(HALO_ALLOC(out, n_out));
+  HALO_TRY(HALO_ALLOC(req, n_out));
+  n_out = 0;
   for (int k = 0; k < s->n_phases; k++) {
-    n_out += s->phase[k].n_recv;
-    n_in += s->phase[k].n_send;
-    n_req_max += s->phase[k].n_recv + s->phase[k].n_send;
+    const halo_phase *ph = &s->phase[k];
+    for (int i = 0; i < ph->n_recv; i++) {
+      if (ph->recv[i].peer == s->rank) continue;
+      int ord = 0; /* position among the receives from the same peer */
+      for (int j = 0; j < i; j++) ord += ph->recv[j].peer == ph->recv[i].peer;
+      out[n_out] = (hs_record){k, s->rank, ord, t->node_id, ph->recv[i].count};
+      HALO_TRY_MPI(MPI_Issend(&out[n_out], 5, MPI_INT64_T, ph->recv[i].peer, TAG_HANDSHAKE, comm,
+                              &req[n_out]));
+      n_out++;
+    }
   }
-  HALO_TRY(HALO_ALLOC(out, 2 * n_out));
-  HALO_TRY(HALO_ALLOC(in, 2 * n_in));
-  HALO_TRY(HALO_ALLOC(req, n_req_max));
-  for (int k = 0, a = 0, b = 0; k < s->n_phases; k++) {
+  for (int done = 0, in_barrier = 0; !done;) {
+    int flag = 0;
+    MPI_Status status;
+    HALO_TRY_MPI(MPI_Iprobe(MPI_ANY_SOURCE, TAG_HANDSHAKE, comm, &flag, &status));
+    if (flag) {
+      if (n_in == cap_in) {
+        int cap = cap_in ? 2 * cap_in : 16;
+        hs_record *q = halo_realloc(in, (size_t)cap * sizeof *in);
+        if (!q) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory checking the schedule");
+        in = q;
+        cap_in = cap;
+      }
+      HALO_TRY_MPI(MPI_Recv(&in[n_in++], 5, MPI_INT64_T, status.MPI_SOURCE, TAG_HANDSHAKE, comm,
+                            MPI_STATUS_IGNORE));
+    }
+    if (!in_barrier) {
+      int all = 0;
+      HALO_TRY_MPI(MPI_Testall(n_out, req, &all, MPI_STATUSES_IGNORE));
+      if (all) {
+        HALO_TRY_MPI(MPI_Ibarrier(comm, &barrier));
+        in_barrier = 1;
+      }
+    } else {
+      HALO_TRY_MPI(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
+    }
+  }
+  if (n_in > 1) qsort(in, (size_t)n_in, sizeof *in, cmp_hs);
+  int matched = 0;
+  for (int k = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {
     const halo_phase *ph = &s->phase[k];
     HALO_TRY(HALO_ALLOC(node_of_send[k], ph->n_send));
-    for (int i = 0; i < ph->n_recv; i++, a++) {
-      out[2 * a] = t->node_id;
-      out[2 * a + 1] = ph->recv[i].count;
-      if (ph->recv[i].peer == s->rank) continue;
-      HALO_TRY_MPI(MPI_Isend(&out[2 * a], 2, MPI_INT64_T, ph->recv[i].peer, TAG_HANDSHAKE + k, comm,
-                             &req[n_req++]));
-    }
-    for (int i = 0; i < ph->n_send; i++, b++) {
-      in[2 * b] = t->node_id;
-      in[2 * b + 1] = ph->send[i].count;
-      if (ph->send[i].peer == s->rank) continue;
-      HALO_TRY_MPI(MPI_Irecv(&in[2 * b], 2, MPI_INT64_T, ph->send[i].peer, TAG_HANDSHAKE + k, comm,
-                             &req[n_req++]));
-    }
-  }
-  HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
-  for (int k = 0, b = 0; k < s->n_phases; k++) {
-    const halo_phase *ph = &s->phase[k];
-    for (int i = 0; i < ph->n_send; i++, b++) {
-      node_of_send[k][i] = (int)in[2 * b];
-      if (in[2 * b + 1] != ph->send[i].count && st == HALO_SUCCESS)
+    for (int i = 0; i < ph->n_send && st == HALO_SUCCESS; i++) {
+      const halo_msg *m = &ph->send[i];
+      if (m->peer == s->rank) {
+        node_of_send[k][i] = t->node_id;
+        continue;
+      }
+      int ord = 0;
+      for (int j = 0; j < i; j++) ord += ph->send[j].peer == m->peer;
+      hs_record key = {k, m->peer, ord, 0, 0};
+      hs_record *r = n_in ? bsearch(&key, in, (size_t)n_in, sizeof *in, cmp_hs) : NULL;
+      if (!r)
+        st = HALO_ERROR(HALO_ERR_INTERNAL,
+                        "phase %d: this rank sends %lld values to rank %d, which expects no such "
+                        "message",
+                        k, (long long)m->count, m->peer);
+      else if (r->count != m->count)
         st = HALO_ERROR(HALO_ERR_INTERNAL,
                         "phase %d: this rank sends %lld values to rank %d, which expects %lld", k,
-                        (long long)ph->send[i].count, ph->send[i].peer, (long long)in[2 * b + 1]);
-      if (ph->scope == HALO_SCOPE_NODE && in[2 * b] != t->node_id && st == HALO_SUCCESS)
+                        (long long)m->count, m->peer, (long long)r->count);
+      else if (ph->scope == HALO_SCOPE_NODE && r->node != t->node_id)
         st = HALO_ERROR(HALO_ERR_INTERNAL, "phase %d is node-local but rank %d is on another node",
-                        k, ph->send[i].peer);
+                        k, m->peer);
+      else {
+        node_of_send[k][i] = (int)r->node;
+        matched++;
+      }
     }
   }
+  if (st == HALO_SUCCESS && matched != n_in)
+    st = HALO_ERROR(HALO_ERR_INTERNAL,
+                    "%d messages expected from this rank are not in its schedule", n_in - matched);
 cleanup:
-  halo_free(req);
   halo_free(in);
+  halo_free(req);
   halo_free(out);
   return st;
 }
 
 /* Statistics over all ranks. Collective. */
 static halo_status compute_stats(halo_plan P, int *node_of_send[HALO_MAX_PHASES], double setup) {
-  enum { NSUM = 4, NMAX = 4 };
+  enum { NSUM = 4, NMAX = 5 };
   const halo_schedule *s = &P->sched;
   const int np = s->n_phases;
-  int64_t sum_in[NSUM * HALO_MAX_PHASES + 1], sum_out[NSUM * HALO_MAX_PHASES + 1];
+  int64_t sum_in[NSUM * HALO_MAX_PHASES + 1] = {0}, sum_out[NSUM * HALO_MAX_PHASES + 1] = {0};
   int64_t node_in[2 * HALO_MAX_PHASES] = {0}, node_out[2 * HALO_MAX_PHASES] = {0};
-  int64_t max_in[NMAX * HALO_MAX_PHASES] = {0}, max_out[NMAX * HALO_MAX_PHASES] = {0};
+  int64_t max_in[NMAX * HALO_MAX_PHASES + 1] = {0}, max_out[NMAX * HALO_MAX_PHASES + 1] = {0};
   for (int k = 0; k < np; k++) {
     halo_phase_counts c;
     halo_phase_count(&s->phase[k], s->rank, P->topo.node_id, node_of_send[k], &c);
@@ -89,22 +185,26 @@ static halo_status compute_stats(halo_plan P, int *node_of_send[HALO_MAX_PHASES]
     node_in[2 * k + 1] = c.inter_node_bytes;
     max_in[NMAX * k + 0] = c.messages;
     max_in[NMAX * k + 1] = c.bytes;
+    max_in[NMAX * k + 4] = c.max_message_bytes;
   }
   sum_in[NSUM * np] = s->n_ghost;
+  max_in[NMAX * np] = s->message_cap_used;
   HALO_MPI(MPI_Allreduce(node_in, node_out, 2 * np, MPI_INT64_T, MPI_SUM, P->topo.node_comm));
   for (int k = 0; k < np; k++) {
     max_in[NMAX * k + 2] = node_out[2 * k + 0];
     max_in[NMAX * k + 3] = node_out[2 * k + 1];
   }
   HALO_MPI(MPI_Allreduce(sum_in, sum_out, NSUM * np + 1, MPI_INT64_T, MPI_SUM, P->comm));
-  HALO_MPI(MPI_Allreduce(max_in, max_out, NMAX * np, MPI_INT64_T, MPI_MAX, P->comm));
+  HALO_MPI(MPI_Allreduce(max_in, max_out, NMAX * np + 1, MPI_INT64_T, MPI_MAX, P->comm));
   halo_stats *t = &P->stats;
   memset(t, 0, sizeof *t);
   t->strategy = s->strategy;
   HALO_MPI(MPI_Comm_size(P->comm, &t->ranks));
   t->nodes = P->topo.n_nodes;
+  t->ranks_per_node = P->topo.max_node_size;
+  t->remove_duplicates = P->remove_duplicates;
   t->n_phases = np;
-  t->message_cap_used = s->message_cap_used;
+  t->message_cap_used = max_out[NMAX * np];
   t->ghosts = sum_out[NSUM * np];
   for (int k = 0; k < np; k++) {
     halo_phase_stats *f = &t->phase[k];
@@ -117,6 +217,7 @@ static halo_status compute_stats(halo_plan P, int *node_of_send[HALO_MAX_PHASES]
     f->max_bytes_per_rank = max_out[NMAX * k + 1];
     f->max_inter_node_messages_per_node = max_out[NMAX * k + 2];
     f->max_inter_node_bytes_per_node = max_out[NMAX * k + 3];
+    f->max_message_bytes = max_out[NMAX * k + 4];
   }
   HALO_MPI(MPI_Allreduce(&setup, &t->setup_seconds, 1, MPI_DOUBLE, MPI_MAX, P->comm));
   return HALO_SUCCESS;
@@ -136,14 +237,14 @@ static void plan_free(halo_plan P) {
 halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p) {
   halo_status st = HALO_SUCCESS;
   halo_plan P = NULL;
-  halo_plan_options o = opts ? *opts : halo_plan_options_default();
+  halo_plan_options o;
   int *node_of_send[HALO_MAX_PHASES] = {0};
   if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
   double t0 = halo_wtime();
   if (!plan_p)
     st = HALO_ERROR(HALO_ERR_INVALID_ARG, "plan_p is NULL");
-  else if (!halo_strategy_valid(o.strategy))
-    st = HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)o.strategy);
+  else
+    st = resolve_options(opts, &o);
   if (st == HALO_SUCCESS) {
     P = halo_calloc(1, sizeof *P);
     if (!P)
@@ -152,12 +253,19 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
       P->comm = P->topo.node_comm = MPI_COMM_NULL;
   }
   HALO_TRY(halo_agree(A->comm, st));
+  HALO_TRY(check_same_options(A->comm, &o));
   P->A = A;
+  P->remove_duplicates = o.remove_duplicates;
   halo_matrix_retain(A);
   HALO_TRY_MPI(MPI_Comm_dup(A->comm, &P->comm));
-  HALO_TRY(halo_topology_create(P->comm, &P->topo));
+  HALO_TRY(halo_topology_create(P->comm, o.ranks_per_node, &P->topo));
   HALO_TRY(halo_pattern_create(P->comm, A->col_ranges, A->ghost_ids, A->n_ghost, &P->pattern));
-  st = build_schedule(o.strategy, &P->pattern, &P->sched);
+  if (halo_strategy_node_aware(o.strategy)) {
+    HALO_TRY(halo_nodeaware_build(P->comm, &P->topo, &P->pattern, A->ghost_ids, A->col_ranges, &o,
+                                  &P->sched));
+  } else {
+    st = halo_build_standard(&P->pattern, &P->sched);
+  }
   if (st == HALO_SUCCESS) st = halo_schedule_check(&P->sched);
   HALO_TRY(halo_agree(P->comm, st));
   st = handshake(P->comm, &P->topo, &P->sched, node_of_send);

@@ -13,8 +13,9 @@ struct halo_plan_s {
   halo_schedule sched;
   halo_exec exec;
   halo_stats stats;
-  int in_flight;      /* an exchange was begun and not ended */
-  double *user_ghost; /* where the exchange in flight delivers, NULL: exec.ghost */
+  int remove_duplicates; /* the option the plan was made with */
+  int in_flight;         /* an exchange was begun and not ended */
+  double *user_ghost;    /* where the exchange in flight delivers, NULL: exec.ghost */
 };
 
 #endif

@@ -16,16 +16,11 @@ void halo_schedule_free(halo_schedule *s) {
   memset(s, 0, sizeof *s);
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-/* Messages of one direction of phase k: peers in range and unique (checked
- * by sorting a copy into scratch, which holds n ints: nothing of size P),
- * non-empty, offsets tiling [0, total). */
+/* Messages of one direction of phase k: peers in range, non-empty, offsets
+ * tiling [0, total). Several messages may share a peer: they match the
+ * peer's in order. */
 static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, int64_t total,
-                              int size, int *scratch) {
+                              int size) {
   int64_t off = 0;
   for (int i = 0; i < n; i++) {
     if (m[i].peer < 0 || m[i].peer >= size)
@@ -36,22 +31,16 @@ static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, 
     if (m[i].offset != off)
       return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %s %d starts at %lld, expected %lld", k, dir,
                         i, (long long)m[i].offset, (long long)off);
-    scratch[i] = m[i].peer;
     off += m[i].count;
   }
   if (off != total)
     return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: %ss hold %lld values, buffer has %lld", k, dir,
                       (long long)off, (long long)total);
-  if (n > 1) qsort(scratch, (size_t)n, sizeof *scratch, cmp_int);
-  for (int i = 1; i < n; i++)
-    if (scratch[i] == scratch[i - 1])
-      return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: two %ss with peer %d", k, dir, scratch[i]);
   return HALO_SUCCESS;
 }
 
 halo_status halo_schedule_check(const halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
-  int *scratch = NULL;
   int *written = NULL; /* phase+1 that wrote each destination entry, 0 if none */
   const int64_t n_dst = s->n_ghost + s->n_work, n_src = s->n_local + s->n_work;
   if (s->n_phases < 1 || s->n_phases > HALO_MAX_PHASES)
@@ -60,19 +49,13 @@ halo_status halo_schedule_check(const halo_schedule *s) {
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has negative sizes");
   if (s->rank < 0 || s->rank >= s->size)
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d of %d", s->rank, s->size);
-  int most = 0;
-  for (int k = 0; k < s->n_phases; k++) {
-    if (s->phase[k].n_send > most) most = s->phase[k].n_send;
-    if (s->phase[k].n_recv > most) most = s->phase[k].n_recv;
-  }
-  HALO_TRY(HALO_ALLOC(scratch, most));
   HALO_TRY(HALO_CALLOC(written, n_dst));
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     if (ph->scope != HALO_SCOPE_GLOBAL && ph->scope != HALO_SCOPE_NODE)
       HALO_FAIL(HALO_ERR_INTERNAL, "phase %d has scope %d", k, (int)ph->scope);
-    HALO_TRY(check_msgs("send", k, ph->send, ph->n_send, ph->send_total, s->size, scratch));
-    HALO_TRY(check_msgs("receive", k, ph->recv, ph->n_recv, ph->recv_total, s->size, scratch));
+    HALO_TRY(check_msgs("send", k, ph->send, ph->n_send, ph->send_total, s->size));
+    HALO_TRY(check_msgs("receive", k, ph->recv, ph->n_recv, ph->recv_total, s->size));
     for (int64_t i = 0; i < ph->send_total; i++) {
       int64_t x = ph->pack[i];
       if (x < 0 || x >= n_src)
@@ -96,26 +79,25 @@ halo_status halo_schedule_check(const halo_schedule *s) {
                   (long long)(x < s->n_ghost ? x : x - s->n_ghost));
       written[x] = k + 1;
     }
-    /* A copy to itself: the send and the receive with peer = rank agree. */
-    int self_send = -1, self_recv = -1;
+    /* Copies to itself: the sends and the receives with peer = rank agree. */
+    int64_t self_send = 0, self_recv = 0;
     for (int i = 0; i < ph->n_send; i++)
-      if (ph->send[i].peer == s->rank) self_send = i;
+      if (ph->send[i].peer == s->rank) self_send += ph->send[i].count;
     for (int i = 0; i < ph->n_recv; i++)
-      if (ph->recv[i].peer == s->rank) self_recv = i;
-    if ((self_send < 0) != (self_recv < 0) ||
-        (self_send >= 0 && ph->send[self_send].count != ph->recv[self_recv].count))
+      if (ph->recv[i].peer == s->rank) self_recv += ph->recv[i].count;
+    if (self_send != self_recv)
       HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: the copy to itself has no matching receive", k);
   }
   for (int64_t x = 0; x < s->n_ghost; x++)
     if (!written[x]) HALO_FAIL(HALO_ERR_INTERNAL, "ghost %lld is never received", (long long)x);
 cleanup:
   halo_free(written);
-  halo_free(scratch);
   return st;
 }
 
 typedef struct {
   int from, to;
+  int64_t ordinal; /* list position, then position among the messages of the pair */
   int64_t count;
 } edge;
 
@@ -123,7 +105,18 @@ static int cmp_edge(const void *a, const void *b) {
   const edge *x = a, *y = b;
   if (x->from != y->from) return (x->from > y->from) - (x->from < y->from);
   if (x->to != y->to) return (x->to > y->to) - (x->to < y->to);
+  if (x->ordinal != y->ordinal) return (x->ordinal > y->ordinal) - (x->ordinal < y->ordinal);
   return (x->count > y->count) - (x->count < y->count);
+}
+
+/* Number the messages of each pair in list order: sort by (from, to, list
+ * position), then replace the position by the ordinal within the pair. */
+static void number_edges(edge *e, int64_t n) {
+  if (n > 1) qsort(e, (size_t)n, sizeof *e, cmp_edge);
+  for (int64_t i = 0, j = 0; i < n; i++) {
+    if (i > 0 && (e[i].from != e[i - 1].from || e[i].to != e[i - 1].to)) j = i;
+    e[i].ordinal = i - j;
+  }
 }
 
 halo_status halo_schedules_check_matching(const halo_schedule *s, int P) {
@@ -150,15 +143,13 @@ halo_status halo_schedules_check_matching(const halo_schedule *s, int P) {
     int64_t a = 0, b = 0;
     for (int r = 0; r < P; r++) {
       const halo_phase *ph = &s[r].phase[k];
-      for (int i = 0; i < ph->n_send; i++)
-        sends[a++] = (edge){r, ph->send[i].peer, ph->send[i].count};
-      for (int i = 0; i < ph->n_recv; i++)
-        recvs[b++] = (edge){ph->recv[i].peer, r, ph->recv[i].count};
+      for (int i = 0; i < ph->n_send; i++, a++)
+        sends[a] = (edge){r, ph->send[i].peer, a, ph->send[i].count};
+      for (int i = 0; i < ph->n_recv; i++, b++)
+        recvs[b] = (edge){ph->recv[i].peer, r, b, ph->recv[i].count};
     }
-    if (ns > 1) {
-      qsort(sends, (size_t)ns, sizeof *sends, cmp_edge);
-      qsort(recvs, (size_t)nr, sizeof *recvs, cmp_edge);
-    }
+    number_edges(sends, ns);
+    number_edges(recvs, nr);
     for (int64_t i = 0; i < ns; i++)
       if (cmp_edge(&sends[i], &recvs[i]) != 0)
         HALO_FAIL(HALO_ERR_INTERNAL,
@@ -181,9 +172,95 @@ void halo_phase_count(const halo_phase *ph, int rank, int my_node, const int *no
     int64_t bytes = ph->send[i].count * (int64_t)sizeof(double);
     c->messages++;
     c->bytes += bytes;
+    if (bytes > c->max_message_bytes) c->max_message_bytes = bytes;
     if (node_of_send[i] != my_node) {
       c->inter_node_messages++;
       c->inter_node_bytes += bytes;
     }
   }
 }
+
+/* ---- flat form ----------------------------------------------------------- */
+
+static halo_status pack_msgs(const halo_msg *m, int n, halo_vec *out) {
+  for (int i = 0; i < n; i++) {
+    HALO_CHECK(halo_vec_push(out, m[i].peer));
+    HALO_CHECK(halo_vec_push(out, m[i].offset));
+    HALO_CHECK(halo_vec_push(out, m[i].count));
+  }
+  return HALO_SUCCESS;
+}
+
+halo_status halo_schedule_pack(const halo_schedule *s, halo_vec *out) {
+  const int64_t head[] = {s->strategy,         s->rank,    s->size,
+                          s->n_local,          s->n_ghost, s->n_work,
+                          s->message_cap_used, s->n_phases};
+  HALO_CHECK(halo_vec_append(out, head, 8));
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    const int64_t a[] = {ph->scope, ph->n_send, ph->send_total, ph->n_recv, ph->recv_total};
+    HALO_CHECK(halo_vec_append(out, a, 5));
+    HALO_CHECK(pack_msgs(ph->send, ph->n_send, out));
+    HALO_CHECK(halo_vec_append(out, ph->pack, ph->send_total));
+    HALO_CHECK(pack_msgs(ph->recv, ph->n_recv, out));
+    HALO_CHECK(halo_vec_append(out, ph->unpack, ph->recv_total));
+  }
+  return HALO_SUCCESS;
+}
+
+#define NEED(k)                                                                                    \
+  do {                                                                                             \
+    if (*pos + (k) > n || (k) < 0)                                                                 \
+      HALO_FAIL(HALO_ERR_INTERNAL, "a packed schedule ends too early");                            \
+  } while (0)
+
+static halo_status unpack_msgs(const int64_t *buf, int64_t n, int64_t *pos, int count,
+                               halo_msg **m_p) {
+  halo_status st = HALO_SUCCESS;
+  NEED(3 * (int64_t)count);
+  HALO_TRY(HALO_ALLOC(*m_p, count));
+  for (int i = 0; i < count; i++, *pos += 3)
+    (*m_p)[i] = (halo_msg){(int)buf[*pos], buf[*pos + 1], buf[*pos + 2]};
+cleanup:
+  return st;
+}
+
+static halo_status unpack_i64(const int64_t *buf, int64_t n, int64_t *pos, int64_t count,
+                              int64_t **v_p) {
+  halo_status st = HALO_SUCCESS;
+  NEED(count);
+  HALO_TRY(HALO_ALLOC(*v_p, count));
+  if (count) memcpy(*v_p, buf + *pos, (size_t)count * sizeof **v_p);
+  *pos += count;
+cleanup:
+  return st;
+}
+
+halo_status halo_schedule_unpack(const int64_t *buf, int64_t n, int64_t *pos, halo_schedule *s) {
+  halo_status st = HALO_SUCCESS;
+  memset(s, 0, sizeof *s);
+  NEED(8);
+  const int64_t *h = buf + *pos;
+  if (h[7] < 1 || h[7] > HALO_MAX_PHASES)
+    HALO_FAIL(HALO_ERR_INTERNAL, "a packed schedule has %lld phases", (long long)h[7]);
+  s->strategy = (halo_strategy)h[0], s->rank = (int)h[1], s->size = (int)h[2];
+  s->n_local = h[3], s->n_ghost = h[4], s->n_work = h[5], s->message_cap_used = h[6];
+  s->n_phases = (int)h[7];
+  *pos += 8;
+  for (int k = 0; k < s->n_phases; k++) {
+    halo_phase *ph = &s->phase[k];
+    NEED(5);
+    const int64_t *a = buf + *pos;
+    ph->scope = (halo_scope)a[0];
+    ph->n_send = (int)a[1], ph->send_total = a[2], ph->n_recv = (int)a[3], ph->recv_total = a[4];
+    *pos += 5;
+    HALO_TRY(unpack_msgs(buf, n, pos, ph->n_send, &ph->send));
+    HALO_TRY(unpack_i64(buf, n, pos, ph->send_total, &ph->pack));
+    HALO_TRY(unpack_msgs(buf, n, pos, ph->n_recv, &ph->recv));
+    HALO_TRY(unpack_i64(buf, n, pos, ph->recv_total, &ph->unpack));
+  }
+cleanup:
+  if (st != HALO_SUCCESS) halo_schedule_free(s);
+  return st;
+}
+#undef NEED

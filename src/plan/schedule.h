@@ -58,6 +58,7 @@ halo_status halo_schedules_check_matching(const halo_schedule *s, int P);
 typedef struct {
   int64_t messages, bytes;
   int64_t inter_node_messages, inter_node_bytes;
+  int64_t max_message_bytes;
 } halo_phase_counts;
 
 /** Count what this rank sends in phase ph; node_of_send[i] is the node of the
@@ -65,6 +66,11 @@ typedef struct {
  *  messages. */
 void halo_phase_count(const halo_phase *ph, int rank, int my_node, const int *node_of_send,
                       halo_phase_counts *c);
+
+/** Append a schedule to a flat int64 list (to move it between ranks). */
+halo_status halo_schedule_pack(const halo_schedule *s, halo_vec *out);
+/** Read a schedule from buf[*pos...], advancing *pos; checks the bounds. */
+halo_status halo_schedule_unpack(const int64_t *buf, int64_t n, int64_t *pos, halo_schedule *s);
 
 /* ---- builders: pure functions of the pattern (no MPI) ------------------ */
 

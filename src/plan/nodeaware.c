@@ -1,0 +1,364 @@
+/* Distributed set-up of the node-aware strategies. The pure functions of
+ * node.c do the work; here their inputs are gathered on each node's leader
+ * (its lowest rank), the decisions travel between the leaders of nodes that
+ * communicate, and the schedules go back to the ranks of the node:
+ *
+ *   1. every rank learns the node of each of its pattern peers;
+ *   2. the leader gathers the patterns of its node (MPI_Gatherv);
+ *   3. it builds the node's links and decides the pieces it receives;
+ *   4. leaders send the receive decisions to the source nodes;
+ *   5. they decide who sends each outgoing piece and tell the destinations;
+ *   6. the leader builds the node's schedules and scatters them.
+ *
+ * Every step that can fail on one rank is followed by an agreement over the
+ * plan's communicator, so that no rank waits for a leader that gave up. No
+ * array of size P is made: leaders talk only to the leaders they exchange
+ * data with. */
+#include <limits.h>
+#include <string.h>
+
+#include "plan/nodeaware.h"
+
+enum {
+  TAG_NODE_TO_OWNER = 401,  /* a rank's node, to the owners of its ghosts */
+  TAG_NODE_TO_READER = 402, /* an owner's node, to the ranks that read its entries */
+  TAG_RECEIVE_DECISION = 403,
+  TAG_SEND_DECISION = 404
+};
+
+/* 1. The node of each receive peer and each send peer. */
+static halo_status peer_nodes(MPI_Comm comm, const halo_topology *t, const halo_pattern *p,
+                              int *recv_node, int *send_node) {
+  halo_status st = HALO_SUCCESS;
+  MPI_Request *req = NULL;
+  int n = 0;
+  if (t->virtual_nodes > 0) {
+    for (int i = 0; i < p->n_recv; i++)
+      recv_node[i] = halo_virtual_node(p->recv[i].peer, t->virtual_nodes);
+    for (int i = 0; i < p->n_send; i++)
+      send_node[i] = halo_virtual_node(p->send[i].peer, t->virtual_nodes);
+    return HALO_SUCCESS;
+  }
+  HALO_TRY(HALO_ALLOC(req, 2 * (p->n_recv + p->n_send)));
+  for (int i = 0; i < p->n_recv; i++) {
+    HALO_TRY_MPI(
+        MPI_Isend(&t->node_id, 1, MPI_INT, p->recv[i].peer, TAG_NODE_TO_OWNER, comm, &req[n++]));
+    HALO_TRY_MPI(
+        MPI_Irecv(&recv_node[i], 1, MPI_INT, p->recv[i].peer, TAG_NODE_TO_READER, comm, &req[n++]));
+  }
+  for (int i = 0; i < p->n_send; i++) {
+    HALO_TRY_MPI(
+        MPI_Isend(&t->node_id, 1, MPI_INT, p->send[i].peer, TAG_NODE_TO_READER, comm, &req[n++]));
+    HALO_TRY_MPI(
+        MPI_Irecv(&send_node[i], 1, MPI_INT, p->send[i].peer, TAG_NODE_TO_OWNER, comm, &req[n++]));
+  }
+  HALO_TRY_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+cleanup:
+  halo_free(req);
+  return st;
+}
+
+/* 2. A rank's pattern, with the nodes of its peers and its ghost ids, as a
+ *    flat list: rank, n_local, n_ghost, n_recv, n_send, send_total, then
+ *    (peer, offset, count, node) per receive, the ghost ids, (peer, offset,
+ *    count, node) per send, the send indices. */
+static halo_status pack_input(int rank, const halo_pattern *p, const int64_t *ghost_ids,
+                              const int *recv_node, const int *send_node, halo_vec *out) {
+  int64_t send_total = 0;
+  for (int i = 0; i < p->n_send; i++) send_total += p->send[i].count;
+  const int64_t head[] = {rank, p->n_local, p->n_ghost, p->n_recv, p->n_send, send_total};
+  HALO_CHECK(halo_vec_append(out, head, 6));
+  for (int i = 0; i < p->n_recv; i++) {
+    const int64_t m[] = {p->recv[i].peer, p->recv[i].offset, p->recv[i].count, recv_node[i]};
+    HALO_CHECK(halo_vec_append(out, m, 4));
+  }
+  HALO_CHECK(halo_vec_append(out, ghost_ids, p->n_ghost));
+  for (int i = 0; i < p->n_send; i++) {
+    const int64_t m[] = {p->send[i].peer, p->send[i].offset, p->send[i].count, send_node[i]};
+    HALO_CHECK(halo_vec_append(out, m, 4));
+  }
+  HALO_CHECK(halo_vec_append(out, p->send_idx, send_total));
+  return HALO_SUCCESS;
+}
+
+void halo_node_input_free(halo_node_input *in) {
+  if (!in) return;
+  for (int i = 0; i < in->n_ranks; i++) {
+    if (in->pat) halo_pattern_free(&in->pat[i]);
+    if (in->ghost_ids) halo_free(in->ghost_ids[i]);
+    if (in->recv_node) halo_free(in->recv_node[i]);
+    if (in->send_node) halo_free(in->send_node[i]);
+  }
+  halo_free(in->pat);
+  halo_free(in->ghost_ids);
+  halo_free(in->recv_node);
+  halo_free(in->send_node);
+  halo_free(in->ranks);
+  memset(in, 0, sizeof *in);
+}
+
+#define NEED(k)                                                                                    \
+  do {                                                                                             \
+    if (pos + (k) > n || (k) < 0)                                                                  \
+      HALO_FAIL(HALO_ERR_INTERNAL, "a gathered pattern ends too early");                           \
+  } while (0)
+
+/* The node's input from the gathered flat lists of its ranks. */
+static halo_status unpack_input(const int64_t *buf, int64_t n, int n_ranks, int node_id, int size,
+                                const int64_t *col_ranges, halo_node_input *in) {
+  halo_status st = HALO_SUCCESS;
+  int64_t pos = 0;
+  memset(in, 0, sizeof *in);
+  in->node_id = node_id;
+  in->size = size;
+  in->col_ranges = col_ranges;
+  HALO_TRY(HALO_CALLOC(in->ranks, n_ranks));
+  HALO_TRY(HALO_CALLOC(in->pat, n_ranks));
+  HALO_TRY(HALO_CALLOC(in->ghost_ids, n_ranks));
+  HALO_TRY(HALO_CALLOC(in->recv_node, n_ranks));
+  HALO_TRY(HALO_CALLOC(in->send_node, n_ranks));
+  in->n_ranks = n_ranks;
+  for (int i = 0; i < n_ranks; i++) {
+    halo_pattern *p = &in->pat[i];
+    NEED(6);
+    const int64_t *h = buf + pos;
+    in->ranks[i] = (int)h[0];
+    p->rank = (int)h[0], p->size = size, p->n_local = h[1], p->n_ghost = h[2];
+    p->n_recv = (int)h[3], p->n_send = (int)h[4];
+    const int64_t send_total = h[5];
+    pos += 6;
+    HALO_TRY(HALO_ALLOC(p->recv, p->n_recv));
+    HALO_TRY(HALO_ALLOC(in->recv_node[i], p->n_recv));
+    NEED(4 * (int64_t)p->n_recv);
+    for (int m = 0; m < p->n_recv; m++, pos += 4) {
+      p->recv[m] = (halo_msg){(int)buf[pos], buf[pos + 1], buf[pos + 2]};
+      in->recv_node[i][m] = (int)buf[pos + 3];
+    }
+    NEED(p->n_ghost);
+    HALO_TRY(HALO_ALLOC(in->ghost_ids[i], p->n_ghost));
+    if (p->n_ghost) memcpy(in->ghost_ids[i], buf + pos, (size_t)p->n_ghost * sizeof(int64_t));
+    pos += p->n_ghost;
+    HALO_TRY(HALO_ALLOC(p->send, p->n_send));
+    HALO_TRY(HALO_ALLOC(in->send_node[i], p->n_send));
+    NEED(4 * (int64_t)p->n_send);
+    for (int m = 0; m < p->n_send; m++, pos += 4) {
+      p->send[m] = (halo_msg){(int)buf[pos], buf[pos + 1], buf[pos + 2]};
+      in->send_node[i][m] = (int)buf[pos + 3];
+    }
+    NEED(send_total);
+    HALO_TRY(HALO_ALLOC(p->send_idx, send_total));
+    if (send_total) memcpy(p->send_idx, buf + pos, (size_t)send_total * sizeof(int64_t));
+    pos += send_total;
+  }
+  if (in->ranks[0] != node_id)
+    HALO_FAIL(HALO_ERR_INTERNAL, "node %d is led by rank %d", node_id, in->ranks[0]);
+cleanup:
+  if (st != HALO_SUCCESS) halo_node_input_free(in);
+  return st;
+}
+#undef NEED
+
+/* Gather variable-size int64 lists on rank 0 of a communicator. */
+static halo_status gatherv(MPI_Comm comm, const halo_vec *mine, int64_t **all_p, int64_t *n_all_p) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size, *counts = NULL, *displs = NULL;
+  int64_t *all = NULL, total = 0;
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+  if (mine->n > INT_MAX)
+    HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "a pattern of %lld words is too large", (long long)mine->n);
+  int n = (int)mine->n;
+  if (rank == 0) {
+    HALO_TRY(HALO_ALLOC(counts, size));
+    HALO_TRY(HALO_ALLOC(displs, size));
+  }
+  HALO_TRY_MPI(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+  if (rank == 0) {
+    for (int r = 0; r < size; r++) {
+      if (total > INT_MAX - counts[r])
+        HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "the patterns of one node exceed %d words", INT_MAX);
+      displs[r] = (int)total;
+      total += counts[r];
+    }
+    HALO_TRY(HALO_ALLOC(all, total));
+  }
+  HALO_TRY_MPI(MPI_Gatherv(mine->v, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm));
+  *all_p = all;
+  *n_all_p = total;
+  all = NULL;
+cleanup:
+  halo_free(all);
+  halo_free(displs);
+  halo_free(counts);
+  return st;
+}
+
+/* Send each of n links' message (built by make) to the leader of its node,
+ * and receive from the leader of each of m other links (parsed by take). */
+typedef halo_status (*make_fn)(const halo_link *l, int my_node, halo_vec *out);
+typedef halo_status (*take_fn)(halo_link *l, const int64_t *buf, int64_t n);
+
+static halo_status exchange(MPI_Comm comm, int my_node, halo_link *to, int n_to, make_fn make,
+                            halo_link *from, int n_from, take_fn take, int tag) {
+  halo_status st = HALO_SUCCESS;
+  halo_vec *msg = NULL;
+  MPI_Request *req = NULL;
+  int64_t *buf = NULL;
+  HALO_TRY(HALO_CALLOC(msg, n_to));
+  HALO_TRY(HALO_ALLOC(req, n_to));
+  for (int i = 0; i < n_to; i++) req[i] = MPI_REQUEST_NULL;
+  for (int i = 0; i < n_to; i++) {
+    HALO_TRY(make(&to[i], my_node, &msg[i]));
+    if (msg[i].n > INT_MAX)
+      HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "a decision of %lld words", (long long)msg[i].n);
+    HALO_TRY_MPI(MPI_Isend(msg[i].v, (int)msg[i].n, MPI_INT64_T, to[i].node, tag, comm, &req[i]));
+  }
+  for (int i = 0; i < n_from; i++) {
+    MPI_Status status;
+    int count;
+    HALO_TRY_MPI(MPI_Probe(from[i].node, tag, comm, &status));
+    HALO_TRY_MPI(MPI_Get_count(&status, MPI_INT64_T, &count));
+    HALO_FREE(buf);
+    HALO_TRY(HALO_ALLOC(buf, count));
+    HALO_TRY_MPI(MPI_Recv(buf, count, MPI_INT64_T, from[i].node, tag, comm, MPI_STATUS_IGNORE));
+    if (count < 1 || buf[0] != from[i].node)
+      HALO_FAIL(HALO_ERR_INTERNAL, "decision from node %d names node %lld", from[i].node,
+                count ? (long long)buf[0] : -1LL);
+    HALO_TRY(take(&from[i], buf + 1, count - 1));
+  }
+  HALO_TRY_MPI(MPI_Waitall(n_to, req, MPI_STATUSES_IGNORE));
+cleanup:
+  halo_free(buf);
+  if (msg)
+    for (int i = 0; i < n_to; i++) halo_vec_free(&msg[i]);
+  halo_free(msg);
+  halo_free(req);
+  return st;
+}
+
+/* Receive decision, from the receiving node to the sending node: the pieces
+ * and their receivers. */
+static halo_status make_receive(const halo_link *l, int my_node, halo_vec *out) {
+  HALO_CHECK(halo_vec_push(out, my_node));
+  HALO_CHECK(halo_vec_push(out, l->n_pieces));
+  HALO_CHECK(halo_vec_append(out, l->piece_start, l->n_pieces + 1));
+  for (int k = 0; k < l->n_pieces; k++) HALO_CHECK(halo_vec_push(out, l->piece_receiver[k]));
+  return HALO_SUCCESS;
+}
+
+static halo_status take_receive(halo_link *l, const int64_t *buf, int64_t n) {
+  if (n < 1 || buf[0] < 1 || buf[0] > INT_MAX || n != 2 * buf[0] + 2)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "malformed receive decision from node %d", l->node);
+  HALO_CHECK(halo_link_alloc_pieces(l, (int)buf[0]));
+  memcpy(l->piece_start, buf + 1, (size_t)(l->n_pieces + 1) * sizeof(int64_t));
+  for (int k = 0; k < l->n_pieces; k++) l->piece_receiver[k] = (int)buf[l->n_pieces + 2 + k];
+  return HALO_SUCCESS;
+}
+
+/* Send decision, from the sending node to the receiving node: the senders. */
+static halo_status make_send(const halo_link *l, int my_node, halo_vec *out) {
+  HALO_CHECK(halo_vec_push(out, my_node));
+  for (int k = 0; k < l->n_pieces; k++) HALO_CHECK(halo_vec_push(out, l->piece_sender[k]));
+  return HALO_SUCCESS;
+}
+
+static halo_status take_send(halo_link *l, const int64_t *buf, int64_t n) {
+  if (n != l->n_pieces)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "node %d names %lld senders for %d pieces", l->node,
+                      (long long)n, l->n_pieces);
+  for (int k = 0; k < l->n_pieces; k++) l->piece_sender[k] = (int)buf[k];
+  return HALO_SUCCESS;
+}
+
+halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const halo_pattern *p,
+                                 const int64_t *ghost_ids, const int64_t *col_ranges,
+                                 const halo_plan_options *o, halo_schedule *s) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size;
+  int *recv_node = NULL, *send_node = NULL;
+  halo_vec mine = {0}, packed = {0};
+  int64_t *all = NULL, n_all = 0;
+  halo_node_input in = {0};
+  halo_node_links L = {0};
+  halo_schedule *sched = NULL;
+  int *counts = NULL, *displs = NULL;
+  int64_t *my_sched = NULL;
+  const int leader = t->node_rank == 0;
+  memset(s, 0, sizeof *s);
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+
+  /* 1, 2 */
+  st = HALO_ALLOC(recv_node, p->n_recv);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(send_node, p->n_send);
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY(peer_nodes(comm, t, p, recv_node, send_node));
+  st = pack_input(rank, p, ghost_ids, recv_node, send_node, &mine);
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY(gatherv(t->node_comm, &mine, &all, &n_all));
+  halo_vec_free(&mine);
+
+  /* 3 */
+  if (leader) {
+    st = unpack_input(all, n_all, t->node_size, t->node_id, size, col_ranges, &in);
+    if (st == HALO_SUCCESS) st = halo_node_links_build(&in, o->remove_duplicates, &L);
+    if (st == HALO_SUCCESS) st = halo_decide_receive(o->strategy, &in, &L, o->message_cap);
+  }
+  HALO_FREE(all);
+  HALO_TRY(halo_agree(comm, st));
+
+  /* 4, 5 */
+  if (leader)
+    st = exchange(comm, t->node_id, L.in, L.n_in, make_receive, L.out, L.n_out, take_receive,
+                  TAG_RECEIVE_DECISION);
+  if (leader && st == HALO_SUCCESS) st = halo_decide_send(o->strategy, &in, &L);
+  HALO_TRY(halo_agree(comm, st));
+  if (leader)
+    st = exchange(comm, t->node_id, L.out, L.n_out, make_send, L.in, L.n_in, take_send,
+                  TAG_SEND_DECISION);
+  HALO_TRY(halo_agree(comm, st));
+
+  /* 6 */
+  if (leader) {
+    st = HALO_CALLOC(sched, t->node_size);
+    if (st == HALO_SUCCESS) st = halo_build_node(o->strategy, &in, &L, sched);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(counts, t->node_size);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(displs, t->node_size);
+    for (int i = 0; i < t->node_size && st == HALO_SUCCESS; i++) {
+      int64_t before = packed.n;
+      st = halo_schedule_pack(&sched[i], &packed);
+      if (st == HALO_SUCCESS && (packed.n - before > INT_MAX || packed.n > INT_MAX))
+        st =
+            HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "the schedules of one node exceed %d words", INT_MAX);
+      if (st == HALO_SUCCESS) {
+        counts[i] = (int)(packed.n - before);
+        displs[i] = (int)before;
+      }
+    }
+  }
+  HALO_TRY(halo_agree(comm, st));
+  int my_count = 0;
+  HALO_TRY_MPI(MPI_Scatter(counts, 1, MPI_INT, &my_count, 1, MPI_INT, 0, t->node_comm));
+  HALO_TRY(HALO_ALLOC(my_sched, my_count));
+  HALO_TRY_MPI(MPI_Scatterv(packed.v, counts, displs, MPI_INT64_T, my_sched, my_count, MPI_INT64_T,
+                            0, t->node_comm));
+  int64_t pos = 0;
+  HALO_TRY(halo_schedule_unpack(my_sched, my_count, &pos, s));
+  if (s->rank != rank)
+    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedule of rank %d", rank, s->rank);
+cleanup:
+  halo_free(my_sched);
+  halo_free(displs);
+  halo_free(counts);
+  if (sched)
+    for (int i = 0; i < t->node_size; i++) halo_schedule_free(&sched[i]);
+  halo_free(sched);
+  halo_vec_free(&packed);
+  halo_node_links_free(&L);
+  halo_node_input_free(&in);
+  halo_free(all);
+  halo_vec_free(&mine);
+  halo_free(send_node);
+  halo_free(recv_node);
+  return st;
+}

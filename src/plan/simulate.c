@@ -1,0 +1,309 @@
+/* The simulator: every rank's pattern built serially from the whole matrix,
+ * every node's links, decisions and schedules built with the functions the
+ * distributed set-up uses, the decisions carried between nodes in memory,
+ * and the statistics counted as halo_plan_create counts them. */
+#include <string.h>
+
+#include "plan/simulate.h"
+#include "plan/topology.h"
+
+static halo_status check_offsets(const char *what, const int64_t *b, int P, int64_t n) {
+  if (!b) return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s is NULL", what);
+  if (b[0] != 0 || b[P] != n)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s must run from 0 to %lld, runs from %lld to %lld",
+                      what, (long long)n, (long long)b[0], (long long)b[P]);
+  for (int r = 0; r < P; r++)
+    if (b[r + 1] < b[r])
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s decreases at rank %d", what, r);
+  return HALO_SUCCESS;
+}
+
+void halo_sim_destroy(halo_sim *sim_p) {
+  if (!sim_p || !*sim_p) return;
+  halo_sim s = *sim_p;
+  for (int r = 0; r < s->P; r++) {
+    if (s->pat) halo_pattern_free(&s->pat[r]);
+    if (s->ghost_ids) halo_free(s->ghost_ids[r]);
+  }
+  halo_free(s->pat);
+  halo_free(s->ghost_ids);
+  halo_free(s->col_ranges);
+  halo_free(s);
+  *sim_p = NULL;
+}
+
+halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
+                            const int64_t *col_begin, halo_sim *sim_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_sim s = NULL;
+  int64_t *buf = NULL, *n_send = NULL, *n_vals = NULL;
+  if (!A || !sim_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_create: NULL argument");
+  if (P < 1) return HALO_ERROR(HALO_ERR_INVALID_ARG, "%d ranks: at least one", P);
+  if (A->row_begin != 0 || A->row_end != A->n_rows)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the simulator needs all rows of the matrix");
+  if (!col_begin) {
+    if (A->n_rows != A->n_cols)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                        "a %lld x %lld matrix needs its own column layout (col_begin)",
+                        (long long)A->n_rows, (long long)A->n_cols);
+    col_begin = row_begin;
+  }
+  HALO_CHECK(check_offsets("row_begin", row_begin, P, A->n_rows));
+  HALO_CHECK(check_offsets("col_begin", col_begin, P, A->n_cols));
+  s = halo_calloc(1, sizeof *s);
+  if (!s) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a simulation");
+  s->P = P;
+  HALO_TRY(HALO_ALLOC(s->col_ranges, P + 1));
+  memcpy(s->col_ranges, col_begin, (size_t)(P + 1) * sizeof *col_begin);
+  HALO_TRY(HALO_CALLOC(s->ghost_ids, P));
+  HALO_TRY(HALO_CALLOC(s->pat, P));
+  /* receive side of every rank: its off-range columns, sorted and unique */
+  int64_t longest = 0;
+  for (int r = 0; r < P; r++) {
+    int64_t n = A->row_ptr[row_begin[r + 1]] - A->row_ptr[row_begin[r]];
+    if (n > longest) longest = n;
+  }
+  HALO_TRY(HALO_ALLOC(buf, longest));
+  for (int r = 0; r < P; r++) {
+    const int64_t cb = col_begin[r], ce = col_begin[r + 1];
+    int64_t m = 0;
+    for (int64_t k = A->row_ptr[row_begin[r]]; k < A->row_ptr[row_begin[r + 1]]; k++) {
+      const int64_t c = A->col_ids[k];
+      if (c < 0 || c >= A->n_cols)
+        HALO_FAIL(HALO_ERR_INVALID_ARG, "column %lld out of range [0, %lld)", (long long)c,
+                  (long long)A->n_cols);
+      if (c < cb || c >= ce) buf[m++] = c;
+    }
+    HALO_TRY(halo_sort_i64(buf, m));
+    int64_t u = 0;
+    for (int64_t k = 0; k < m; k++)
+      if (u == 0 || buf[k] != buf[u - 1]) buf[u++] = buf[k];
+    HALO_TRY(HALO_ALLOC(s->ghost_ids[r], u));
+    if (u) memcpy(s->ghost_ids[r], buf, (size_t)u * sizeof *buf);
+    HALO_TRY(halo_pattern_recv_side(r, P, s->col_ranges, s->ghost_ids[r], u, &s->pat[r]));
+  }
+  /* send side: what each rank asks of each owner, in increasing rank (as NBX
+   * orders it) */
+  HALO_TRY(HALO_CALLOC(n_send, P));
+  HALO_TRY(HALO_CALLOC(n_vals, P));
+  for (int r = 0; r < P; r++)
+    for (int i = 0; i < s->pat[r].n_recv; i++) {
+      n_send[s->pat[r].recv[i].peer]++;
+      n_vals[s->pat[r].recv[i].peer] += s->pat[r].recv[i].count;
+    }
+  for (int o = 0; o < P; o++) {
+    HALO_TRY(HALO_ALLOC(s->pat[o].send, n_send[o]));
+    HALO_TRY(HALO_ALLOC(s->pat[o].send_idx, n_vals[o]));
+    n_vals[o] = 0; /* now: values placed */
+  }
+  for (int r = 0; r < P; r++)
+    for (int i = 0; i < s->pat[r].n_recv; i++) {
+      const halo_msg *m = &s->pat[r].recv[i];
+      halo_pattern *q = &s->pat[m->peer];
+      q->send[q->n_send++] = (halo_msg){r, n_vals[m->peer], m->count};
+      for (int64_t k = 0; k < m->count; k++)
+        q->send_idx[n_vals[m->peer]++] = s->ghost_ids[r][m->offset + k] - col_begin[m->peer];
+    }
+  *sim_p = s;
+  s = NULL;
+cleanup:
+  halo_free(n_vals);
+  halo_free(n_send);
+  halo_free(buf);
+  halo_sim_destroy(&s);
+  return st;
+}
+
+/* ---- building the schedules node by node --------------------------------- */
+
+/* Called with the schedules of each node in turn (ranks first..first+n-1). */
+typedef halo_status (*node_fn)(void *ctx, int node, int first, int n, halo_schedule *sched);
+
+static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn fn, void *ctx) {
+  halo_status st = HALO_SUCCESS;
+  const int P = sim->P, K = o->ranks_per_node, n_nodes = (P + K - 1) / K;
+  int **recv_node = NULL, **send_node = NULL, *ranks = NULL;
+  halo_node_links *L = NULL;
+  halo_schedule *sched = NULL;
+  if (K < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "the simulator needs ranks_per_node > 0 (virtual nodes), got %d", K);
+  if (!halo_strategy_valid(o->strategy))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)o->strategy);
+  if (o->message_cap < (int64_t)sizeof(double))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "message_cap = %lld bytes: at least 8",
+                      (long long)o->message_cap);
+  HALO_TRY(HALO_ALLOC(sched, K < P ? K : P));
+  HALO_TRY(HALO_ALLOC(ranks, P));
+  for (int r = 0; r < P; r++) ranks[r] = r;
+  if (!halo_strategy_node_aware(o->strategy)) {
+    for (int n = 0; n < n_nodes; n++) {
+      const int first = n * K, cnt = first + K <= P ? K : P - first;
+      for (int i = 0; i < cnt; i++) HALO_TRY(halo_build_standard(&sim->pat[first + i], &sched[i]));
+      st = fn(ctx, n, first, cnt, sched);
+      for (int i = 0; i < cnt; i++) halo_schedule_free(&sched[i]);
+      if (st != HALO_SUCCESS) goto cleanup;
+    }
+    goto cleanup;
+  }
+  /* nodes of every peer, links and receive decisions of every node */
+  HALO_TRY(HALO_CALLOC(recv_node, P));
+  HALO_TRY(HALO_CALLOC(send_node, P));
+  for (int r = 0; r < P; r++) {
+    const halo_pattern *p = &sim->pat[r];
+    HALO_TRY(HALO_ALLOC(recv_node[r], p->n_recv));
+    HALO_TRY(HALO_ALLOC(send_node[r], p->n_send));
+    for (int i = 0; i < p->n_recv; i++) recv_node[r][i] = halo_virtual_node(p->recv[i].peer, K);
+    for (int i = 0; i < p->n_send; i++) send_node[r][i] = halo_virtual_node(p->send[i].peer, K);
+  }
+  HALO_TRY(HALO_CALLOC(L, n_nodes));
+#define NODE_INPUT(n)                                                                              \
+  {                                                                                                \
+    .node_id = (n)*K, .size = P, .n_ranks = (n)*K + K <= P ? K : P - (n)*K,                        \
+    .ranks = ranks + (n)*K, .pat = sim->pat + (n)*K, .ghost_ids = sim->ghost_ids + (n)*K,          \
+    .recv_node = recv_node + (n)*K, .send_node = send_node + (n)*K, .col_ranges = sim->col_ranges  \
+  }
+  for (int n = 0; n < n_nodes; n++) {
+    const halo_node_input in = NODE_INPUT(n);
+    HALO_TRY(halo_node_links_build(&in, o->remove_duplicates, &L[n]));
+    HALO_TRY(halo_decide_receive(o->strategy, &in, &L[n], o->message_cap));
+  }
+  /* receive decisions to the sending nodes */
+  for (int n = 0; n < n_nodes; n++)
+    for (int b = 0; b < L[n].n_out; b++) {
+      halo_link *out = &L[n].out[b];
+      const halo_link *in = halo_link_find(L[out->node / K].in, L[out->node / K].n_in, n * K);
+      if (!in || in->n != out->n)
+        HALO_FAIL(HALO_ERR_INTERNAL, "nodes %d and %d disagree on their link", n * K, out->node);
+      HALO_TRY(halo_link_alloc_pieces(out, in->n_pieces));
+      memcpy(out->piece_start, in->piece_start, (size_t)(in->n_pieces + 1) * sizeof(int64_t));
+      memcpy(out->piece_receiver, in->piece_receiver, (size_t)in->n_pieces * sizeof(int));
+    }
+  for (int n = 0; n < n_nodes; n++) {
+    const halo_node_input in = NODE_INPUT(n);
+    HALO_TRY(halo_decide_send(o->strategy, &in, &L[n]));
+  }
+  /* send decisions to the receiving nodes */
+  for (int n = 0; n < n_nodes; n++)
+    for (int c = 0; c < L[n].n_in; c++) {
+      halo_link *in = &L[n].in[c];
+      const halo_link *out = halo_link_find(L[in->node / K].out, L[in->node / K].n_out, n * K);
+      memcpy(in->piece_sender, out->piece_sender, (size_t)in->n_pieces * sizeof(int));
+    }
+  /* the schedules, node by node */
+  for (int n = 0; n < n_nodes; n++) {
+    const halo_node_input in = NODE_INPUT(n);
+    HALO_TRY(halo_build_node(o->strategy, &in, &L[n], sched));
+    st = fn(ctx, n, n * K, in.n_ranks, sched);
+    for (int i = 0; i < in.n_ranks; i++) halo_schedule_free(&sched[i]);
+    if (st != HALO_SUCCESS) goto cleanup;
+  }
+#undef NODE_INPUT
+cleanup:
+  if (L)
+    for (int n = 0; n < n_nodes; n++) halo_node_links_free(&L[n]);
+  halo_free(L);
+  if (recv_node)
+    for (int r = 0; r < P; r++) halo_free(recv_node[r]);
+  if (send_node)
+    for (int r = 0; r < P; r++) halo_free(send_node[r]);
+  halo_free(recv_node);
+  halo_free(send_node);
+  halo_free(ranks);
+  halo_free(sched);
+  return st;
+}
+
+/* ---- statistics, counted as compute_stats in plan.c counts them --------- */
+
+typedef struct {
+  const halo_plan_options *o;
+  halo_stats *t;
+} stats_ctx;
+
+static halo_status count_node(void *ctx_, int node, int first, int n, halo_schedule *sched) {
+  stats_ctx *ctx = ctx_;
+  halo_stats *t = ctx->t;
+  const int K = ctx->o->ranks_per_node;
+  int64_t node_msgs[HALO_MAX_PHASES] = {0}, node_bytes[HALO_MAX_PHASES] = {0};
+  int *nodes = NULL;
+  (void)node;
+  for (int i = 0; i < n; i++) {
+    halo_schedule *s = &sched[i];
+    HALO_CHECK(halo_schedule_check(s));
+    if (s->rank != first + i)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d in place of %d", s->rank,
+                        first + i);
+    t->n_phases = s->n_phases;
+    t->ghosts += s->n_ghost;
+    if (s->message_cap_used > t->message_cap_used) t->message_cap_used = s->message_cap_used;
+    for (int k = 0; k < s->n_phases; k++) {
+      const halo_phase *ph = &s->phase[k];
+      halo_phase_counts c;
+      nodes = halo_realloc(nodes, (size_t)(ph->n_send + 1) * sizeof *nodes);
+      if (!nodes) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory counting messages");
+      for (int m = 0; m < ph->n_send; m++) nodes[m] = halo_virtual_node(ph->send[m].peer, K);
+      halo_phase_count(ph, s->rank, halo_virtual_node(s->rank, K), nodes, &c);
+      halo_phase_stats *f = &t->phase[k];
+      f->scope = ph->scope;
+      f->messages += c.messages;
+      f->bytes += c.bytes;
+      f->inter_node_messages += c.inter_node_messages;
+      f->inter_node_bytes += c.inter_node_bytes;
+      if (c.messages > f->max_messages_per_rank) f->max_messages_per_rank = c.messages;
+      if (c.bytes > f->max_bytes_per_rank) f->max_bytes_per_rank = c.bytes;
+      if (c.max_message_bytes > f->max_message_bytes) f->max_message_bytes = c.max_message_bytes;
+      node_msgs[k] += c.inter_node_messages;
+      node_bytes[k] += c.inter_node_bytes;
+    }
+  }
+  for (int k = 0; k < t->n_phases; k++) {
+    halo_phase_stats *f = &t->phase[k];
+    if (node_msgs[k] > f->max_inter_node_messages_per_node)
+      f->max_inter_node_messages_per_node = node_msgs[k];
+    if (node_bytes[k] > f->max_inter_node_bytes_per_node)
+      f->max_inter_node_bytes_per_node = node_bytes[k];
+  }
+  halo_free(nodes);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats *stats) {
+  if (!sim || !stats) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_run: NULL argument");
+  const halo_plan_options o = opts ? *opts : halo_plan_options_default();
+  double t0 = halo_wtime();
+  halo_stats t;
+  memset(&t, 0, sizeof t);
+  stats_ctx ctx = {&o, &t};
+  HALO_CHECK(sim_build(sim, &o, count_node, &ctx));
+  const int K = o.ranks_per_node;
+  t.strategy = o.strategy;
+  t.ranks = sim->P;
+  t.nodes = (sim->P + K - 1) / K;
+  t.ranks_per_node = K < sim->P ? K : sim->P;
+  t.remove_duplicates = o.remove_duplicates;
+  t.setup_seconds = halo_wtime() - t0;
+  *stats = t;
+  return HALO_SUCCESS;
+}
+
+/* ---- every schedule, for tests -------------------------------------------- */
+
+static halo_status keep_node(void *ctx, int node, int first, int n, halo_schedule *sched) {
+  halo_schedule *all = ctx;
+  (void)node;
+  for (int i = 0; i < n; i++) {
+    all[first + i] = sched[i];
+    memset(&sched[i], 0, sizeof sched[i]); /* now owned by all */
+  }
+  return HALO_SUCCESS;
+}
+
+halo_status halo_sim_schedules(halo_sim sim, const halo_plan_options *opts, halo_schedule *sched) {
+  const halo_plan_options o = opts ? *opts : halo_plan_options_default();
+  memset(sched, 0, (size_t)sim->P * sizeof *sched);
+  halo_status st = sim_build(sim, &o, keep_node, sched);
+  if (st != HALO_SUCCESS)
+    for (int r = 0; r < sim->P; r++) halo_schedule_free(&sched[r]);
+  return st;
+}

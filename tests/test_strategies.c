@@ -1,0 +1,307 @@
+/* Every strategy, on hundreds of random cases, without MPI: the simulator
+ * builds the schedules of all ranks (the builders halo_plan_create uses), a
+ * serial executor written here moves the values between the ranks in
+ * memory, and every ghost must be the value of x at its global id. The
+ * structure of the schedules is checked against what each strategy promises:
+ *   3-Step   at most one inter-node message per ordered pair of nodes;
+ *   2-Step   at most one per (rank, destination node);
+ *   Split    no inter-node message above the message_cap its receiving node used;
+ *   with duplicate removal, the three move the same inter-node bytes, and
+ *   none moves more inter-node bytes than standard. */
+#include "halo/sim.h"
+#include "plan/simulate.h"
+#include "plan/topology.h"
+#include "test_util.h"
+
+static uint64_t rng_state;
+static uint64_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+static int64_t rnd(int64_t n) { return n > 0 ? (int64_t)(rng() % (uint64_t)n) : 0; }
+
+/* A random sparse matrix: rows of 0..7 random entries, a few dense rows and
+ * columns, sometimes a band. */
+static void random_matrix(int64_t N, int64_t M, halo_csr *A) {
+  memset(A, 0, sizeof *A);
+  A->n_rows = N, A->n_cols = M, A->row_begin = 0, A->row_end = N;
+  A->row_ptr = halo_malloc((size_t)(N + 1) * sizeof(int64_t));
+  int64_t cap = 16 * N + 16, n = 0;
+  A->col_ids = halo_malloc((size_t)cap * sizeof(int64_t));
+  A->values = halo_malloc((size_t)cap * sizeof(double));
+  const int64_t dense_col = rnd(M), dense_row = rnd(N);
+  const int band = (int)rnd(2);
+  for (int64_t i = 0; i < N; i++) {
+    A->row_ptr[i] = n;
+    int64_t k = i == dense_row ? (M < 60 ? M : 60) : rnd(8);
+    for (int64_t t = 0; t < k && n < cap - 4; t++) A->col_ids[n++] = rnd(M);
+    if (band && M == N && i + 1 < N) A->col_ids[n++] = i + 1;
+    if (rnd(3) == 0) A->col_ids[n++] = dense_col;
+    /* sort and unique the row */
+    for (int64_t a = A->row_ptr[i] + 1; a < n; a++)
+      for (int64_t b = a; b > A->row_ptr[i] && A->col_ids[b - 1] > A->col_ids[b]; b--) {
+        int64_t tmp = A->col_ids[b];
+        A->col_ids[b] = A->col_ids[b - 1];
+        A->col_ids[b - 1] = tmp;
+      }
+    int64_t u = A->row_ptr[i];
+    for (int64_t a = A->row_ptr[i]; a < n; a++)
+      if (u == A->row_ptr[i] || A->col_ids[a] != A->col_ids[u - 1]) A->col_ids[u++] = A->col_ids[a];
+    n = u;
+  }
+  A->row_ptr[N] = n;
+  for (int64_t k = 0; k < n; k++) A->values[k] = 1.0;
+}
+
+/* Random cut points: some ranks own nothing. */
+static void random_layout(int64_t n, int P, int64_t *b) {
+  b[0] = 0;
+  for (int r = 1; r < P; r++) b[r] = rnd(4) == 0 ? -1 : rnd(n + 1);
+  b[P] = n;
+  for (int r = 1; r < P; r++) {
+    if (b[r] < 0) b[r] = b[r - 1];
+    if (b[r] < b[r - 1]) b[r] = b[r - 1];
+  }
+  for (int r = P - 1; r >= 1; r--)
+    if (b[r] > b[r + 1]) b[r] = b[r + 1];
+}
+
+typedef struct {
+  int from, to, ordinal;
+  int64_t offset, count; /* where the values sit in the sender's packed buffer */
+} sent_msg;
+
+static int cmp_sent(const void *a, const void *b) {
+  const sent_msg *x = a, *y = b;
+  if (x->from != y->from) return x->from - y->from;
+  if (x->to != y->to) return x->to - y->to;
+  return x->ordinal - y->ordinal;
+}
+
+/* Run the schedules of all P ranks in memory; check every ghost. */
+static void serial_execute(halo_sim sim, halo_schedule *s, const char *label) {
+  const int P = sim->P;
+  double **x = calloc((size_t)P, sizeof *x), **ghost = calloc((size_t)P, sizeof *ghost);
+  double **work = calloc((size_t)P, sizeof *work), **packed = calloc((size_t)P, sizeof *packed);
+  for (int r = 0; r < P; r++) {
+    x[r] = malloc((size_t)(s[r].n_local + 1) * sizeof(double));
+    ghost[r] = malloc((size_t)(s[r].n_ghost + 1) * sizeof(double));
+    work[r] = malloc((size_t)(s[r].n_work + 1) * sizeof(double));
+    for (int64_t i = 0; i < s[r].n_local; i++) x[r][i] = test_x(sim->col_ranges[r] + i);
+    for (int64_t i = 0; i < s[r].n_ghost; i++) ghost[r][i] = NAN;
+    for (int64_t i = 0; i < s[r].n_work; i++) work[r][i] = NAN;
+  }
+  for (int k = 0; k < s[0].n_phases; k++) {
+    int64_t n_msgs = 0;
+    for (int r = 0; r < P; r++) n_msgs += s[r].phase[k].n_send;
+    sent_msg *sent = malloc((size_t)(n_msgs + 1) * sizeof *sent);
+    int64_t m = 0;
+    for (int r = 0; r < P; r++) { /* pack everything first */
+      const halo_phase *ph = &s[r].phase[k];
+      free(packed[r]);
+      packed[r] = malloc((size_t)(ph->send_total + 1) * sizeof(double));
+      for (int64_t i = 0; i < ph->send_total; i++) {
+        int64_t j = ph->pack[i];
+        packed[r][i] = j < s[r].n_local ? x[r][j] : work[r][j - s[r].n_local];
+      }
+      for (int i = 0; i < ph->n_send; i++) {
+        int ord = 0;
+        for (int j = 0; j < i; j++) ord += ph->send[j].peer == ph->send[i].peer;
+        sent[m++] = (sent_msg){r, ph->send[i].peer, ord, ph->send[i].offset, ph->send[i].count};
+      }
+    }
+    qsort(sent, (size_t)m, sizeof *sent, cmp_sent);
+    for (int q = 0; q < P; q++) { /* then deliver */
+      const halo_phase *ph = &s[q].phase[k];
+      for (int i = 0; i < ph->n_recv; i++) {
+        int ord = 0;
+        for (int j = 0; j < i; j++) ord += ph->recv[j].peer == ph->recv[i].peer;
+        sent_msg key = {ph->recv[i].peer, q, ord, 0, 0};
+        sent_msg *f = bsearch(&key, sent, (size_t)m, sizeof *sent, cmp_sent);
+        CHECK_MSG(f && f->count == ph->recv[i].count,
+                  "%s: phase %d: rank %d's receive %d from %d "
+                  "has no matching send",
+                  label, k, q, i, ph->recv[i].peer);
+        for (int64_t t = 0; t < f->count; t++) {
+          int64_t j = ph->unpack[ph->recv[i].offset + t];
+          double v = packed[f->from][f->offset + t];
+          if (j < s[q].n_ghost)
+            ghost[q][j] = v;
+          else
+            work[q][j - s[q].n_ghost] = v;
+        }
+      }
+    }
+    free(sent);
+  }
+  for (int r = 0; r < P; r++) {
+    for (int64_t i = 0; i < s[r].n_ghost; i++)
+      CHECK_MSG(ghost[r][i] == test_x(sim->ghost_ids[r][i]),
+                "%s: rank %d ghost %lld (global %lld) is %g, not %g", label, r, (long long)i,
+                (long long)sim->ghost_ids[r][i], ghost[r][i], test_x(sim->ghost_ids[r][i]));
+    free(x[r]), free(ghost[r]), free(work[r]), free(packed[r]);
+  }
+  free(x), free(ghost), free(work), free(packed);
+}
+
+/* The global phase of a schedule. */
+static const halo_phase *global_phase(const halo_schedule *s) {
+  for (int k = 0; k < s->n_phases; k++)
+    if (s->phase[k].scope == HALO_SCOPE_GLOBAL) return &s->phase[k];
+  return NULL;
+}
+
+static void check_structure(const halo_schedule *s, int P, int K, halo_strategy strategy,
+                            const char *label) {
+  const int n_nodes = (P + K - 1) / K;
+  int *pair = calloc((size_t)n_nodes * (size_t)(strategy == HALO_STRATEGY_2STEP ? P : n_nodes),
+                     sizeof *pair);
+  for (int r = 0; r < P; r++) {
+    const halo_phase *g = global_phase(&s[r]);
+    CHECK(g != NULL);
+    for (int i = 0; i < g->n_send; i++) {
+      const int q = g->send[i].peer, a = r / K, b = q / K;
+      if (a == b) continue; /* on-node messages of 2-Step's global phase */
+      if (strategy == HALO_STRATEGY_3STEP)
+        CHECK_MSG(++pair[a * n_nodes + b] == 1, "%s: 3-Step sends two messages from node %d to %d",
+                  label, a, b);
+      if (strategy == HALO_STRATEGY_2STEP)
+        CHECK_MSG(++pair[r * n_nodes + b] == 1,
+                  "%s: 2-Step sends two messages from rank %d to node %d", label, r, b);
+      if (strategy == HALO_STRATEGY_SPLIT)
+        CHECK_MSG(8 * g->send[i].count <= s[q].message_cap_used,
+                  "%s: Split message of %lld bytes above the cap %lld of its node", label,
+                  (long long)(8 * g->send[i].count), (long long)s[q].message_cap_used);
+    }
+  }
+  free(pair);
+}
+
+static int64_t inter_bytes(const halo_stats *t) {
+  int64_t b = 0;
+  for (int k = 0; k < t->n_phases; k++) b += t->phase[k].inter_node_bytes;
+  return b;
+}
+
+static int cases = 0;
+
+static void run_case(const halo_csr *A, int P, const int64_t *rb, const int64_t *cb, int K,
+                     int64_t cap, int dedup, const char *what) {
+  halo_sim sim = NULL;
+  CHECK_OK(halo_sim_create(A, P, rb, cb, &sim));
+  halo_schedule *s = calloc((size_t)P, sizeof *s);
+  halo_stats st[HALO_N_STRATEGIES];
+  for (int t = 0; t < HALO_N_STRATEGIES; t++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.strategy = (halo_strategy)t;
+    o.ranks_per_node = K;
+    o.message_cap = cap;
+    o.remove_duplicates = dedup;
+    char label[256];
+    snprintf(label, sizeof label, "%s, P=%d, K=%d, cap=%lld, dedup=%d, %s", what, P, K,
+             (long long)cap, dedup, halo_strategy_name(o.strategy));
+    CHECK_OK(halo_sim_schedules(sim, &o, s));
+    for (int r = 0; r < P; r++) CHECK_OK(halo_schedule_check(&s[r]));
+    CHECK_OK(halo_schedules_check_matching(s, P));
+    serial_execute(sim, s, label);
+    if (t != HALO_STRATEGY_STANDARD) check_structure(s, P, K, o.strategy, label);
+    for (int r = 0; r < P; r++) halo_schedule_free(&s[r]);
+    CHECK_OK(halo_sim_run(sim, &o, &st[t]));
+    CHECK(st[t].ranks == P && st[t].nodes == (P + K - 1) / K);
+    if (o.strategy == HALO_STRATEGY_3STEP) {
+      const halo_phase_stats *g = &st[t].phase[1];
+      CHECK(g->scope == HALO_SCOPE_GLOBAL &&
+            g->max_inter_node_messages_per_node <= st[t].nodes - 1);
+    }
+    cases++;
+  }
+  const int64_t std_bytes = inter_bytes(&st[HALO_STRATEGY_STANDARD]);
+  for (int t = 1; t < HALO_N_STRATEGIES; t++)
+    CHECK_MSG(inter_bytes(&st[t]) <= std_bytes || !dedup,
+              "%s: %s moves %lld inter-node bytes, standard %lld", what,
+              halo_strategy_name((halo_strategy)t), (long long)inter_bytes(&st[t]),
+              (long long)std_bytes);
+  if (dedup)
+    CHECK_MSG(inter_bytes(&st[HALO_STRATEGY_2STEP]) == inter_bytes(&st[HALO_STRATEGY_3STEP]) &&
+                  inter_bytes(&st[HALO_STRATEGY_3STEP]) == inter_bytes(&st[HALO_STRATEGY_SPLIT]),
+              "%s: inter-node bytes differ: 2step %lld, 3step %lld, split %lld", what,
+              (long long)inter_bytes(&st[1]), (long long)inter_bytes(&st[2]),
+              (long long)inter_bytes(&st[3]));
+  else /* without removal every strategy moves what standard moves */
+    for (int t = 1; t < HALO_N_STRATEGIES; t++) CHECK(inter_bytes(&st[t]) == std_bytes);
+  free(s);
+  halo_sim_destroy(&sim);
+}
+
+/* Zero-row ranks are helpers: with a small cap, Split gives them messages. */
+static void test_helpers(void) {
+  halo_gen g;
+  halo_csr A;
+  CHECK_OK(halo_gen_parse("lap2d:24", &g));
+  CHECK_OK(halo_gen_rows(&g, 0, 576, &A));
+  const int P = 8, K = 4;
+  int64_t rb[9] = {0, 144, 144, 144, 288, 432, 432, 432, 576}; /* ranks 1, 2, 5, 6 own nothing */
+  halo_sim sim;
+  CHECK_OK(halo_sim_create(&A, P, rb, NULL, &sim));
+  halo_schedule s[8];
+  halo_plan_options o = halo_plan_options_default();
+  o.strategy = HALO_STRATEGY_SPLIT, o.ranks_per_node = K, o.message_cap = 64;
+  CHECK_OK(halo_sim_schedules(sim, &o, s));
+  int helpers_send = 0, helpers_recv = 0;
+  for (int r = 0; r < P; r++) {
+    const halo_phase *gp = global_phase(&s[r]);
+    if (rb[r] == rb[r + 1]) helpers_send += gp->n_send, helpers_recv += gp->n_recv;
+  }
+  CHECK_MSG(helpers_send > 0 && helpers_recv > 0,
+            "Split gives the zero-row ranks %d sends and %d receives", helpers_send, helpers_recv);
+  for (int r = 0; r < P; r++) halo_schedule_free(&s[r]);
+  halo_sim_destroy(&sim);
+  run_case(&A, P, rb, NULL, K, 64, 1, "lap2d:24 with helpers");
+  halo_csr_free(&A);
+}
+
+int main(int argc, char **argv) {
+  int n_random = argc > 1 ? atoi(argv[1]) : 300;
+  rng_state = 0x9e3779b97f4a7c15ULL;
+  test_helpers();
+  /* generated matrices at fixed sizes, every K, both duplicate modes */
+  const char *gens[] = {"lap2d:12", "lap3d27:5", "irregular:400,3"};
+  for (int i = 0; i < 3; i++) {
+    halo_gen g;
+    halo_csr A;
+    int64_t N, rb[17];
+    CHECK_OK(halo_gen_parse(gens[i], &g));
+    CHECK_OK(halo_gen_size(&g, &N, NULL));
+    CHECK_OK(halo_gen_rows(&g, 0, N, &A));
+    for (int P = 2; P <= 16; P += 7)
+      for (int K = 1; K <= 4; K++) {
+        CHECK_OK(halo_partition_rows(N, P, rb));
+        run_case(&A, P, rb, NULL, K, 16384, 1, gens[i]);
+        run_case(&A, P, rb, NULL, K, 24, 0, gens[i]);
+      }
+    halo_csr_free(&A);
+  }
+  /* random matrices, layouts, ranks, nodes and caps */
+  const int64_t caps[] = {8, 16, 40, 64, 256, 16384};
+  for (int c = 0; c < n_random; c++) {
+    const int P = 1 + (int)rnd(24), K = 1 + (int)rnd(5);
+    const int64_t N = 1 + rnd(200), M = rnd(3) ? N : 1 + rnd(300);
+    halo_csr A;
+    random_matrix(N, M, &A);
+    int64_t *rb = malloc((size_t)(P + 1) * sizeof *rb), *cb = malloc((size_t)(P + 1) * sizeof *cb);
+    random_layout(N, P, rb);
+    if (M == N && rnd(2))
+      memcpy(cb, rb, (size_t)(P + 1) * sizeof *cb);
+    else
+      random_layout(M, P, cb);
+    char what[64];
+    snprintf(what, sizeof what, "random case %d (%lld x %lld)", c, (long long)N, (long long)M);
+    run_case(&A, P, rb, cb, K, caps[rnd(6)], (int)rnd(4) != 0, what);
+    free(rb), free(cb);
+    halo_csr_free(&A);
+  }
+  printf("%d (case, strategy) pairs executed\n", cases);
+  return 0;
+}

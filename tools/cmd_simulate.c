@@ -1,0 +1,184 @@
+/* halo simulate: the statistics of every strategy on P ranks, built in one
+ * process with the same builders as a real run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "halo/sim.h"
+#include "report.h"
+
+static void usage(void) {
+  printf(
+      "usage: halo simulate (--matrix FILE | --gen SPEC) --ranks P --ranks-per-node K [options]\n"
+      "\n"
+      "Builds, in this one process, the pattern of every one of P ranks and every\n"
+      "strategy's schedule with the builders halo_plan_create uses, on virtual nodes\n"
+      "of K consecutive ranks, and prints the statistics a run of P ranks reports\n"
+      "(messages and bytes per phase, inter-node volume, most messages per node):\n"
+      "the plan of a run on thousands of GPUs, without the GPUs.\n"
+      "\n"
+      "  --matrix FILE         Matrix Market file\n"
+      "  --gen SPEC            generated matrix (lap2d:N, lap3d:N, lap3d27:N, irregular:N,SEED)\n"
+      "  --ranks P             ranks to simulate\n"
+      "  --ranks-per-node K    ranks per (virtual) node\n"
+      "  --partition rows|nnz  contiguous rows balanced by count or by entries [rows]\n"
+      "  --strategy NAME       standard, 2step, 3step, split, or all [all]\n"
+      "  --message-cap B       largest inter-node message of split, in bytes [16384]\n"
+      "  --no-dedup            no duplicate removal\n"
+      "  --sum-duplicates      sum repeated entries of the file (default: reject it)\n"
+      "  --json FILE           write the report as JSON (the document of halo spmv,\n"
+      "                        without times)\n"
+      "  --quiet               print nothing but errors\n"
+      "  --help                this text\n"
+      "\n"
+      "exit status: 0 ok, 1 error, 2 bad command line\n");
+}
+
+/* The whole matrix on this process, and the partition of P ranks. */
+static halo_status load_whole(const input_opts *in, int P, input_matrix *M) {
+  halo_status st;
+  memset(M, 0, sizeof *M);
+  if (in->gen_spec) {
+    int64_t N;
+    M->is_gen = 1;
+    if ((st = halo_gen_parse(in->gen_spec, &M->gen)) != HALO_SUCCESS) return st;
+    halo_gen_name(&M->gen, M->name, sizeof M->name);
+    if ((st = halo_gen_size(&M->gen, &N, NULL)) != HALO_SUCCESS) return st;
+    st = halo_gen_rows(&M->gen, 0, N, &M->global);
+  } else {
+    halo_mm_options mo = halo_mm_options_default();
+    mo.sum_duplicates = in->sum_duplicates;
+    const char *base = strrchr(in->matrix_path, '/');
+    snprintf(M->name, sizeof M->name, "%s", base ? base + 1 : in->matrix_path);
+    st = halo_mm_read(in->matrix_path, &mo, &M->global);
+  }
+  if (st != HALO_SUCCESS) return st;
+  M->n_rows = M->global.n_rows;
+  M->n_cols = M->global.n_cols;
+  M->nnz = halo_csr_nnz(&M->global);
+  M->row_begin = malloc((size_t)(P + 1) * sizeof *M->row_begin);
+  M->col_begin = malloc((size_t)(P + 1) * sizeof *M->col_begin);
+  if (!M->row_begin || !M->col_begin) return HALO_ERR_OUT_OF_MEMORY;
+  st = in->partition == HALO_PARTITION_NNZ
+           ? halo_partition_nnz(M->n_rows, M->global.row_ptr, P, M->row_begin)
+           : halo_partition_rows(M->n_rows, P, M->row_begin);
+  if (st != HALO_SUCCESS) return st;
+  if (M->n_rows == M->n_cols)
+    memcpy(M->col_begin, M->row_begin, (size_t)(P + 1) * sizeof *M->col_begin);
+  else
+    st = halo_partition_rows(M->n_cols, P, M->col_begin);
+  return st;
+}
+
+static int run(int argc, char **argv) {
+  input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0};
+  halo_plan_options opts = halo_plan_options_default();
+  const char *json_path = NULL, *strategy_name = "all";
+  int64_t P = 0, K = 0;
+  int quiet = 0;
+  args_t a = {argc, 1, argv, "simulate", NULL, 0};
+  for (; a.i < argc; a.i++) {
+    int m;
+    if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
+      usage();
+      return EXIT_OK;
+    } else if ((m = args_take(&a, "--matrix"))) {
+      if (m < 0) return EXIT_USAGE;
+      in.matrix_path = a.value;
+    } else if ((m = args_take(&a, "--gen"))) {
+      if (m < 0) return EXIT_USAGE;
+      in.gen_spec = a.value;
+    } else if ((m = args_take(&a, "--ranks-per-node"))) {
+      if (m < 0 || !args_int(&a, "--ranks-per-node", 1, 1 << 30, &K)) return EXIT_USAGE;
+    } else if ((m = args_take(&a, "--ranks"))) {
+      if (m < 0 || !args_int(&a, "--ranks", 1, 1 << 24, &P)) return EXIT_USAGE;
+    } else if ((m = args_take(&a, "--partition"))) {
+      if (m < 0) return EXIT_USAGE;
+      if (halo_partition_from_name(a.value, &in.partition) != HALO_SUCCESS) {
+        driver_error(0, "simulate", "%s", halo_last_error());
+        return EXIT_USAGE;
+      }
+    } else if ((m = args_take(&a, "--strategy"))) {
+      if (m < 0) return EXIT_USAGE;
+      strategy_name = a.value;
+    } else if ((m = args_take(&a, "--message-cap"))) {
+      int64_t v;
+      if (m < 0 || !args_int(&a, "--message-cap", 8, INT64_C(1) << 40, &v)) return EXIT_USAGE;
+      opts.message_cap = v;
+    } else if ((m = args_take(&a, "--json"))) {
+      if (m < 0) return EXIT_USAGE;
+      json_path = a.value;
+    } else if (args_flag(&a, "--no-dedup")) {
+      opts.remove_duplicates = 0;
+    } else if (args_flag(&a, "--sum-duplicates")) {
+      in.sum_duplicates = 1;
+    } else if (args_flag(&a, "--quiet")) {
+      quiet = 1;
+    } else {
+      driver_error(0, "simulate", "unknown option '%s' (see halo simulate --help)", argv[a.i]);
+      return EXIT_USAGE;
+    }
+  }
+  if (!!in.matrix_path == !!in.gen_spec) {
+    driver_error(0, "simulate",
+                 "give one of --matrix FILE or --gen SPEC (see halo simulate --help)");
+    return EXIT_USAGE;
+  }
+  if (P == 0 || K == 0) {
+    driver_error(0, "simulate", "give --ranks P and --ranks-per-node K (see halo simulate --help)");
+    return EXIT_USAGE;
+  }
+  opts.ranks_per_node = (int)K;
+  halo_strategy strategies[HALO_N_STRATEGIES];
+  int n_strategies;
+  if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
+
+  int code = EXIT_OK;
+  input_matrix M;
+  halo_sim sim = NULL;
+  report_row rows[HALO_N_STRATEGIES];
+  report rep = {
+      .command = "simulate", .M = &M, .ranks = (int)P, .in = &in, .opts = &opts, .rows = rows};
+  double t0 = MPI_Wtime();
+  halo_status st = load_whole(&in, (int)P, &M);
+  rep.t_load = MPI_Wtime() - t0;
+  t0 = MPI_Wtime();
+  if (st == HALO_SUCCESS) st = halo_sim_create(&M.global, (int)P, M.row_begin, M.col_begin, &sim);
+  rep.t_patterns = MPI_Wtime() - t0;
+  for (int s = 0; s < n_strategies && st == HALO_SUCCESS; s++) {
+    halo_plan_options o = opts;
+    o.strategy = strategies[s];
+    memset(&rows[s], 0, sizeof rows[s]);
+    rows[s].strategy = strategies[s];
+    st = halo_sim_run(sim, &o, &rows[s].stats);
+    if (st == HALO_SUCCESS) rep.n_rows++;
+  }
+  if (st != HALO_SUCCESS) {
+    driver_error(0, "simulate", "%s",
+                 halo_last_error()[0] ? halo_last_error() : halo_status_string(st));
+    code = EXIT_ERROR;
+  } else {
+    if (!quiet) report_print(&rep);
+    if (json_path) {
+      FILE *f = fopen(json_path, "w");
+      if (!f) {
+        driver_error(0, "simulate", "cannot write %s", json_path);
+        code = EXIT_ERROR;
+      } else {
+        report_json(f, &rep);
+        fclose(f);
+      }
+    }
+  }
+  halo_sim_destroy(&sim);
+  input_free(&M);
+  return code;
+}
+
+int cmd_simulate(int argc, char **argv, MPI_Comm comm) {
+  int rank, code = EXIT_OK;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) code = run(argc, argv); /* one process does it all */
+  MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+  return code;
+}

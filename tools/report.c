@@ -1,0 +1,191 @@
+/* The report shared by halo spmv and halo simulate. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "json.h"
+
+int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
+  *n = 0;
+  if (strcmp(name, "all") == 0) {
+    for (int s = 0; s < HALO_N_STRATEGIES; s++) list[(*n)++] = (halo_strategy)s;
+    return 1;
+  }
+  if (halo_strategy_from_name(name, &list[0]) != HALO_SUCCESS) {
+    driver_error(a->rank, a->cmd, "--strategy: %s, or all", halo_last_error());
+    return 0;
+  }
+  *n = 1;
+  return 1;
+}
+
+static int64_t sum_phases(const halo_stats *s, int which) {
+  int64_t t = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase_stats *p = &s->phase[k];
+    t += which == 0   ? p->messages
+         : which == 1 ? p->bytes
+         : which == 2 ? p->inter_node_messages
+                      : p->inter_node_bytes;
+  }
+  return t;
+}
+
+/* The global phase of a schedule (the one that crosses the network). */
+static const halo_phase_stats *global_phase(const halo_stats *s) {
+  for (int k = 0; k < s->n_phases; k++)
+    if (s->phase[k].scope == HALO_SCOPE_GLOBAL) return &s->phase[k];
+  return &s->phase[0];
+}
+
+void report_print(const report *r) {
+  const input_matrix *M = r->M;
+  const halo_stats *s0 = &r->rows[0].stats;
+  printf("halo %s: %s: %lld x %lld, %lld entries; %d ranks on %d node%s (at most %d per node); "
+         "partition %s\n",
+         r->command, M->name, (long long)M->n_rows, (long long)M->n_cols, (long long)M->nnz,
+         r->ranks, s0->nodes, s0->nodes == 1 ? "" : "s", s0->ranks_per_node,
+         halo_partition_name(r->in->partition));
+  printf("message_cap %lld bytes; duplicate removal %s", (long long)r->opts->message_cap,
+         r->opts->remove_duplicates ? "on" : "off");
+  if (r->rows[0].timed)
+    printf("; %lld iterations; %s %.3f s, matrix split %.3f s", (long long)r->iterations,
+           M->is_gen ? "generated in" : "read and distributed in", r->t_load, r->t_matrix);
+  else
+    printf("; %s %.3f s, patterns of all ranks %.3f s", M->is_gen ? "generated in" : "read in",
+           r->t_load, r->t_patterns);
+  printf("\n\n");
+  if (r->rows[0].timed) {
+    printf("%-9s %11s %12s %10s %9s %11s %10s %12s %10s %9s\n", "strategy", "SpMV (s)",
+           "exchange (s)", "setup (s)", "messages", "bytes", "inter msgs", "inter bytes",
+           "max inter", "same as");
+    printf("%-9s %11s %12s %10s %9s %11s %10s %12s %10s %9s\n", "", "", "", "", "", "", "", "",
+           "msgs/node", "standard");
+  } else {
+    printf("%-9s %9s %11s %10s %12s %10s %12s %10s %9s\n", "strategy", "messages", "bytes",
+           "inter msgs", "inter bytes", "max inter", "max inter", "cap used", "sim (s)");
+    printf("%-9s %9s %11s %10s %12s %10s %12s %10s %9s\n", "", "", "", "", "", "msgs/node",
+           "bytes/node", "(bytes)", "");
+  }
+  for (int i = 0; i < r->n_rows; i++) {
+    const report_row *w = &r->rows[i];
+    const halo_stats *s = &w->stats;
+    const halo_phase_stats *g = global_phase(s);
+    if (w->timed)
+      printf("%-9s %11.3e %12.3e %10.3e %9lld %11lld %10lld %12lld %10lld %9s\n",
+             halo_strategy_name(w->strategy), w->t_spmv, w->t_exchange, s->setup_seconds,
+             (long long)sum_phases(s, 0), (long long)sum_phases(s, 1), (long long)sum_phases(s, 2),
+             (long long)sum_phases(s, 3), (long long)g->max_inter_node_messages_per_node,
+             !w->compared   ? "-"
+             : w->identical ? "yes"
+                            : "NO");
+    else
+      printf("%-9s %9lld %11lld %10lld %12lld %10lld %12lld %10lld %9.3f\n",
+             halo_strategy_name(w->strategy), (long long)sum_phases(s, 0),
+             (long long)sum_phases(s, 1), (long long)sum_phases(s, 2), (long long)sum_phases(s, 3),
+             (long long)g->max_inter_node_messages_per_node,
+             (long long)g->max_inter_node_bytes_per_node, (long long)s->message_cap_used,
+             s->setup_seconds);
+  }
+  printf("\n%-9s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "strategy", "phase", "scope",
+         "messages", "bytes", "max msgs", "max bytes", "inter msgs", "inter bytes", "max inter",
+         "largest");
+  printf("%-9s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "", "", "", "", "", "per rank",
+         "per rank", "", "", "msgs/node", "msg (bytes)");
+  for (int i = 0; i < r->n_rows; i++) {
+    const halo_stats *s = &r->rows[i].stats;
+    for (int k = 0; k < s->n_phases; k++) {
+      const halo_phase_stats *p = &s->phase[k];
+      printf("%-9s %5d %6s %9lld %11lld %9lld %11lld %10lld %12lld %10lld %12lld\n",
+             halo_strategy_name(r->rows[i].strategy), k, halo_scope_name(p->scope),
+             (long long)p->messages, (long long)p->bytes, (long long)p->max_messages_per_rank,
+             (long long)p->max_bytes_per_rank, (long long)p->inter_node_messages,
+             (long long)p->inter_node_bytes, (long long)p->max_inter_node_messages_per_node,
+             (long long)p->max_message_bytes);
+    }
+  }
+  if (r->checked)
+    printf("\ncheck: max relative error %.3e, tol %.1e: %s\n", r->check_err, r->tol,
+           r->check_err <= r->tol ? "passed" : "FAILED");
+}
+
+void report_json(FILE *f, const report *r) {
+  const input_matrix *M = r->M;
+  json_writer w;
+  json_init(&w, f);
+  json_begin_object(&w, NULL);
+  json_string(&w, "command", r->command);
+  json_string(&w, "halo_version", halo_version());
+  json_begin_object(&w, "matrix");
+  json_string(&w, "name", M->name);
+  json_string(&w, "source", M->is_gen ? "generated" : "file");
+  json_int(&w, "rows", M->n_rows);
+  json_int(&w, "cols", M->n_cols);
+  json_int(&w, "nnz", M->nnz);
+  json_end_object(&w);
+  json_int(&w, "ranks", r->ranks);
+  json_int(&w, "nodes", r->n_rows ? r->rows[0].stats.nodes : 0);
+  json_int(&w, "ranks_per_node", r->n_rows ? r->rows[0].stats.ranks_per_node : 0);
+  json_string(&w, "partition", halo_partition_name(r->in->partition));
+  json_int(&w, "message_cap", r->opts->message_cap);
+  json_bool(&w, "remove_duplicates", r->opts->remove_duplicates);
+  json_begin_array(&w, "row_begin");
+  for (int q = 0; q <= r->ranks; q++) json_int(&w, NULL, M->row_begin[q]);
+  json_end_array(&w);
+  if (r->n_rows && r->rows[0].timed) {
+    json_double(&w, "load_s", r->t_load);
+    json_double(&w, "matrix_s", r->t_matrix);
+    json_int(&w, "iterations", r->iterations);
+    json_int(&w, "warmup", r->warmup);
+  } else {
+    json_double(&w, "load_s", r->t_load);
+    json_double(&w, "patterns_s", r->t_patterns);
+  }
+  if (r->checked) {
+    json_begin_object(&w, "check");
+    json_double(&w, "max_rel_error", r->check_err);
+    json_double(&w, "tol", r->tol);
+    json_bool(&w, "passed", r->check_err <= r->tol);
+    json_end_object(&w);
+  }
+  json_begin_array(&w, "strategies");
+  for (int i = 0; i < r->n_rows; i++) {
+    const report_row *row = &r->rows[i];
+    const halo_stats *s = &row->stats;
+    json_begin_object(&w, NULL);
+    json_string(&w, "name", halo_strategy_name(row->strategy));
+    json_int(&w, "message_cap_used", s->message_cap_used);
+    json_int(&w, "ghosts", s->ghosts);
+    if (row->timed) {
+      json_double(&w, "setup_s", s->setup_seconds);
+      json_double(&w, "spmv_s", row->t_spmv);
+      json_double(&w, "exchange_s", row->t_exchange);
+    } else {
+      json_double(&w, "simulate_s", s->setup_seconds);
+    }
+    if (row->compared) json_bool(&w, "identical_to_standard", row->identical);
+    json_begin_array(&w, "phases");
+    for (int k = 0; k < s->n_phases; k++) {
+      const halo_phase_stats *p = &s->phase[k];
+      json_begin_object(&w, NULL);
+      json_string(&w, "scope", halo_scope_name(p->scope));
+      json_int(&w, "messages", p->messages);
+      json_int(&w, "bytes", p->bytes);
+      json_int(&w, "max_messages_per_rank", p->max_messages_per_rank);
+      json_int(&w, "max_bytes_per_rank", p->max_bytes_per_rank);
+      json_int(&w, "inter_node_messages", p->inter_node_messages);
+      json_int(&w, "inter_node_bytes", p->inter_node_bytes);
+      json_int(&w, "max_message_bytes", p->max_message_bytes);
+      if (p->scope == HALO_SCOPE_GLOBAL) {
+        json_int(&w, "max_inter_node_messages_per_node", p->max_inter_node_messages_per_node);
+        json_int(&w, "max_inter_node_bytes_per_node", p->max_inter_node_bytes_per_node);
+      }
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  json_end_object(&w);
+}

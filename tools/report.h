@@ -1,0 +1,40 @@
+/* The report of `halo spmv` and `halo simulate`: one table and one JSON
+ * document, the same for both commands (simulate has no times). */
+#ifndef HALO_TOOLS_REPORT_H
+#define HALO_TOOLS_REPORT_H
+
+#include <stdio.h>
+
+#include "driver.h"
+
+typedef struct {
+  halo_strategy strategy;
+  halo_stats stats;
+  int timed;                 /* spmv: times below are measured */
+  double t_spmv, t_exchange; /* per call: max over ranks of the per-rank average */
+  int compared;              /* spmv: compared with standard */
+  int identical;             /* ghosts and y bit for bit those of standard */
+} report_row;
+
+typedef struct {
+  const char *command; /* "spmv" or "simulate" */
+  const input_matrix *M;
+  int ranks;
+  const input_opts *in;
+  const halo_plan_options *opts; /* as asked (ranks_per_node 0: nodes of MPI) */
+  double t_load, t_matrix;       /* spmv: set-up times, max over ranks; simulate: t_load */
+  double t_patterns;             /* simulate: the patterns of all ranks */
+  int64_t iterations, warmup;
+  int checked;
+  double check_err, tol;
+  const report_row *rows;
+  int n_rows;
+} report;
+
+void report_print(const report *r);
+void report_json(FILE *f, const report *r);
+
+/* Strategies named by --strategy: one name or "all". 0 on error (reported). */
+int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n);
+
+#endif
