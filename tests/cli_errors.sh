@@ -42,5 +42,22 @@ expect 1 "duplicate entry" 2 spmv --matrix "$data/duplicate.mtx"
 expect 0 "check: max relative error" 2 spmv --matrix "$data/good_duplicates.mtx" --sum-duplicates --check --iterations 2
 expect 0 "standard" 3 spmv --gen lap2d:6 --iterations 2 --warmup 0
 expect 1 "cannot write" 2 spmv --gen lap2d:6 --iterations 1 --json /nonexistent-dir/x.json
+# node-aware options
+expect 2 "--ranks-per-node '-1': expected an integer in [0," 2 spmv --gen lap2d:4 --ranks-per-node -1
+expect 2 "--message-cap '4': expected an integer in [8," 2 spmv --gen lap2d:4 --message-cap 4
+expect 2 "unknown strategy '4step' (known: standard, 2step, 3step, split)" 2 spmv --gen lap2d:4 --strategy 4step
+expect 0 "split" 3 spmv --gen lap2d:6 --strategy split --ranks-per-node 2 --message-cap 8 --iterations 1
+expect 0 "2step" 4 spmv --gen irregular:300,2 --ranks-per-node 3 --no-dedup --iterations 1
+HALO_RANKS_PER_NODE=x expect 1 "HALO_RANKS_PER_NODE='x' is not a positive number of ranks" 2 spmv --gen lap2d:4
+# the simulator
+expect 2 "give one of --matrix FILE or --gen SPEC" 1 simulate
+expect 2 "give --ranks P and --ranks-per-node K" 1 simulate --gen lap2d:4
+expect 2 "--ranks '0': expected an integer in [1," 1 simulate --gen lap2d:4 --ranks 0 --ranks-per-node 2
+expect 2 "unknown option '--iterations'" 1 simulate --gen lap2d:4 --ranks 4 --ranks-per-node 2 --iterations 3
+expect 0 "--ranks-per-node K" 1 simulate --help
+expect 1 "cannot open" 1 simulate --matrix "$data/does-not-exist.mtx" --ranks 2 --ranks-per-node 1
+expect 1 "index_zero.mtx: line 4" 1 simulate --matrix "$data/index_zero.mtx" --ranks 2 --ranks-per-node 1
+expect 0 "split" 1 simulate --gen lap3d27:6 --ranks 64 --ranks-per-node 4
+expect 0 "4 ranks on 2 nodes" 2 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2
 echo "$n cases"
 exit $fail

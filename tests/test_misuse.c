@@ -1,5 +1,8 @@
 /* Misuse of the API: every rank gets the error status and message, none
  * hangs (ctest's timeout catches a hang), nothing crashes. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+
 #include "verify.h"
 
 int main(int argc, char **argv) {
@@ -123,6 +126,47 @@ int main(int argc, char **argv) {
   CHECK(plan == NULL);
   snprintf(want, sizeof want, "rank %d: plan_p is NULL", last);
   CHECK_ERR(halo_plan_create(A, NULL, rank == last ? NULL : &plan), HALO_ERR_INVALID_ARG, want);
+  CHECK(plan == NULL);
+  /* absurd options, on one rank or on all */
+  o = halo_plan_options_default();
+  if (rank == last) o.ranks_per_node = -2;
+  snprintf(want, sizeof want, "rank %d: ranks_per_node = -2", last);
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, want);
+  o = halo_plan_options_default();
+  o.message_cap = 4;
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
+            "message_cap = 4 bytes: must be between 8 (one value) and 2^40");
+  o = halo_plan_options_default();
+  o.remove_duplicates = 7;
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "remove_duplicates = 7");
+  /* options that differ between ranks */
+  if (P > 1) {
+    o = halo_plan_options_default();
+    o.strategy = HALO_STRATEGY_SPLIT;
+    o.ranks_per_node = rank == 0 ? 1 : 2;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT,
+              "plan options differ across ranks: ranks_per_node is 1 on some ranks and 2");
+    o = halo_plan_options_default();
+    o.strategy = rank == last ? HALO_STRATEGY_3STEP : HALO_STRATEGY_2STEP;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT, "strategy is 1 on some");
+  }
+  /* a bad HALO_RANKS_PER_NODE on every rank; the option wins over it */
+  setenv("HALO_RANKS_PER_NODE", "two", 1);
+  CHECK_ERR(halo_plan_create(A, NULL, &plan), HALO_ERR_INVALID_ARG,
+            "HALO_RANKS_PER_NODE='two' is not a positive number of ranks");
+  o = halo_plan_options_default();
+  o.ranks_per_node = 1;
+  CHECK_OK(halo_plan_create(A, &o, &plan));
+  halo_stats stats;
+  CHECK_OK(halo_plan_stats(plan, &stats));
+  CHECK(stats.nodes == P && stats.ranks_per_node == 1);
+  halo_plan_destroy(&plan);
+  setenv("HALO_RANKS_PER_NODE", "2", 1);
+  CHECK_OK(halo_plan_create(A, NULL, &plan));
+  CHECK_OK(halo_plan_stats(plan, &stats));
+  CHECK(stats.nodes == (P + 1) / 2);
+  halo_plan_destroy(&plan);
+  unsetenv("HALO_RANKS_PER_NODE");
   CHECK(plan == NULL);
   CHECK_OK(halo_plan_create(A, NULL, &plan));
 

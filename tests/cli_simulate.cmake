@@ -1,0 +1,50 @@
+# The simulator's statistics equal those of a run: halo simulate and halo spmv
+# on the same matrix, ranks, partition and virtual nodes, every strategy,
+# every phase, every field.
+foreach(arg ${CASE})
+  list(APPEND case_args ${arg})
+endforeach()
+execute_process(
+  COMMAND ${MPIEXEC} ${NP} ${MPIFLAGS} ${HALO} spmv ${case_args} --ranks-per-node ${K}
+          --iterations 1 --warmup 0 --quiet --json ${OUT}.spmv.json
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "halo spmv failed (${rc}): ${out} ${err}")
+endif()
+execute_process(
+  COMMAND ${HALO} simulate ${case_args} --ranks ${NP} --ranks-per-node ${K} --quiet
+          --json ${OUT}.sim.json
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "halo simulate failed (${rc}): ${out} ${err}")
+endif()
+file(READ ${OUT}.spmv.json run)
+file(READ ${OUT}.sim.json sim)
+foreach(top ranks nodes ranks_per_node message_cap remove_duplicates)
+  string(JSON a GET "${run}" ${top})
+  string(JSON b GET "${sim}" ${top})
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "${top}: run ${a}, simulator ${b}")
+  endif()
+endforeach()
+string(JSON a GET "${run}" row_begin)
+string(JSON b GET "${sim}" row_begin)
+if(NOT a STREQUAL b)
+  message(FATAL_ERROR "row_begin differs")
+endif()
+string(JSON n LENGTH "${run}" strategies)
+string(JSON n2 LENGTH "${sim}" strategies)
+if(NOT n EQUAL 4 OR NOT n2 EQUAL 4)
+  message(FATAL_ERROR "${n} and ${n2} strategies")
+endif()
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
+  foreach(f name message_cap_used ghosts phases)
+    string(JSON a GET "${run}" strategies ${i} ${f})
+    string(JSON b GET "${sim}" strategies ${i} ${f})
+    if(NOT a STREQUAL b)
+      message(FATAL_ERROR "strategy ${i} ${f}: run\n${a}\nsimulator\n${b}")
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "run and simulator agree on ${n} strategies")
