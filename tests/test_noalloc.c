@@ -4,7 +4,7 @@
  * them (the MPI profiling interface: these definitions take the place of the
  * library's, and call the PMPI_ originals). The counters must move while a
  * plan is created (so the wrapping works) and stand still over 100 products
- * and 100 exchanges. */
+ * and 100 exchanges, for every strategy (on virtual nodes of 2 ranks). */
 #include "halo_impl.h"
 #include "verify.h"
 
@@ -63,7 +63,12 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   const char *gens[] = {"lap3d27:8", "irregular:3000,4"};
-  for (int t = 0; t < 2; t++) {
+  for (int c = 0; c < 2 * HALO_N_STRATEGIES; c++) {
+    const int t = c % 2;
+    halo_plan_options o = halo_plan_options_default();
+    o.strategy = (halo_strategy)(c / 2);
+    o.ranks_per_node = 2;
+    o.message_cap = 64;
     halo_gen g;
     halo_csr rows;
     int64_t *rb;
@@ -76,7 +81,7 @@ int main(int argc, char **argv) {
     int64_t alloc0 = halo_debug_alloc_count();
     CHECK_OK(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
                                     HALO_MEMORY_HOST, &A));
-    CHECK_OK(halo_plan_create(A, NULL, &plan));
+    CHECK_OK(halo_plan_create(A, &o, &plan));
     /* the counters see the set-up: dup'ed communicators, persistent requests */
     CHECK_MSG(n_created - created0 >= 2, "only %ld MPI objects counted in set-up",
               n_created - created0);
@@ -94,10 +99,10 @@ int main(int argc, char **argv) {
       CHECK_OK(halo_exchange_begin(plan, x, it % 2 ? gh : NULL));
       CHECK_OK(halo_exchange_end(plan));
     }
-    CHECK_MSG(halo_debug_alloc_count() == alloc1, "%s: %lld allocations in 200 calls", gens[t],
-              (long long)(halo_debug_alloc_count() - alloc1));
-    CHECK_MSG(n_created == created1, "%s: %ld MPI requests or communicators made in 200 calls",
-              gens[t], n_created - created1);
+    CHECK_MSG(halo_debug_alloc_count() == alloc1, "%s, %s: %lld allocations in 200 calls", gens[t],
+              halo_strategy_name(o.strategy), (long long)(halo_debug_alloc_count() - alloc1));
+    CHECK_MSG(n_created == created1, "%s, %s: %ld MPI requests or communicators made in 200 calls",
+              gens[t], halo_strategy_name(o.strategy), n_created - created1);
     free(x), free(y), free(gh);
     halo_plan_destroy(&plan);
     halo_matrix_destroy(&A);

@@ -180,25 +180,27 @@ cleanup:
 
 /* ---- decisions -------------------------------------------------------------- */
 
-static const int64_t *deal_size; /* qsort has no context argument */
+typedef struct {
+  int64_t size;
+  int index;
+} deal_item;
 
 static int cmp_deal(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  if (deal_size[x] != deal_size[y]) return deal_size[x] < deal_size[y] ? 1 : -1;
-  return (x > y) - (x < y);
+  const deal_item *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return (x->index > y->index) - (x->index < y->index);
 }
 
 halo_status halo_deal_round_robin(int n, const int64_t *size, int n_ranks, int first, int step,
                                   int *local) {
   halo_status st = HALO_SUCCESS;
-  int *order = NULL;
+  deal_item *order = NULL;
   HALO_TRY(HALO_ALLOC(order, n));
-  for (int i = 0; i < n; i++) order[i] = i;
-  deal_size = size;
+  for (int i = 0; i < n; i++) order[i] = (deal_item){size[i], i};
   if (n > 1) qsort(order, (size_t)n, sizeof *order, cmp_deal);
   for (int t = 0; t < n; t++) {
     int r = (int)(((int64_t)first + (int64_t)step * t) % n_ranks);
-    local[order[t]] = r < 0 ? r + n_ranks : r;
+    local[order[t].index] = r < 0 ? r + n_ranks : r;
   }
 cleanup:
   halo_free(order);

@@ -267,6 +267,7 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
     st = halo_build_standard(&P->pattern, &P->sched);
   }
   if (st == HALO_SUCCESS) st = halo_schedule_check(&P->sched);
+  halo_pattern_free(&P->pattern); /* the schedule holds all the exchange needs */
   HALO_TRY(halo_agree(P->comm, st));
   st = handshake(P->comm, &P->topo, &P->sched, node_of_send);
   HALO_TRY(halo_agree(P->comm, st));

@@ -9,7 +9,7 @@ struct halo_plan_s {
   halo_matrix A; /* a reference */
   MPI_Comm comm; /* duplicate of the matrix's communicator */
   halo_topology topo;
-  halo_pattern pattern;
+  halo_pattern pattern; /* during set-up only */
   halo_schedule sched;
   halo_exec exec;
   halo_stats stats;
