@@ -1,6 +1,7 @@
 /* Edge cases of the layout: ranks that own no rows (and no entries of x),
  * a rank with no neighbours, more ranks than rows, an empty matrix, and
- * ranks that own rows but no entries of x. */
+ * ranks that own rows but no entries of x; with the standard exchange and
+ * with every node-aware strategy on virtual nodes of 1, 2 and 3 ranks. */
 #include "halo_impl.h"
 #include "verify.h"
 
@@ -72,6 +73,7 @@ static void run_case(MPI_Comm comm, row_fn f, int64_t N, int64_t M, const int64_
   halo_csr rows;
   make_rows(f, N, M, row_begin[rank], row_begin[rank + 1], &rows);
   verify_matrix(comm, &rows, row_begin, col_begin, label);
+  for (int K = 1; K <= 3; K++) verify_strategies(comm, &rows, row_begin, col_begin, K, label);
   halo_csr_free(&rows);
 }
 

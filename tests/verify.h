@@ -156,4 +156,44 @@ static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int6
   free(x), free(g), free(g2), free(y), free(y0);
 }
 
+/* Every node-aware strategy on virtual nodes of K ranks gives bit for bit the
+ * ghosts and the product of the standard exchange. */
+static inline void verify_strategies(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
+                                     const int64_t *col_begin, int K, const char *label) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const int64_t rb = row_begin[rank], re = row_begin[rank + 1], nr = re - rb;
+  const int64_t cb = col_begin[rank], nc = col_begin[rank + 1] - cb;
+  halo_matrix A = NULL;
+  CHECK_OK(halo_matrix_create_csr(comm, rb, re, cb, col_begin[rank + 1], rows->row_ptr,
+                                  rows->col_ids, rows->values, HALO_MEMORY_HOST, &A));
+  int64_t ng;
+  CHECK_OK(halo_matrix_get_local_sizes(A, NULL, NULL, &ng));
+  double *x = malloc((size_t)(nc + 1) * sizeof *x);
+  double *g[HALO_N_STRATEGIES], *y[HALO_N_STRATEGIES];
+  for (int64_t j = 0; j < nc; j++) x[j] = test_x(cb + j);
+  for (int t = 0; t < HALO_N_STRATEGIES; t++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.strategy = (halo_strategy)t;
+    o.ranks_per_node = K;
+    o.message_cap = 16;
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    g[t] = malloc((size_t)(ng + 1) * sizeof(double));
+    y[t] = malloc((size_t)(nr + 1) * sizeof(double));
+    CHECK_OK(halo_exchange_begin(plan, x, g[t]));
+    CHECK_OK(halo_exchange_end(plan));
+    CHECK_OK(halo_spmv(plan, 1.0, x, 0.0, y[t]));
+    if (t > 0)
+      CHECK_MSG((ng == 0 || memcmp(g[t], g[0], (size_t)ng * sizeof(double)) == 0) &&
+                    (nr == 0 || memcmp(y[t], y[0], (size_t)nr * sizeof(double)) == 0),
+                "%s: %s on nodes of %d differs from standard", label,
+                halo_strategy_name(o.strategy), K);
+    halo_plan_destroy(&plan);
+  }
+  for (int t = 0; t < HALO_N_STRATEGIES; t++) free(g[t]), free(y[t]);
+  free(x);
+  halo_matrix_destroy(&A);
+}
+
 #endif
