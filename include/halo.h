@@ -60,7 +60,27 @@ const char *halo_version(void);
 /* ------------------------------------------------------------------------ */
 
 /** Where the arrays handed to the library live. Never guessed from a pointer. */
-typedef enum { HALO_MEMORY_HOST = 0, HALO_MEMORY_DEVICE = 1 } halo_memory;
+typedef enum {
+  HALO_MEMORY_AUTO = -1, /**< plan option only: where the matrix is */
+  HALO_MEMORY_HOST = 0,
+  HALO_MEMORY_DEVICE = 1 /**< CUDA device memory */
+} halo_memory;
+
+/** How the messages of a plan travel. */
+typedef enum {
+  HALO_TRANSPORT_AUTO = 0,       /**< host memory: host; device memory: nccl with one rank per
+                                      GPU, else ipc */
+  HALO_TRANSPORT_HOST = 1,       /**< host memory: MPI on host buffers */
+  HALO_TRANSPORT_STAGED = 2,     /**< device memory: packed on the GPU, copied to pinned host
+                                      buffers, MPI on the host, copied back, unpacked */
+  HALO_TRANSPORT_NCCL = 3,       /**< device memory: ncclSend/ncclRecv (one rank per GPU) */
+  HALO_TRANSPORT_MPI_DEVICE = 4, /**< device memory: device buffers to a CUDA-aware MPI */
+  HALO_TRANSPORT_IPC = 5         /**< device memory: node phases as device-to-device copies
+                                      through CUDA IPC, global phases staged */
+} halo_transport;
+
+/** Number of transports (for loops over all of them). */
+#define HALO_N_TRANSPORTS 6
 
 /** Communication strategy of a plan (the node-aware paper's strategies). */
 typedef enum {
@@ -93,6 +113,10 @@ const char *halo_scope_name(halo_scope scope);
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p);
 /** Memory kind from its name. Not collective. */
 halo_status halo_memory_from_name(const char *name, halo_memory *mem_p);
+/** Name of a transport ("auto", "host", "staged", "nccl", "mpi-device", "ipc"). */
+const char *halo_transport_name(halo_transport transport);
+/** Transport from its name. Not collective. */
+halo_status halo_transport_from_name(const char *name, halo_transport *transport_p);
 
 /* ------------------------------------------------------------------------ */
 /* Distributed matrix                                                       */
@@ -196,6 +220,20 @@ typedef struct {
   /** 1: a value needed by several ranks of one node crosses the network once
    *  (2-Step, 3-Step, Split). Default 1. */
   int remove_duplicates;
+  /** Where x, y and x_ghost live: HALO_MEMORY_AUTO (default) takes the
+   *  matrix's memory; HALO_MEMORY_DEVICE on a host matrix uploads its blocks
+   *  to the device once, at plan time. */
+  halo_memory memory;
+  /** How messages travel (default HALO_TRANSPORT_AUTO). */
+  halo_transport transport;
+  /** Device memory: the CUDA device of this rank; -1 (default) takes the
+   *  current device if this process already uses one, else the rank on its
+   *  node modulo the visible devices. */
+  int device_id;
+  /** Device memory: the CUDA stream (cudaStream_t) the products are ordered
+   *  on; NULL (default) makes the plan its own. The exchange always runs on a
+   *  stream of its own, ordered with this one by events. */
+  void *stream;
 } halo_plan_options;
 
 /** Default message_cap of the Split strategy, in bytes. */
@@ -252,6 +290,19 @@ halo_status halo_plan_get_ghost(halo_plan plan, double **x_ghost_p);
  */
 halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y);
 
+/**
+ * y = alpha*Ad*x + beta*y with the diagonal (on-process) block alone: no
+ * communication. For smoothers, and to time the local product. Not collective.
+ */
+halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double beta, double *y);
+
+/**
+ * Wait until all work of the plan on its streams is done (device memory:
+ * y of the last product and the ghosts are then readable from the host; host
+ * memory: returns at once). Not collective.
+ */
+halo_status halo_plan_synchronize(halo_plan plan);
+
 /** Most phases of any strategy's schedule. */
 #define HALO_MAX_PHASES 8
 
@@ -260,6 +311,7 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
  *  per value. Per-rank maxima count what a rank sends. */
 typedef struct {
   halo_scope scope;
+  halo_transport transport;                 /**< how its messages travel */
   int64_t messages;                         /**< messages of all ranks */
   int64_t bytes;                            /**< bytes of all ranks */
   int64_t max_messages_per_rank;            /**< most messages sent by one rank */

@@ -47,7 +47,7 @@ static void test_names(void) {
   CHECK_ERR(halo_strategy_from_name(NULL, &s), HALO_ERR_INVALID_ARG, "NULL");
   CHECK_OK(halo_memory_from_name("device", &m));
   CHECK(m == HALO_MEMORY_DEVICE);
-  CHECK_ERR(halo_memory_from_name("gpu", &m), HALO_ERR_INVALID_ARG, "known: host, device");
+  CHECK_ERR(halo_memory_from_name("gpu", &m), HALO_ERR_INVALID_ARG, "known: auto, host, device");
   CHECK(strcmp(halo_scope_name(HALO_SCOPE_NODE), "node") == 0);
   halo_plan_options o = halo_plan_options_default();
   CHECK(o.strategy == HALO_STRATEGY_STANDARD);

@@ -83,14 +83,15 @@ static void run(MPI_Comm comm, const char *spec) {
   MPI_Comm_dup(comm, &dup);
   CHECK_OK(halo_topology_create(dup, 0, &topo));
   CHECK(topo.n_nodes == 1); /* the node phase needs every rank on one node */
-  CHECK_OK(halo_exec_create(&halo_exec_host_ops, &w.sch[me], dup, &topo, &ex));
+  CHECK_OK(halo_exec_create(&halo_exec_host_ops, &w.sch[me], dup, &topo, NULL, HALO_TRANSPORT_HOST,
+                            &ex));
   const int64_t cb = w.ranges[me], n = w.ranges[me + 1] - cb;
   double *x = malloc((size_t)(n + 1) * sizeof *x);
   for (int it = 1; it <= 3; it++) {
     for (int64_t j = 0; j < n; j++) x[j] = it * test_x(cb + j);
     for (int64_t k = 0; k < w.n_ghost[me]; k++) ex.ghost[k] = NAN;
     CHECK_OK(halo_exec_begin(&ex, x));
-    CHECK_OK(halo_exec_end(&ex));
+    CHECK_OK(halo_exec_end(&ex, NULL));
     for (int64_t k = 0; k < w.n_ghost[me]; k++)
       CHECK_MSG(ex.ghost[k] == it * test_x(w.ghosts[me][k]), "%s: ghost %lld is %g, not %g", spec,
                 (long long)k, ex.ghost[k], it * test_x(w.ghosts[me][k]));

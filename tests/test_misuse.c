@@ -101,11 +101,14 @@ int main(int argc, char **argv) {
                                      rank == last ? NULL : rows.values, HALO_MEMORY_HOST, &A),
               HALO_ERR_INVALID_ARG, want);
   }
-  /* device memory in a host build, on every rank; an unknown memory kind on rank 0 */
+  /* device memory that is not (or not compiled in), on every rank; an unknown memory kind
+   * on rank 0 */
 #if HALO_HAVE_CUDA
+  /* host arrays said to be device memory */
   CHECK_ERR(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
                                    HALO_MEMORY_DEVICE, &A),
-            HALO_ERR_UNSUPPORTED, "device memory");
+            HALO_ERR_INVALID_ARG,
+            "matrix row_ptr is not device memory, but the memory kind is HALO_MEMORY_DEVICE");
 #else
   CHECK_ERR(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
                                    HALO_MEMORY_DEVICE, &A),

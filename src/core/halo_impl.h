@@ -95,8 +95,31 @@ halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero);
     (ptr) = NULL;                                                                                  \
   } while (0)
 
-/** Number of allocations (malloc, calloc, realloc) made so far by the library. */
+/** Number of allocations made so far by the library: host (malloc, calloc,
+ *  realloc), device and pinned memory, and CUDA streams, events and library
+ *  handles. */
 int64_t halo_debug_alloc_count(void);
+
+/** Count one allocation or handle creation made outside halo_malloc. */
+void halo_debug_count_alloc(void);
+
+/* ---- device memory: CUDA when compiled in; otherwise every call fails with
+ * HALO_ERR_NOT_COMPILED. No CUDA type appears here, so that the planning
+ * code can use them without a CUDA header. */
+
+halo_status halo_dev_malloc(void **p, size_t bytes); /* counted; 0 bytes gives NULL */
+void halo_dev_free(void *p);
+halo_status halo_pinned_malloc(void **p, size_t bytes); /* page-locked host memory, counted */
+void halo_pinned_free(void *p);
+/** Synchronous copies between host and device memory. */
+halo_status halo_dev_to_host(void *dst, const void *src, size_t bytes);
+halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes);
+/** Whether p is device (or managed) memory of CUDA. */
+halo_status halo_dev_pointer_kind(const void *p, int *is_device_p);
+/** The current CUDA device of this process. */
+halo_status halo_dev_current(int *device_p);
+/** Message for device memory in a build without CUDA. */
+#define HALO_NO_CUDA_MESSAGE "device memory: not compiled in: rebuild with HALO_ENABLE_CUDA=ON"
 
 /** Whether a strategy value is one this build knows. */
 int halo_strategy_valid(halo_strategy s);

@@ -16,8 +16,18 @@ static const halo_name_entry strategy_names[] = {
 };
 
 static const halo_name_entry memory_names[] = {
+    {"auto", HALO_MEMORY_AUTO},
     {"host", HALO_MEMORY_HOST},
     {"device", HALO_MEMORY_DEVICE},
+};
+
+static const halo_name_entry transport_names[] = {
+    {"auto", HALO_TRANSPORT_AUTO},
+    {"host", HALO_TRANSPORT_HOST},
+    {"staged", HALO_TRANSPORT_STAGED},
+    {"nccl", HALO_TRANSPORT_NCCL},
+    {"mpi-device", HALO_TRANSPORT_MPI_DEVICE},
+    {"ipc", HALO_TRANSPORT_IPC},
 };
 
 static const halo_name_entry scope_names[] = {
@@ -59,6 +69,18 @@ const char *halo_scope_name(halo_scope s) {
   return name_of(scope_names, N_ENTRIES(scope_names), (int)s);
 }
 
+const char *halo_transport_name(halo_transport t) {
+  return name_of(transport_names, N_ENTRIES(transport_names), (int)t);
+}
+
+halo_status halo_transport_from_name(const char *name, halo_transport *transport_p) {
+  int v;
+  if (!transport_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "transport_p is NULL");
+  HALO_CHECK(value_of(transport_names, N_ENTRIES(transport_names), "transport", name, &v));
+  *transport_p = (halo_transport)v;
+  return HALO_SUCCESS;
+}
+
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p) {
   int v;
   if (!strategy_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "strategy_p is NULL");
@@ -88,6 +110,10 @@ halo_plan_options halo_plan_options_default(void) {
   o.ranks_per_node = 0;
   o.message_cap = HALO_DEFAULT_MESSAGE_CAP;
   o.remove_duplicates = 1;
+  o.memory = HALO_MEMORY_AUTO;
+  o.transport = HALO_TRANSPORT_AUTO;
+  o.device_id = -1;
+  o.stream = NULL;
   return o;
 }
 

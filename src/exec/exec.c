@@ -50,7 +50,8 @@ cleanup:
 }
 
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,
-                             const halo_topology *topo, halo_exec *ex) {
+                             const halo_topology *topo, halo_gpu *gpu, halo_transport transport,
+                             halo_exec *ex) {
   halo_status st = HALO_SUCCESS;
   MPI_Group g_all = MPI_GROUP_NULL, g_node = MPI_GROUP_NULL;
   memset(ex, 0, sizeof *ex);
@@ -58,6 +59,8 @@ halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, M
   ex->sched = s;
   ex->comm = comm;
   ex->node_comm = topo->node_comm;
+  ex->gpu = gpu;
+  ex->transport = transport;
   HALO_TRY_MPI(MPI_Comm_group(comm, &g_all));
   HALO_TRY_MPI(MPI_Comm_group(topo->node_comm, &g_node));
   for (int k = 0; k < s->n_phases; k++) {
@@ -89,10 +92,10 @@ halo_status halo_exec_begin(halo_exec *ex, const double *x_local) {
   return ex->ops->begin(ex, x_local);
 }
 
-halo_status halo_exec_end(halo_exec *ex) {
+halo_status halo_exec_end(halo_exec *ex, double *user_ghost) {
   if (!ex->ops->end)
     return HALO_ERROR(HALO_ERR_INTERNAL, "backend %s does not implement end", ex->ops->name);
-  return ex->ops->end(ex);
+  return ex->ops->end(ex, user_ghost);
 }
 
 void halo_exec_destroy(halo_exec *ex) {

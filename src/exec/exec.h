@@ -3,6 +3,7 @@
 #ifndef HALO_EXEC_EXEC_H
 #define HALO_EXEC_EXEC_H
 
+#include "exec/gpu.h"
 #include "plan/schedule.h"
 #include "plan/topology.h"
 
@@ -17,8 +18,9 @@ typedef struct {
   /** Start the exchange: x_local is read, values land in the plan's ghost
    *  buffer. No allocation, no request creation. */
   halo_status (*begin)(halo_exec *ex, const double *x_local);
-  /** Complete the exchange. */
-  halo_status (*end)(halo_exec *ex);
+  /** Complete the exchange; then copy the ghosts to user_ghost unless it
+   *  is NULL (in the memory of the plan). */
+  halo_status (*end)(halo_exec *ex, double *user_ghost);
   /** Release everything setup made. */
   void (*destroy)(halo_exec *ex);
 } halo_exec_ops;
@@ -33,18 +35,25 @@ struct halo_exec_s {
   MPI_Comm phase_comm[HALO_MAX_PHASES];
   int *peer_send[HALO_MAX_PHASES];
   int *peer_recv[HALO_MAX_PHASES];
-  double *ghost; /* n_ghost values, owned by the backend */
-  void *data;    /* backend state */
+  double *ghost;            /* n_ghost values, owned by the backend, in the plan's memory */
+  halo_gpu *gpu;            /* device plans: the device, its streams (owned by the plan) */
+  halo_transport transport; /* how messages travel (device plans) */
+  void *data;               /* backend state */
 };
 
 /** Host backend: MPI two-sided on host buffers, persistent requests. */
 extern const halo_exec_ops halo_exec_host_ops;
+/** CUDA backend: device buffers, pack/unpack kernels; staged, NCCL,
+ *  CUDA-aware MPI and CUDA IPC transports (exists when CUDA is compiled in). */
+extern const halo_exec_ops halo_exec_cuda_ops;
 
-/** Create an executor for a schedule (plan time). */
+/** Create an executor for a schedule (plan time). gpu and transport are for
+ *  the CUDA backend (NULL, HALO_TRANSPORT_HOST for the host one). */
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,
-                             const halo_topology *topo, halo_exec *ex);
+                             const halo_topology *topo, halo_gpu *gpu, halo_transport transport,
+                             halo_exec *ex);
 halo_status halo_exec_begin(halo_exec *ex, const double *x_local);
-halo_status halo_exec_end(halo_exec *ex);
+halo_status halo_exec_end(halo_exec *ex, double *user_ghost);
 void halo_exec_destroy(halo_exec *ex);
 
 /** Largest number of requests between one pair of ranks in one phase. */

@@ -202,7 +202,7 @@ static halo_status host_begin(halo_exec *ex, const double *x_local) {
   return phase_send(ex, d, 0);
 }
 
-static halo_status host_end(halo_exec *ex) {
+static halo_status host_end(halo_exec *ex, double *user_ghost) {
   const halo_schedule *s = ex->sched;
   host_data *d = ex->data;
   for (int k = 0; k < s->n_phases; k++) {
@@ -216,6 +216,7 @@ static halo_status host_end(halo_exec *ex) {
   if (d->n_req > d->n_recv_req)
     HALO_MPI(MPI_Waitall(d->n_req - d->n_recv_req, d->req + d->n_recv_req, MPI_STATUSES_IGNORE));
   d->x_local = NULL;
+  if (user_ghost && s->n_ghost) memcpy(user_ghost, ex->ghost, (size_t)s->n_ghost * sizeof(double));
   return HALO_SUCCESS;
 }
 

@@ -11,12 +11,9 @@ static halo_status check_memory(halo_memory mem) {
   if (mem != HALO_MEMORY_DEVICE)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown memory kind %d", (int)mem);
 #if HALO_HAVE_CUDA
-  return HALO_ERROR(
-      HALO_ERR_UNSUPPORTED,
-      "device memory: this build of halo executes on the host only; pass host arrays");
+  return HALO_SUCCESS;
 #else
-  return HALO_ERROR(HALO_ERR_NOT_COMPILED,
-                    "device memory: not compiled in: rebuild with HALO_ENABLE_CUDA=ON");
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 #endif
 }
 
@@ -71,8 +68,18 @@ static halo_status check_cols(const char *what, int64_t n_rows, const int64_t *r
 
 /* ---- layout: duplicate communicator, gather and check ranges ---------- */
 
+static void dev_block_free(halo_dev_block *b) {
+  halo_dev_free(b->row_ptr);
+  halo_dev_free(b->cols);
+  halo_dev_free(b->vals);
+  halo_dev_free(b->rows);
+  memset(b, 0, sizeof *b);
+}
+
 static void matrix_free(halo_matrix A) {
   if (!A) return;
+  dev_block_free(&A->d_diag);
+  dev_block_free(&A->d_offd);
   halo_free(A->ghost_ids);
   halo_free(A->offd.vals);
   halo_free(A->offd.cols);
@@ -263,13 +270,15 @@ cleanup:
 
 /* ---- public ------------------------------------------------------------- */
 
-halo_status halo_matrix_create_csr(MPI_Comm comm, int64_t row_begin, int64_t row_end,
+/* The arrays are on the host; pre is the status of what the caller did
+ * before (a download from the device), agreed on with the rest. */
+static halo_status create_csr_host(MPI_Comm comm, int64_t row_begin, int64_t row_end,
                                    int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
                                    const int64_t *col_ids, const double *values, halo_memory mem,
-                                   halo_matrix *A_p) {
-  halo_status st = HALO_SUCCESS;
+                                   halo_status pre, halo_matrix *A_p) {
+  halo_status st = pre;
   halo_matrix A = NULL;
-  if (!A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
+  if (st == HALO_SUCCESS && !A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
   if (st == HALO_SUCCESS) st = check_memory(mem);
   if (st == HALO_SUCCESS) st = check_ranges(row_begin, row_end, col_begin, col_end);
   if (st == HALO_SUCCESS)
@@ -286,18 +295,18 @@ cleanup:
   return st;
 }
 
-halo_status halo_matrix_create_split(MPI_Comm comm, int64_t row_begin, int64_t row_end,
+static halo_status create_split_host(MPI_Comm comm, int64_t row_begin, int64_t row_end,
                                      int64_t col_begin, int64_t col_end,
                                      const int64_t *diag_row_ptr, const int64_t *diag_cols,
                                      const double *diag_values, const int64_t *offd_row_ptr,
                                      const int64_t *offd_cols, const double *offd_values,
                                      int64_t n_ghost, const int64_t *ghost_ids, halo_memory mem,
-                                     halo_matrix *A_p) {
-  halo_status st = HALO_SUCCESS;
+                                     halo_status pre, halo_matrix *A_p) {
+  halo_status st = pre;
   halo_matrix A = NULL;
   int32_t *ocols = NULL;
   const int64_t n = row_end - row_begin;
-  if (!A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
+  if (st == HALO_SUCCESS && !A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
   if (st == HALO_SUCCESS) st = check_memory(mem);
   if (st == HALO_SUCCESS) st = check_ranges(row_begin, row_end, col_begin, col_end);
   if (st == HALO_SUCCESS)
@@ -356,6 +365,161 @@ cleanup:
   halo_free(ocols);
   matrix_free(A);
   return st;
+}
+
+/* ---- device input: download, build on the host, upload the blocks ---- */
+
+/* A CSR given in device memory, copied to host arrays (the arrays stay NULL
+ * when there is nothing to copy). */
+static halo_status download_csr(const char *what, int64_t n_rows, const int64_t *row_ptr,
+                                const int64_t *cols, const double *vals, int64_t **h_ptr,
+                                int64_t **h_cols, double **h_vals) {
+  halo_status st = HALO_SUCCESS;
+  int is_dev;
+  *h_ptr = *h_cols = NULL;
+  *h_vals = NULL;
+  if (n_rows < 0) return HALO_SUCCESS; /* reported by the range check */
+  if (n_rows > 0 && !row_ptr)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s row_ptr is NULL for %lld rows", what,
+                      (long long)n_rows);
+  if (n_rows == 0 && !row_ptr) return HALO_SUCCESS;
+  HALO_TRY(halo_dev_pointer_kind(row_ptr, &is_dev));
+  if (!is_dev)
+    HALO_FAIL(HALO_ERR_INVALID_ARG,
+              "%s row_ptr is not device memory, but the memory kind is HALO_MEMORY_DEVICE", what);
+  HALO_TRY(HALO_ALLOC(*h_ptr, n_rows + 1));
+  HALO_TRY(halo_dev_to_host(*h_ptr, row_ptr, (size_t)(n_rows + 1) * sizeof **h_ptr));
+  const int64_t nnz = (*h_ptr)[n_rows] - (*h_ptr)[0];
+  if (nnz < 0 || (*h_ptr)[0] != 0) return HALO_SUCCESS; /* reported by the row_ptr check */
+  if (nnz > 0 && (!cols || !vals))
+    HALO_FAIL(HALO_ERR_INVALID_ARG, "%s has %lld entries but its %s array is NULL", what,
+              (long long)nnz, cols ? "values" : "column");
+  HALO_TRY(HALO_ALLOC(*h_cols, nnz));
+  HALO_TRY(HALO_ALLOC(*h_vals, nnz));
+  HALO_TRY(halo_dev_to_host(*h_cols, cols, (size_t)nnz * sizeof **h_cols));
+  HALO_TRY(halo_dev_to_host(*h_vals, vals, (size_t)nnz * sizeof **h_vals));
+cleanup:
+  return st;
+}
+
+halo_status halo_matrix_create_csr(MPI_Comm comm, int64_t row_begin, int64_t row_end,
+                                   int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
+                                   const int64_t *col_ids, const double *values, halo_memory mem,
+                                   halo_matrix *A_p) {
+  halo_status st, pre = HALO_SUCCESS;
+  int64_t *h_ptr = NULL, *h_cols = NULL;
+  double *h_vals = NULL;
+  if (mem != HALO_MEMORY_DEVICE || check_memory(mem) != HALO_SUCCESS)
+    return create_csr_host(comm, row_begin, row_end, col_begin, col_end, row_ptr, col_ids, values,
+                           mem, HALO_SUCCESS, A_p);
+  pre = download_csr("matrix", row_end - row_begin, row_ptr, col_ids, values, &h_ptr, &h_cols,
+                     &h_vals);
+  st = create_csr_host(comm, row_begin, row_end, col_begin, col_end, h_ptr, h_cols, h_vals, mem,
+                       pre, A_p);
+  if (st == HALO_SUCCESS) {
+    st = halo_agree((*A_p)->comm, halo_matrix_upload(*A_p));
+    if (st != HALO_SUCCESS) halo_matrix_destroy(A_p);
+  }
+  halo_free(h_vals);
+  halo_free(h_cols);
+  halo_free(h_ptr);
+  return st;
+}
+
+halo_status halo_matrix_create_split(MPI_Comm comm, int64_t row_begin, int64_t row_end,
+                                     int64_t col_begin, int64_t col_end,
+                                     const int64_t *diag_row_ptr, const int64_t *diag_cols,
+                                     const double *diag_values, const int64_t *offd_row_ptr,
+                                     const int64_t *offd_cols, const double *offd_values,
+                                     int64_t n_ghost, const int64_t *ghost_ids, halo_memory mem,
+                                     halo_matrix *A_p) {
+  halo_status st, pre = HALO_SUCCESS;
+  int64_t *dp = NULL, *dc = NULL, *op = NULL, *oc = NULL, *g = NULL;
+  double *dv = NULL, *ov = NULL;
+  if (mem != HALO_MEMORY_DEVICE || check_memory(mem) != HALO_SUCCESS)
+    return create_split_host(comm, row_begin, row_end, col_begin, col_end, diag_row_ptr, diag_cols,
+                             diag_values, offd_row_ptr, offd_cols, offd_values, n_ghost, ghost_ids,
+                             mem, HALO_SUCCESS, A_p);
+  const int64_t n = row_end - row_begin;
+  pre = download_csr("diagonal block", n, diag_row_ptr, diag_cols, diag_values, &dp, &dc, &dv);
+  if (pre == HALO_SUCCESS)
+    pre =
+        download_csr("off-diagonal block", n, offd_row_ptr, offd_cols, offd_values, &op, &oc, &ov);
+  if (pre == HALO_SUCCESS && n_ghost > 0 && n_ghost <= INT32_MAX && ghost_ids) {
+    pre = HALO_ALLOC(g, n_ghost);
+    if (pre == HALO_SUCCESS) pre = halo_dev_to_host(g, ghost_ids, (size_t)n_ghost * sizeof *g);
+  }
+  st = create_split_host(comm, row_begin, row_end, col_begin, col_end, dp, dc, dv, op, oc, ov,
+                         n_ghost, g ? g : ghost_ids, mem, pre, A_p);
+  if (st == HALO_SUCCESS) {
+    st = halo_agree((*A_p)->comm, halo_matrix_upload(*A_p));
+    if (st != HALO_SUCCESS) halo_matrix_destroy(A_p);
+  }
+  halo_free(g), halo_free(ov), halo_free(oc), halo_free(op), halo_free(dv), halo_free(dc),
+      halo_free(dp);
+  return st;
+}
+
+/* One block to the device, with 32-bit indices when its entries allow. */
+static halo_status upload_block(int64_t n_rows, const int64_t *row_ptr, const int32_t *cols,
+                                const double *vals, const int32_t *rows, halo_dev_block *b) {
+  halo_status st = HALO_SUCCESS;
+  void *tmp = NULL;
+  const int64_t nnz = n_rows ? row_ptr[n_rows] : 0;
+  b->n_rows = n_rows;
+  b->nnz = nnz;
+  b->idx64 = nnz > INT32_MAX;
+  const size_t isz = b->idx64 ? sizeof(int64_t) : sizeof(int32_t);
+  HALO_TRY(halo_dev_malloc(&b->row_ptr, (size_t)(n_rows + 1) * isz));
+  HALO_TRY(halo_dev_malloc(&b->cols, (size_t)nnz * isz));
+  HALO_TRY(halo_dev_malloc((void **)&b->vals, (size_t)nnz * sizeof(double)));
+  if (rows) {
+    HALO_TRY(halo_dev_malloc((void **)&b->rows, (size_t)n_rows * sizeof(int32_t)));
+    HALO_TRY(halo_host_to_dev(b->rows, rows, (size_t)n_rows * sizeof(int32_t)));
+  }
+  /* row offsets in the index width, then the column ids */
+  HALO_TRY(halo_alloc_array(&tmp, (size_t)(n_rows + 1 > nnz ? n_rows + 1 : nnz), isz, 0));
+  for (int64_t i = 0; i <= n_rows; i++) {
+    if (b->idx64)
+      ((int64_t *)tmp)[i] = n_rows ? row_ptr[i] : 0;
+    else
+      ((int32_t *)tmp)[i] = n_rows ? (int32_t)row_ptr[i] : 0;
+  }
+  HALO_TRY(halo_host_to_dev(b->row_ptr, tmp, (size_t)(n_rows + 1) * isz));
+  if (b->idx64) {
+    for (int64_t k = 0; k < nnz; k++) ((int64_t *)tmp)[k] = cols[k];
+    HALO_TRY(halo_host_to_dev(b->cols, tmp, (size_t)nnz * isz));
+  } else {
+    HALO_TRY(halo_host_to_dev(b->cols, cols, (size_t)nnz * isz));
+  }
+  HALO_TRY(halo_host_to_dev(b->vals, vals, (size_t)nnz * sizeof(double)));
+cleanup:
+  halo_free(tmp);
+  if (st != HALO_SUCCESS) dev_block_free(b);
+  return st;
+}
+
+halo_status halo_matrix_upload(halo_matrix A) {
+  int device;
+  HALO_CHECK(halo_dev_current(&device));
+  if (A->on_device) {
+    if (A->device != device)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                        "the matrix is on CUDA device %d, the plan on device %d", A->device,
+                        device);
+    return HALO_SUCCESS;
+  }
+  HALO_CHECK(
+      upload_block(A->diag.n_rows, A->diag.row_ptr, A->diag.cols, A->diag.vals, NULL, &A->d_diag));
+  halo_status st = upload_block(A->offd.n_rows, A->offd.row_ptr, A->offd.cols, A->offd.vals,
+                                A->offd.rows, &A->d_offd);
+  if (st != HALO_SUCCESS) {
+    dev_block_free(&A->d_diag);
+    return st;
+  }
+  A->on_device = 1;
+  A->device = device;
+  return HALO_SUCCESS;
 }
 
 halo_status halo_matrix_get_local_sizes(halo_matrix A, int64_t *n_rows_p, int64_t *n_cols_p,

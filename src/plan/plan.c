@@ -24,6 +24,14 @@ static halo_status resolve_options(const halo_plan_options *opts, halo_plan_opti
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "message_cap = %lld bytes: must be between 8 (one value) and 2^40",
                       (long long)o->message_cap);
+  if (o->memory != HALO_MEMORY_AUTO && o->memory != HALO_MEMORY_HOST &&
+      o->memory != HALO_MEMORY_DEVICE)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown memory kind %d", (int)o->memory);
+  if ((int)o->transport < 0 || (int)o->transport >= HALO_N_TRANSPORTS)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)o->transport);
+  if (o->device_id < -1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",
+                      o->device_id);
   if (o->remove_duplicates != 0 && o->remove_duplicates != 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "remove_duplicates = %d: must be 0 or 1",
                       o->remove_duplicates);
@@ -44,12 +52,14 @@ static halo_status resolve_options(const halo_plan_options *opts, halo_plan_opti
 
 /* Every rank must plan with the same options. Collective. */
 static halo_status check_same_options(MPI_Comm comm, const halo_plan_options *o) {
-  const char *names[] = {"strategy", "ranks_per_node", "message_cap", "remove_duplicates"};
-  int64_t v[4] = {o->strategy, o->ranks_per_node, o->message_cap, o->remove_duplicates};
-  int64_t lo[4], hi[4];
-  HALO_MPI(MPI_Allreduce(v, lo, 4, MPI_INT64_T, MPI_MIN, comm));
-  HALO_MPI(MPI_Allreduce(v, hi, 4, MPI_INT64_T, MPI_MAX, comm));
-  for (int i = 0; i < 4; i++)
+  const char *names[] = {"strategy",          "ranks_per_node", "message_cap",
+                         "remove_duplicates", "memory",         "transport"};
+  int64_t v[6] = {o->strategy,          o->ranks_per_node, o->message_cap,
+                  o->remove_duplicates, o->memory,         o->transport};
+  int64_t lo[6], hi[6];
+  HALO_MPI(MPI_Allreduce(v, lo, 6, MPI_INT64_T, MPI_MIN, comm));
+  HALO_MPI(MPI_Allreduce(v, hi, 6, MPI_INT64_T, MPI_MAX, comm));
+  for (int i = 0; i < 6; i++)
     if (lo[i] != hi[i])
       return HALO_ERROR(HALO_ERR_INCONSISTENT,
                         "plan options differ across ranks: %s is %lld on some ranks and %lld on "
@@ -218,6 +228,7 @@ static halo_status compute_stats(halo_plan P, int *node_of_send[HALO_MAX_PHASES]
     f->max_inter_node_messages_per_node = max_out[NMAX * k + 2];
     f->max_inter_node_bytes_per_node = max_out[NMAX * k + 3];
     f->max_message_bytes = max_out[NMAX * k + 4];
+    f->transport = P->transport;
   }
   HALO_MPI(MPI_Allreduce(&setup, &t->setup_seconds, 1, MPI_DOUBLE, MPI_MAX, P->comm));
   return HALO_SUCCESS;
@@ -225,7 +236,9 @@ static halo_status compute_stats(halo_plan P, int *node_of_send[HALO_MAX_PHASES]
 
 static void plan_free(halo_plan P) {
   if (!P) return;
+  halo_gpu_spmv_destroy(&P->gsp);
   halo_exec_destroy(&P->exec);
+  halo_gpu_destroy(&P->gpu);
   halo_schedule_free(&P->sched);
   halo_pattern_free(&P->pattern);
   halo_topology_destroy(&P->topo);
@@ -256,8 +269,21 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
   HALO_TRY(check_same_options(A->comm, &o));
   P->A = A;
   P->remove_duplicates = o.remove_duplicates;
+  P->memory = o.memory == HALO_MEMORY_AUTO ? A->mem : o.memory;
   halo_matrix_retain(A);
   HALO_TRY_MPI(MPI_Comm_dup(A->comm, &P->comm));
+  if (P->memory == HALO_MEMORY_DEVICE) {
+    /* the device first: the matrix goes there, the buffers are made there */
+    HALO_TRY(halo_gpu_create(P->comm, o.device_id, o.stream, &P->gpu));
+    HALO_TRY(halo_agree(P->comm, halo_matrix_upload(A)));
+    HALO_TRY(halo_gpu_transport(P->gpu, P->comm, o.transport, &P->transport));
+  } else if (o.transport != HALO_TRANSPORT_AUTO && o.transport != HALO_TRANSPORT_HOST) {
+    HALO_FAIL(HALO_ERR_INVALID_ARG,
+              "transport %s needs device memory (the plan's memory is host): use auto or host",
+              halo_transport_name(o.transport));
+  } else {
+    P->transport = HALO_TRANSPORT_HOST;
+  }
   HALO_TRY(halo_topology_create(P->comm, o.ranks_per_node, &P->topo));
   HALO_TRY(halo_pattern_create(P->comm, A->col_ranges, A->ghost_ids, A->n_ghost, &P->pattern));
   if (halo_strategy_node_aware(o.strategy)) {
@@ -271,7 +297,18 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
   HALO_TRY(halo_agree(P->comm, st));
   st = handshake(P->comm, &P->topo, &P->sched, node_of_send);
   HALO_TRY(halo_agree(P->comm, st));
-  st = halo_exec_create(&halo_exec_host_ops, &P->sched, P->comm, &P->topo, &P->exec);
+  if (P->memory == HALO_MEMORY_DEVICE) {
+#if HALO_HAVE_CUDA
+    st = halo_exec_create(&halo_exec_cuda_ops, &P->sched, P->comm, &P->topo, P->gpu, P->transport,
+                          &P->exec);
+    if (st == HALO_SUCCESS) st = halo_gpu_spmv_create(P->gpu, A, &P->gsp);
+#else
+    st = HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+#endif
+  } else {
+    st = halo_exec_create(&halo_exec_host_ops, &P->sched, P->comm, &P->topo, NULL,
+                          HALO_TRANSPORT_HOST, &P->exec);
+  }
   HALO_TRY(halo_agree(P->comm, st));
   HALO_TRY(compute_stats(P, node_of_send, halo_wtime() - t0));
   *plan_p = P;
@@ -316,11 +353,15 @@ halo_status halo_exchange_end(halo_plan plan) {
     return HALO_ERROR(HALO_ERR_STATE, "no exchange of this plan is in flight: call "
                                       "halo_exchange_begin first");
   plan->in_flight = 0;
-  HALO_CHECK(halo_exec_end(&plan->exec));
-  if (plan->user_ghost && plan->sched.n_ghost)
-    memcpy(plan->user_ghost, plan->exec.ghost, (size_t)plan->sched.n_ghost * sizeof(double));
+  double *to = plan->user_ghost;
   plan->user_ghost = NULL;
-  return HALO_SUCCESS;
+  return halo_exec_end(&plan->exec, to);
+}
+
+halo_status halo_plan_synchronize(halo_plan plan) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  if (plan->memory != HALO_MEMORY_DEVICE) return HALO_SUCCESS;
+  return halo_gpu_synchronize(plan->gpu);
 }
 
 void halo_plan_destroy(halo_plan *plan_p) {

@@ -14,8 +14,12 @@ struct halo_plan_s {
   halo_exec exec;
   halo_stats stats;
   int remove_duplicates; /* the option the plan was made with */
-  int in_flight;         /* an exchange was begun and not ended */
-  double *user_ghost;    /* where the exchange in flight delivers, NULL: exec.ghost */
+  halo_memory memory;    /* where x, y and the ghosts live */
+  halo_transport transport;
+  halo_gpu *gpu;      /* device plans: device, streams, NCCL */
+  halo_gpu_spmv *gsp; /* device plans: the cuSPARSE product */
+  int in_flight;      /* an exchange was begun and not ended */
+  double *user_ghost; /* where the exchange in flight delivers, NULL: exec.ghost */
 };
 
 #endif

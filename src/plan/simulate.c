@@ -282,6 +282,8 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
   t.nodes = (sim->P + K - 1) / K;
   t.ranks_per_node = K < sim->P ? K : sim->P;
   t.remove_duplicates = o.remove_duplicates;
+  for (int k = 0; k < t.n_phases; k++) /* what a host run reports; transports are not simulated */
+    t.phase[k].transport = o.transport == HALO_TRANSPORT_AUTO ? HALO_TRANSPORT_HOST : o.transport;
   t.setup_seconds = halo_wtime() - t0;
   *stats = t;
   return HALO_SUCCESS;

@@ -1,0 +1,130 @@
+/* Device memory of the library, counted with the host allocations; and the
+ * translation of CUDA errors. Without CUDA, every call says it is not
+ * compiled in. */
+#include "halo_impl.h"
+
+#if HALO_HAVE_CUDA
+#include <string.h>
+
+#include "halo_cuda.h"
+
+halo_status halo_error_cuda(cudaError_t e, const char *call, const char *file, int line) {
+  char name[64];
+  size_t n = strcspn(call, "(");
+  if (n >= sizeof name) n = sizeof name - 1;
+  memcpy(name, call, n);
+  name[n] = '\0';
+  (void)cudaGetLastError(); /* clear a sticky launch error where possible */
+  return halo_error_at(HALO_ERR_CUDA, file, line, "%s failed: %s (%s)", name, cudaGetErrorString(e),
+                       cudaGetErrorName(e));
+}
+
+halo_status halo_dev_malloc(void **p, size_t bytes) {
+  *p = NULL;
+  if (bytes == 0) return HALO_SUCCESS;
+  halo_debug_count_alloc();
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return halo_error_at(HALO_ERR_OUT_OF_MEMORY, __FILE__, __LINE__,
+                         "out of device memory allocating %zu bytes: %s", bytes,
+                         cudaGetErrorString(e));
+  }
+  return HALO_SUCCESS;
+}
+
+void halo_dev_free(void *p) {
+  if (p) cudaFree(p);
+}
+
+halo_status halo_pinned_malloc(void **p, size_t bytes) {
+  *p = NULL;
+  if (bytes == 0) return HALO_SUCCESS;
+  halo_debug_count_alloc();
+  cudaError_t e = cudaMallocHost(p, bytes);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return halo_error_at(HALO_ERR_OUT_OF_MEMORY, __FILE__, __LINE__,
+                         "out of pinned host memory allocating %zu bytes: %s", bytes,
+                         cudaGetErrorString(e));
+  }
+  return HALO_SUCCESS;
+}
+
+void halo_pinned_free(void *p) {
+  if (p) cudaFreeHost(p);
+}
+
+halo_status halo_dev_to_host(void *dst, const void *src, size_t bytes) {
+  if (bytes) HALO_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes) {
+  if (bytes) HALO_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_dev_pointer_kind(const void *p, int *is_device_p) {
+  struct cudaPointerAttributes a;
+  *is_device_p = 0;
+  if (!p) return HALO_SUCCESS;
+  cudaError_t e = cudaPointerGetAttributes(&a, p);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return HALO_SUCCESS; /* not known to CUDA: host memory */
+  }
+  *is_device_p = a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_dev_current(int *device_p) {
+  HALO_CUDA(cudaGetDevice(device_p));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_stream_create(cudaStream_t *s) {
+  halo_debug_count_alloc();
+  HALO_CUDA(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_event_create(cudaEvent_t *e, unsigned flags) {
+  halo_debug_count_alloc();
+  HALO_CUDA(cudaEventCreateWithFlags(e, flags));
+  return HALO_SUCCESS;
+}
+
+#else /* no CUDA */
+
+halo_status halo_dev_malloc(void **p, size_t bytes) {
+  *p = NULL;
+  (void)bytes;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_dev_free(void *p) { (void)p; }
+halo_status halo_pinned_malloc(void **p, size_t bytes) {
+  *p = NULL;
+  (void)bytes;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_pinned_free(void *p) { (void)p; }
+halo_status halo_dev_to_host(void *dst, const void *src, size_t bytes) {
+  (void)dst, (void)src, (void)bytes;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes) {
+  (void)dst, (void)src, (void)bytes;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_dev_pointer_kind(const void *p, int *is_device_p) {
+  (void)p;
+  *is_device_p = 0;
+  return HALO_SUCCESS;
+}
+halo_status halo_dev_current(int *device_p) {
+  *device_p = -1;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+
+#endif

@@ -1,0 +1,719 @@
+/* CUDA backend of the executor. Every phase packs its sends on the device in
+ * one launch (a copy when the map is one contiguous run), moves its messages
+ * by their channel, and unpacks in one launch:
+ *
+ *   staged   the packed staged messages go down in one copy to a pinned
+ *            buffer; host MPI (persistent requests) starts once that copy's
+ *            event completes; the received ones go up in one copy;
+ *   mpi      device buffers handed to a CUDA-aware MPI;
+ *   nccl     ncclSend/ncclRecv grouped per phase on the exchange stream;
+ *   ipc      (ranks of one machine) the receiver copies from the sender's
+ *            device buffer, opened through a CUDA IPC handle at plan time;
+ *            interprocess events order the copy after the pack and the next
+ *            pack after the copy, 0-byte MPI messages say they were recorded.
+ *
+ * The exchange runs on the plan's exchange stream, after an event recorded
+ * on the compute stream at begin; the compute stream waits for an event
+ * recorded at the end. Everything is made at plan time. */
+#include "halo_impl.h"
+
+#if HALO_HAVE_CUDA
+#include <string.h>
+
+#include "exec/cuda.h"
+#include "exec/exec.h"
+
+typedef enum { CH_STAGED = 0, CH_MPI = 1, CH_NCCL = 2, CH_IPC = 3, N_CH = 4 } channel;
+
+enum { TAG_IPC_SETUP = 501, TAG_IPC_DONE_SETUP = 502, TAG_IPC_READY = 520, TAG_IPC_DONE = 540 };
+
+typedef struct {
+  int index; /* in the schedule's list */
+  channel ch;
+  int64_t buf_off;    /* values, in the device send or receive buffer */
+  double *direct;     /* receive: lands here, in place; NULL: into the receive buffer */
+  int ipc_slot;       /* ipc receive: the opened sender */
+  int64_t remote_off; /* ipc receive: byte offset in the sender's buffer */
+} cmsg;
+
+typedef struct {
+  int peer; /* plan rank */
+  MPI_Request ready, done;
+  cudaEvent_t remote_event; /* opened: the peer's ready (we receive) or done (we send) */
+} ipc_peer;
+
+typedef struct {
+  /* sends: packed in channel order into d_send */
+  cmsg *send;
+  int64_t n_pack, n_staged_send;
+  int32_t *d_pack;
+  int pack_run;        /* the whole pack is one run: a copy from run_src */
+  const double *run_x; /* ... of x_local (offset run_off) or of work */
+  int64_t run_off;
+  int run_from_work;
+  double *d_send, *h_send;
+  int64_t n_copy;
+  int32_t *d_copy_src, *d_copy_dst;
+  /* receives */
+  cmsg *recv;
+  int64_t n_recvbuf, n_staged_recv;
+  double *d_recv, *h_recv;
+  double *staged_run_dst; /* the staged receives land in one run here, without unpacking */
+  int64_t n_unpack;
+  int32_t *d_unpack_src, *d_unpack_dst;
+  /* host MPI (staged and mpi channels) */
+  int recv_req_begin, n_recv_req, send_req_begin, n_send_req;
+  int has_device_mpi_recv;
+  cudaEvent_t ev_packed, ev_up; /* sends may start; the staged receive buffer is free */
+  int n_nccl_send, n_nccl_recv;
+  /* ipc */
+  int n_ipc_to, n_ipc_from; /* peers we send to / receive from over ipc */
+  ipc_peer *ipc_to, *ipc_from;
+  cudaEvent_t ev_ready, ev_done; /* interprocess: ours as sender, ours as receiver */
+} cphase;
+
+typedef struct {
+  cphase ph[HALO_MAX_PHASES];
+  MPI_Request *req; /* host MPI: receives of all phases first, then sends */
+  int n_req, n_recv_req;
+  double *work;
+  double *arena; /* the device send buffers of all phases, one allocation (for its IPC handle) */
+  int n_open;
+  struct {
+    int peer;
+    char *base;
+  } * open; /* opened send arenas of other ranks */
+  const double *x;
+} cuda_data;
+
+static const halo_schedule *S(const halo_exec *ex) { return ex->sched; }
+
+static halo_status check_int32(int64_t v, const char *what) {
+  if (v > INT32_MAX)
+    return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%s of %lld entries: device maps hold 32-bit indices",
+                      what, (long long)v);
+  return HALO_SUCCESS;
+}
+
+/* Whether n unpack indices land on consecutive entries of one region; the
+ * address if so. */
+static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx, int64_t n) {
+  const halo_schedule *s = S(ex);
+  for (int64_t i = 1; i < n; i++)
+    if (idx[i] != idx[0] + i) return NULL;
+  if (idx[0] + n <= s->n_ghost) return ex->ghost + idx[0];
+  if (idx[0] >= s->n_ghost) return d->work + (idx[0] - s->n_ghost);
+  return NULL;
+}
+
+static halo_status upload_i32(int32_t **d, const int64_t *v, int64_t n) {
+  halo_status st = HALO_SUCCESS;
+  int32_t *h = NULL;
+  *d = NULL;
+  if (n == 0) return HALO_SUCCESS;
+  HALO_TRY(HALO_ALLOC(h, n));
+  for (int64_t i = 0; i < n; i++) h[i] = (int32_t)v[i];
+  HALO_TRY(halo_dev_malloc((void **)d, (size_t)n * sizeof **d));
+  HALO_TRY(halo_host_to_dev(*d, h, (size_t)n * sizeof *h));
+cleanup:
+  halo_free(h);
+  return st;
+}
+
+/* The channel of a message to or from peer: one transport for all, except
+ * ipc, which serves the ranks of this machine and leaves the others staged. */
+static channel channel_of(const halo_exec *ex, MPI_Group g_plan, MPI_Group g_shared, int peer) {
+  switch (ex->transport) {
+  case HALO_TRANSPORT_NCCL: return CH_NCCL;
+  case HALO_TRANSPORT_MPI_DEVICE: return CH_MPI;
+  case HALO_TRANSPORT_IPC: {
+    int r;
+    if (MPI_Group_translate_ranks(g_plan, 1, &peer, g_shared, &r) != MPI_SUCCESS) return CH_STAGED;
+    return r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
+  }
+  default: return CH_STAGED;
+  }
+}
+
+static void cuda_destroy(halo_exec *ex) {
+  cuda_data *d = ex->data;
+  if (!d) return;
+  for (int i = 0; i < d->n_req; i++)
+    if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      if (p->ipc_to[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_to[i].ready);
+      if (p->ipc_to[i].done != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_to[i].done);
+      if (p->ipc_to[i].remote_event) cudaEventDestroy(p->ipc_to[i].remote_event);
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      if (p->ipc_from[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_from[i].ready);
+      if (p->ipc_from[i].done != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_from[i].done);
+      if (p->ipc_from[i].remote_event) cudaEventDestroy(p->ipc_from[i].remote_event);
+    }
+    halo_free(p->ipc_to);
+    halo_free(p->ipc_from);
+    if (p->ev_ready) cudaEventDestroy(p->ev_ready);
+    if (p->ev_done) cudaEventDestroy(p->ev_done);
+    if (p->ev_packed) cudaEventDestroy(p->ev_packed);
+    if (p->ev_up) cudaEventDestroy(p->ev_up);
+    halo_free(p->send);
+    halo_free(p->recv);
+    halo_dev_free(p->d_pack);
+    halo_dev_free(p->d_copy_src);
+    halo_dev_free(p->d_copy_dst);
+    halo_dev_free(p->d_recv);
+    halo_dev_free(p->d_unpack_src);
+    halo_dev_free(p->d_unpack_dst);
+    halo_pinned_free(p->h_send);
+    halo_pinned_free(p->h_recv);
+  }
+  for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
+  halo_free(d->open);
+  halo_free(d->req);
+  halo_dev_free(d->arena);
+  halo_dev_free(d->work);
+  halo_dev_free(ex->ghost);
+  ex->ghost = NULL;
+  halo_free(d);
+  ex->data = NULL;
+}
+
+/* The opened send arena of another rank of this machine. */
+static halo_status open_arena(cuda_data *d, int peer, const cudaIpcMemHandle_t *h, char **base_p) {
+  for (int i = 0; i < d->n_open; i++)
+    if (d->open[i].peer == peer) {
+      *base_p = d->open[i].base;
+      return HALO_SUCCESS;
+    }
+  void *q = halo_realloc(d->open, (size_t)(d->n_open + 1) * sizeof *d->open);
+  if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory opening IPC handles");
+  d->open = q;
+  void *base = NULL;
+  halo_debug_count_alloc();
+  HALO_CUDA(cudaIpcOpenMemHandle(&base, *h, cudaIpcMemLazyEnablePeerAccess));
+  d->open[d->n_open].peer = peer;
+  d->open[d->n_open].base = base;
+  d->n_open++;
+  *base_p = base;
+  return HALO_SUCCESS;
+}
+
+typedef struct {
+  cudaIpcMemHandle_t mem;
+  cudaIpcEventHandle_t event;
+  int64_t offset; /* bytes into the arena */
+} ipc_record;
+
+/* Add peer to a phase's ipc peer list (unique). */
+static halo_status ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
+  for (int i = 0; i < *n; i++)
+    if ((*list)[i].peer == peer) {
+      *slot = i;
+      return HALO_SUCCESS;
+    }
+  ipc_peer *q = halo_realloc(*list, (size_t)(*n + 1) * sizeof **list);
+  if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory setting up IPC");
+  *list = q;
+  memset(&q[*n], 0, sizeof q[*n]);
+  q[*n].peer = peer;
+  q[*n].ready = q[*n].done = MPI_REQUEST_NULL;
+  *slot = (*n)++;
+  return HALO_SUCCESS;
+}
+
+/* IPC set-up: senders tell receivers where each message is (arena handle,
+ * ready event, offset); receivers tell senders their done event; every rank
+ * opens what it was told; persistent 0-byte requests for the signals. */
+static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  int n_out = 0, n_in = 0, n_req = 0;
+  ipc_record *out = NULL, *in = NULL;
+  cudaIpcEventHandle_t *done_out = NULL, *done_in = NULL;
+  MPI_Request *req = NULL;
+  cudaIpcMemHandle_t arena_handle;
+  int any = 0;
+  for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
+  int any_all = 0;
+  HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, ex->comm));
+  if (!any_all) return HALO_SUCCESS;
+  if (d->arena) HALO_TRY_CUDA(cudaIpcGetMemHandle(&arena_handle, d->arena));
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    for (int i = 0; i < ph->n_send; i++) n_out += d->ph[k].send[i].ch == CH_IPC;
+    for (int i = 0; i < ph->n_recv; i++) n_in += d->ph[k].recv[i].ch == CH_IPC;
+  }
+  HALO_TRY(HALO_ALLOC(out, n_out));
+  HALO_TRY(HALO_ALLOC(in, n_in));
+  int n_done_out = 0, n_done_in = 0;
+  for (int k = 0; k < s->n_phases; k++)
+    n_done_out += d->ph[k].n_ipc_from, n_done_in += d->ph[k].n_ipc_to;
+  HALO_TRY(HALO_ALLOC(done_out, n_done_out));
+  HALO_TRY(HALO_ALLOC(done_in, n_done_in));
+  HALO_TRY(HALO_ALLOC(req, n_out + n_in + n_done_out + n_done_in));
+  /* events of this rank: ready (as sender) and done (as receiver) */
+  for (int k = 0; k < s->n_phases; k++) {
+    cphase *p = &d->ph[k];
+    if (p->n_ipc_to)
+      HALO_TRY(halo_event_create(&p->ev_ready, cudaEventDisableTiming | cudaEventInterprocess));
+    if (p->n_ipc_from)
+      HALO_TRY(halo_event_create(&p->ev_done, cudaEventDisableTiming | cudaEventInterprocess));
+  }
+  int a = 0, b = 0, c = 0, e = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_send; i++) {
+      const cmsg *m = &p->send[i];
+      if (m->ch != CH_IPC) continue;
+      out[a].mem = arena_handle;
+      HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
+      out[a].offset = (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
+      HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer, TAG_IPC_SETUP,
+                             ex->comm, &req[n_req++]));
+      a++;
+    }
+    for (int i = 0; i < ph->n_recv; i++) {
+      if (p->recv[i].ch != CH_IPC) continue;
+      HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer, TAG_IPC_SETUP,
+                             ex->comm, &req[n_req++]));
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      HALO_TRY_CUDA(cudaIpcGetEventHandle(&done_out[c], p->ev_done));
+      HALO_TRY_MPI(MPI_Isend(&done_out[c++], (int)sizeof *done_out, MPI_BYTE, p->ipc_from[i].peer,
+                             TAG_IPC_DONE_SETUP, ex->comm, &req[n_req++]));
+    }
+    for (int i = 0; i < p->n_ipc_to; i++)
+      HALO_TRY_MPI(MPI_Irecv(&done_in[e++], (int)sizeof *done_in, MPI_BYTE, p->ipc_to[i].peer,
+                             TAG_IPC_DONE_SETUP, ex->comm, &req[n_req++]));
+  }
+  HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
+  /* open what the peers sent */
+  b = 0, e = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_recv; i++) {
+      cmsg *m = &p->recv[i];
+      if (m->ch != CH_IPC) continue;
+      ipc_peer *q = &p->ipc_from[m->ipc_slot];
+      char *base;
+      HALO_TRY(open_arena(d, ph->recv[i].peer, &in[b].mem, &base));
+      m->remote_off = in[b].offset;
+      (void)base;
+      if (!q->remote_event) {
+        halo_debug_count_alloc();
+        HALO_TRY_CUDA(cudaIpcOpenEventHandle(&q->remote_event, in[b].event));
+      }
+      b++;
+    }
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      halo_debug_count_alloc();
+      HALO_TRY_CUDA(cudaIpcOpenEventHandle(&p->ipc_to[i].remote_event, done_in[e++]));
+    }
+    /* the signals: ready from sender to receiver, done back */
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, TAG_IPC_READY + k, ex->comm,
+                                 &p->ipc_to[i].ready));
+      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, TAG_IPC_DONE + k, ex->comm,
+                                 &p->ipc_to[i].done));
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, TAG_IPC_READY + k,
+                                 ex->comm, &p->ipc_from[i].ready));
+      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, TAG_IPC_DONE + k, ex->comm,
+                                 &p->ipc_from[i].done));
+    }
+  }
+cleanup:
+  halo_free(req);
+  halo_free(done_in);
+  halo_free(done_out);
+  halo_free(in);
+  halo_free(out);
+  return st;
+}
+
+static halo_status init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count, int peer,
+                               int k, int seq, MPI_Comm comm) {
+  int64_t c = halo_max_count();
+  for (int64_t done = 0, j = 0; done < count; done += c, j++) {
+    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(k, seq + (int)j);
+    if (is_send)
+      HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
+    else
+      HALO_MPI(MPI_Recv_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
+  }
+  return HALO_SUCCESS;
+}
+
+static halo_status cuda_setup(halo_exec *ex) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  cuda_data *d = halo_calloc(1, sizeof *d);
+  int64_t *idx = NULL, *src = NULL;
+  int *seq = NULL;
+  MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
+  if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
+  ex->data = d;
+  HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
+  HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
+  HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
+  HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
+  HALO_TRY_MPI(MPI_Comm_group(ex->comm, &g_plan));
+  HALO_TRY_MPI(MPI_Comm_group(ex->gpu->shared_comm, &g_shared));
+
+  /* channels, buffer layouts, request counts */
+  int64_t arena_total = 0;
+  int n_recv_req = 0, n_send_req = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    HALO_TRY(HALO_CALLOC(p->send, ph->n_send));
+    HALO_TRY(HALO_CALLOC(p->recv, ph->n_recv));
+    int64_t per_ch[N_CH] = {0};
+    for (int i = 0; i < ph->n_send; i++) {
+      cmsg *m = &p->send[i];
+      m->index = i;
+      if (ph->send[i].peer == s->rank) {
+        p->n_copy += ph->send[i].count;
+        continue;
+      }
+      m->ch = channel_of(ex, g_plan, g_shared, ph->send[i].peer);
+      per_ch[m->ch] += ph->send[i].count;
+      if (m->ch == CH_STAGED || m->ch == CH_MPI)
+        p->n_send_req += halo_exec_chunks(ph->send[i].count);
+      if (m->ch == CH_NCCL) p->n_nccl_send++;
+      if (m->ch == CH_IPC) {
+        int slot;
+        HALO_TRY(ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
+      }
+    }
+    int64_t off[N_CH];
+    off[0] = 0;
+    for (int c = 1; c < N_CH; c++) off[c] = off[c - 1] + per_ch[c - 1];
+    p->n_pack = off[N_CH - 1] + per_ch[N_CH - 1];
+    p->n_staged_send = per_ch[CH_STAGED];
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer != s->rank) {
+        p->send[i].buf_off = off[p->send[i].ch];
+        off[p->send[i].ch] += ph->send[i].count;
+      }
+    arena_total += p->n_pack;
+    /* receives: staged ones first in the receive buffer, the others in place
+     * when they land on consecutive entries */
+    int64_t staged = 0, other = 0;
+    for (int i = 0; i < ph->n_recv; i++) {
+      cmsg *m = &p->recv[i];
+      m->index = i;
+      if (ph->recv[i].peer == s->rank) continue;
+      m->ch = channel_of(ex, g_plan, g_shared, ph->recv[i].peer);
+      if (m->ch == CH_STAGED) staged += ph->recv[i].count;
+      if (m->ch == CH_STAGED || m->ch == CH_MPI)
+        p->n_recv_req += halo_exec_chunks(ph->recv[i].count);
+      if (m->ch == CH_NCCL) p->n_nccl_recv++;
+      if (m->ch == CH_IPC)
+        HALO_TRY(ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
+    }
+    p->n_staged_recv = staged;
+    other = staged;
+    int64_t so = 0;
+    for (int i = 0; i < ph->n_recv; i++) {
+      cmsg *m = &p->recv[i];
+      const halo_msg *r = &ph->recv[i];
+      if (r->peer == s->rank) continue;
+      if (m->ch == CH_STAGED) {
+        m->buf_off = so;
+        so += r->count;
+        continue;
+      }
+      m->direct = run_target(ex, d, ph->unpack + r->offset, r->count);
+      if (!m->direct) {
+        m->buf_off = other;
+        other += r->count;
+      }
+      if (m->ch == CH_MPI) p->has_device_mpi_recv = 1;
+    }
+    p->n_recvbuf = other;
+    p->recv_req_begin = n_recv_req;
+    n_recv_req += p->n_recv_req;
+  }
+  d->n_recv_req = n_recv_req;
+  for (int k = 0; k < s->n_phases; k++) {
+    d->ph[k].send_req_begin = n_recv_req + n_send_req;
+    n_send_req += d->ph[k].n_send_req;
+  }
+  d->n_req = n_recv_req + n_send_req;
+  HALO_TRY(HALO_ALLOC(d->req, d->n_req));
+  for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
+  HALO_TRY(halo_dev_malloc((void **)&d->arena, (size_t)arena_total * sizeof(double)));
+
+  /* maps, buffers, requests */
+  int64_t arena_off = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    MPI_Comm comm = ex->phase_comm[k];
+    p->d_send = d->arena ? d->arena + arena_off : NULL;
+    arena_off += p->n_pack;
+    HALO_FREE(idx);
+    HALO_FREE(src);
+    HALO_FREE(seq);
+    int64_t n_map = p->n_pack > p->n_copy ? p->n_pack : p->n_copy;
+    if (ph->recv_total > n_map) n_map = ph->recv_total;
+    HALO_TRY(HALO_ALLOC(idx, n_map));
+    HALO_TRY(HALO_ALLOC(src, n_map));
+    HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
+    /* pack map in channel order; copies to itself */
+    int64_t nc = 0;
+    for (int i = 0; i < ph->n_send; i++) {
+      const halo_msg *m = &ph->send[i];
+      if (m->peer == s->rank) {
+        for (int64_t t = 0; t < m->count; t++) src[nc++] = ph->pack[m->offset + t];
+        continue;
+      }
+      for (int64_t t = 0; t < m->count; t++) idx[p->send[i].buf_off + t] = ph->pack[m->offset + t];
+    }
+    p->pack_run = p->n_pack > 0;
+    for (int64_t t = 1; t < p->n_pack && p->pack_run; t++) p->pack_run = idx[t] == idx[0] + t;
+    if (p->pack_run) {
+      p->run_from_work = idx[0] >= s->n_local;
+      if (!p->run_from_work && idx[0] + p->n_pack > s->n_local) p->pack_run = 0;
+      p->run_off = p->run_from_work ? idx[0] - s->n_local : idx[0];
+    }
+    if (!p->pack_run) HALO_TRY(upload_i32(&p->d_pack, idx, p->n_pack));
+    if (p->n_copy) {
+      HALO_TRY(upload_i32(&p->d_copy_src, src, p->n_copy));
+      nc = 0;
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        if (m->peer != s->rank) continue;
+        for (int64_t t = 0; t < m->count; t++) idx[nc++] = ph->unpack[m->offset + t];
+      }
+      if (nc != p->n_copy)
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: copies to itself do not match", k);
+      HALO_TRY(upload_i32(&p->d_copy_dst, idx, p->n_copy));
+    }
+    /* unpack map: the staged receives (unless they land in one run), then the
+     * other receives that are not in place */
+    int64_t nu = 0, ns = 0;
+    for (int i = 0; i < ph->n_recv; i++) {
+      const halo_msg *m = &ph->recv[i];
+      if (m->peer == s->rank || p->recv[i].ch != CH_STAGED) continue;
+      for (int64_t t = 0; t < m->count; t++) idx[ns++] = ph->unpack[m->offset + t];
+    }
+    p->staged_run_dst = ns ? run_target(ex, d, idx, ns) : NULL;
+    if (ns && !p->staged_run_dst) {
+      for (int64_t t = 0; t < ns; t++) src[t] = t;
+      nu = ns;
+    }
+    for (int i = 0; i < ph->n_recv; i++) {
+      const halo_msg *m = &ph->recv[i];
+      const cmsg *c = &p->recv[i];
+      if (m->peer == s->rank || c->ch == CH_STAGED || c->direct) continue;
+      for (int64_t t = 0; t < m->count; t++) {
+        src[nu] = c->buf_off + t;
+        idx[nu++] = ph->unpack[m->offset + t];
+      }
+    }
+    p->n_unpack = nu;
+    HALO_TRY(upload_i32(&p->d_unpack_src, src, nu));
+    HALO_TRY(upload_i32(&p->d_unpack_dst, idx, nu));
+    HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
+    HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
+    HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
+    HALO_TRY(halo_event_create(&p->ev_packed, cudaEventDisableTiming));
+    HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+    /* persistent requests of the staged and mpi channels */
+    HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
+    int r = p->send_req_begin;
+    for (int i = 0; i < ph->n_send; i++) {
+      const cmsg *c = &p->send[i];
+      if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
+      double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
+      HALO_TRY(
+          init_chunks(&d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k, seq[i], comm));
+      r += halo_exec_chunks(ph->send[i].count);
+    }
+    HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
+    r = p->recv_req_begin;
+    for (int i = 0; i < ph->n_recv; i++) {
+      const cmsg *c = &p->recv[i];
+      if (ph->recv[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
+      double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
+                    : c->direct        ? c->direct
+                                       : p->d_recv + c->buf_off;
+      HALO_TRY(
+          init_chunks(&d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k, seq[i], comm));
+      r += halo_exec_chunks(ph->recv[i].count);
+    }
+  }
+  HALO_TRY(setup_ipc(ex, d));
+  /* the receive buffers of an exchange are free at its start */
+  for (int k = 0; k < s->n_phases; k++)
+    HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, ex->gpu->comm));
+  HALO_TRY_CUDA(cudaStreamSynchronize(ex->gpu->comm));
+cleanup:
+  if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
+  if (g_plan != MPI_GROUP_NULL) MPI_Group_free(&g_plan);
+  halo_free(seq);
+  halo_free(src);
+  halo_free(idx);
+  if (st != HALO_SUCCESS) cuda_destroy(ex);
+  return st;
+}
+
+/* Pack phase k, make its copies, and send what goes without the host. */
+static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  halo_gpu *g = ex->gpu;
+  cudaStream_t cs = g->comm;
+  /* an ipc receiver of the last exchange may still read our send buffer */
+  for (int i = 0; i < p->n_ipc_to; i++)
+    HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_to[i].remote_event, 0));
+  if (p->n_pack) {
+    if (p->pack_run) {
+      const double *from = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
+      HALO_CUDA(cudaMemcpyAsync(p->d_send, from, (size_t)p->n_pack * sizeof(double),
+                                cudaMemcpyDeviceToDevice, cs));
+    } else {
+      HALO_CUDA(halo_cuda_gather(p->d_send, p->d_pack, p->n_pack, d->x, d->work, s->n_local, cs));
+    }
+  }
+  if (p->n_copy)
+    HALO_CUDA(halo_cuda_copy_map(p->d_copy_src, p->d_copy_dst, p->n_copy, d->x, s->n_local,
+                                 ex->ghost, d->work, s->n_ghost, cs));
+  if (p->n_staged_send)
+    HALO_CUDA(cudaMemcpyAsync(p->h_send, p->d_send, (size_t)p->n_staged_send * sizeof(double),
+                              cudaMemcpyDeviceToHost, cs));
+  if (p->n_send_req) HALO_CUDA(cudaEventRecord(p->ev_packed, cs));
+#if HALO_HAVE_NCCL
+  if (p->n_nccl_send + p->n_nccl_recv) {
+    halo_status st = HALO_SUCCESS;
+    HALO_TRY_NCCL(ncclGroupStart());
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
+        HALO_TRY_NCCL(ncclSend(p->d_send + p->send[i].buf_off, (size_t)ph->send[i].count,
+                               ncclDouble, ph->send[i].peer, g->nccl, cs));
+    for (int i = 0; i < ph->n_recv; i++) {
+      const cmsg *c = &p->recv[i];
+      if (ph->recv[i].peer == s->rank || c->ch != CH_NCCL) continue;
+      double *buf = c->direct ? c->direct : p->d_recv + c->buf_off;
+      HALO_TRY_NCCL(
+          ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, g->nccl, cs));
+    }
+    HALO_TRY_NCCL(ncclGroupEnd());
+  cleanup:
+    if (st != HALO_SUCCESS) return st;
+  }
+#endif
+  if (p->n_ipc_to) {
+    HALO_CUDA(cudaEventRecord(p->ev_ready, cs));
+    for (int i = 0; i < p->n_ipc_to; i++) HALO_MPI(MPI_Start(&p->ipc_to[i].ready));
+  }
+  return HALO_SUCCESS;
+}
+
+/* Finish phase k: host MPI, ipc copies, the staged copy up, unpacking. */
+static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  cudaStream_t cs = ex->gpu->comm;
+  if (p->n_send_req) {
+    HALO_CUDA(cudaEventSynchronize(p->ev_packed)); /* this phase's pack and copy, not the stream */
+    HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
+  }
+  if (p->n_ipc_from) {
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      HALO_MPI(MPI_Wait(&p->ipc_from[i].ready, MPI_STATUS_IGNORE));
+      HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_from[i].remote_event, 0));
+    }
+    for (int i = 0; i < ph->n_recv; i++) {
+      const cmsg *c = &p->recv[i];
+      if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
+      char *base = NULL;
+      for (int j = 0; j < d->n_open; j++)
+        if (d->open[j].peer == ph->recv[i].peer) base = d->open[j].base;
+      double *to = c->direct ? c->direct : p->d_recv + c->buf_off;
+      HALO_CUDA(cudaMemcpyAsync(to, base + c->remote_off,
+                                (size_t)ph->recv[i].count * sizeof(double),
+                                cudaMemcpyDeviceToDevice, cs));
+    }
+    HALO_CUDA(cudaEventRecord(p->ev_done, cs));
+    for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].done));
+  }
+  if (p->n_recv_req)
+    HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
+  if (p->n_staged_recv) {
+    double *to = p->staged_run_dst ? p->staged_run_dst : p->d_recv;
+    HALO_CUDA(cudaMemcpyAsync(to, p->h_recv, (size_t)p->n_staged_recv * sizeof(double),
+                              cudaMemcpyHostToDevice, cs));
+    HALO_CUDA(cudaEventRecord(p->ev_up, cs));
+  }
+  if (p->n_unpack)
+    HALO_CUDA(halo_cuda_scatter(p->d_recv, p->d_unpack_src, p->d_unpack_dst, p->n_unpack, ex->ghost,
+                                d->work, s->n_ghost, cs));
+  return HALO_SUCCESS;
+}
+
+static halo_status cuda_begin(halo_exec *ex, const double *x_local) {
+  const halo_schedule *s = S(ex);
+  cuda_data *d = ex->data;
+  halo_gpu *g = ex->gpu;
+  d->x = x_local;
+  HALO_CUDA(cudaEventRecord(g->ev_start, g->comp)); /* x is ready; the last product is done */
+  HALO_CUDA(cudaStreamWaitEvent(g->comm, g->ev_start, 0));
+  for (int k = 0; k < s->n_phases; k++) {
+    cphase *p = &d->ph[k];
+    /* MPI may write the receive buffers once the last exchange used them */
+    if (p->n_staged_recv) HALO_CUDA(cudaEventSynchronize(p->ev_up));
+    if (p->has_device_mpi_recv) HALO_CUDA(cudaEventSynchronize(g->ev_start));
+    if (p->n_recv_req) HALO_MPI(MPI_Startall(p->n_recv_req, d->req + p->recv_req_begin));
+    for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].ready));
+    for (int i = 0; i < p->n_ipc_to; i++) HALO_MPI(MPI_Start(&p->ipc_to[i].done));
+  }
+  return phase_start(ex, d, 0);
+}
+
+static halo_status cuda_end(halo_exec *ex, double *user_ghost) {
+  const halo_schedule *s = S(ex);
+  cuda_data *d = ex->data;
+  halo_gpu *g = ex->gpu;
+  for (int k = 0; k < s->n_phases; k++) {
+    if (k > 0) HALO_CHECK(phase_start(ex, d, k));
+    HALO_CHECK(phase_finish(ex, d, k));
+  }
+  if (d->n_req > d->n_recv_req)
+    HALO_MPI(MPI_Waitall(d->n_req - d->n_recv_req, d->req + d->n_recv_req, MPI_STATUSES_IGNORE));
+  for (int k = 0; k < s->n_phases; k++) {
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      HALO_MPI(MPI_Wait(&p->ipc_to[i].ready, MPI_STATUS_IGNORE));
+      HALO_MPI(MPI_Wait(&p->ipc_to[i].done, MPI_STATUS_IGNORE)); /* its copy is enqueued */
+    }
+    for (int i = 0; i < p->n_ipc_from; i++)
+      HALO_MPI(MPI_Wait(&p->ipc_from[i].done, MPI_STATUS_IGNORE));
+  }
+  if (user_ghost && s->n_ghost)
+    HALO_CUDA(cudaMemcpyAsync(user_ghost, ex->ghost, (size_t)s->n_ghost * sizeof(double),
+                              cudaMemcpyDeviceToDevice, g->comm));
+  HALO_CUDA(cudaEventRecord(g->ev_end, g->comm));
+  HALO_CUDA(cudaStreamWaitEvent(g->comp, g->ev_end, 0));
+  d->x = NULL;
+  return HALO_SUCCESS;
+}
+
+const halo_exec_ops halo_exec_cuda_ops = {
+    .name = "cuda",
+    .setup = cuda_setup,
+    .begin = cuda_begin,
+    .end = cuda_end,
+    .destroy = cuda_destroy,
+};
+
+#endif /* HALO_HAVE_CUDA */

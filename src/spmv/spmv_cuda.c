@@ -1,0 +1,150 @@
+/* The product on the device: cuSPARSE's generic SpMV on both blocks, with
+ * its buffers and preprocessing made at plan time. The off-diagonal block
+ * keeps only its non-empty rows; its product goes to a short vector that one
+ * kernel adds to the rows it belongs to. CSR algorithm 2 gives the same bits
+ * on every run, so every strategy and transport gives the same y. */
+#include "halo_impl.h"
+
+#if HALO_HAVE_CUDA
+#include <cusparse.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/cuda.h"
+
+#define HALO_TRY_SPARSE(call)                                                                      \
+  do {                                                                                             \
+    cusparseStatus_t halo_sp_rc_ = (call);                                                         \
+    if (halo_sp_rc_ != CUSPARSE_STATUS_SUCCESS) {                                                  \
+      st = halo_error_at(HALO_ERR_CUSPARSE, __FILE__, __LINE__, "%s failed: %s", #call,            \
+                         cusparseGetErrorString(halo_sp_rc_));                                     \
+      goto cleanup;                                                                                \
+    }                                                                                              \
+  } while (0)
+
+struct halo_gpu_spmv_s {
+  halo_gpu *g;
+  cusparseHandle_t h;
+  cusparseSpMVAlg_t alg;
+  int64_t n_rows;
+  int has_diag, has_offd;
+  cusparseSpMatDescr_t mat_d, mat_o;
+  cusparseDnVecDescr_t x_d, y_d, x_o, y_o;
+  void *buf_d, *buf_o;
+  double *y_off;
+  const int32_t *offd_rows;
+  int64_t n_offd_rows;
+};
+
+void halo_gpu_spmv_destroy(halo_gpu_spmv **sp_p) {
+  if (!sp_p || !*sp_p) return;
+  halo_gpu_spmv *sp = *sp_p;
+  if (sp->mat_d) cusparseDestroySpMat(sp->mat_d);
+  if (sp->mat_o) cusparseDestroySpMat(sp->mat_o);
+  if (sp->x_d) cusparseDestroyDnVec(sp->x_d);
+  if (sp->y_d) cusparseDestroyDnVec(sp->y_d);
+  if (sp->x_o) cusparseDestroyDnVec(sp->x_o);
+  if (sp->y_o) cusparseDestroyDnVec(sp->y_o);
+  halo_dev_free(sp->buf_d);
+  halo_dev_free(sp->buf_o);
+  halo_dev_free(sp->y_off);
+  if (sp->h) cusparseDestroy(sp->h);
+  halo_free(sp);
+  *sp_p = NULL;
+}
+
+/* Descriptors, buffer and preprocessing of one block (rows x cols), with
+ * scratch vectors standing in for x and y until the first product. */
+static halo_status block_setup(halo_gpu_spmv *sp, const halo_dev_block *b, int64_t cols,
+                               cusparseSpMatDescr_t *mat, cusparseDnVecDescr_t *x,
+                               cusparseDnVecDescr_t *y, double *y_vals, void **buf) {
+  halo_status st = HALO_SUCCESS;
+  double *sx = NULL, *sy = NULL;
+  size_t size = 0;
+  const double one = 1.0, zero = 0.0;
+  const cusparseIndexType_t it = b->idx64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  halo_debug_count_alloc();
+  HALO_TRY_SPARSE(cusparseCreateCsr(mat, b->n_rows, cols, b->nnz, b->row_ptr, b->cols, b->vals, it,
+                                    it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  HALO_TRY(halo_dev_malloc((void **)&sx, (size_t)cols * sizeof(double)));
+  if (!y_vals) HALO_TRY(halo_dev_malloc((void **)&sy, (size_t)b->n_rows * sizeof(double)));
+  HALO_TRY_CUDA(cudaMemset(sx, 0, (size_t)cols * sizeof(double)));
+  halo_debug_count_alloc();
+  HALO_TRY_SPARSE(cusparseCreateDnVec(x, cols, sx, CUDA_R_64F));
+  halo_debug_count_alloc();
+  HALO_TRY_SPARSE(cusparseCreateDnVec(y, b->n_rows, y_vals ? y_vals : sy, CUDA_R_64F));
+  HALO_TRY_SPARSE(cusparseSpMV_bufferSize(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, *mat, *x,
+                                          &zero, *y, CUDA_R_64F, sp->alg, &size));
+  HALO_TRY(halo_dev_malloc(buf, size ? size : 1));
+  HALO_TRY_SPARSE(cusparseSpMV_preprocess(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, *mat, *x,
+                                          &zero, *y, CUDA_R_64F, sp->alg, *buf));
+  HALO_TRY_CUDA(cudaStreamSynchronize(sp->g->comp));
+cleanup:
+  halo_dev_free(sx);
+  halo_dev_free(sy);
+  return st;
+}
+
+halo_status halo_gpu_spmv_create(halo_gpu *g, halo_matrix A, halo_gpu_spmv **sp_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_gpu_spmv *sp = halo_calloc(1, sizeof *sp);
+  *sp_p = NULL;
+  if (!sp) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the device product");
+  sp->g = g;
+  const char *alg = getenv("HALO_CUSPARSE_ALG");
+  sp->alg = alg && strcmp(alg, "1") == 0 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
+  halo_debug_count_alloc();
+  HALO_TRY_SPARSE(cusparseCreate(&sp->h));
+  HALO_TRY_SPARSE(cusparseSetStream(sp->h, g->comp));
+  sp->n_rows = A->d_diag.n_rows;
+  const int64_t n_cols = A->col_end - A->col_begin;
+  sp->has_diag = sp->n_rows > 0 && n_cols > 0 && A->d_diag.nnz > 0;
+  if (sp->has_diag)
+    HALO_TRY(block_setup(sp, &A->d_diag, n_cols, &sp->mat_d, &sp->x_d, &sp->y_d, NULL, &sp->buf_d));
+  sp->n_offd_rows = A->d_offd.n_rows;
+  sp->offd_rows = A->d_offd.rows;
+  sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
+  if (sp->has_offd) {
+    HALO_TRY(halo_dev_malloc((void **)&sp->y_off, (size_t)sp->n_offd_rows * sizeof(double)));
+    HALO_TRY(block_setup(sp, &A->d_offd, A->n_ghost, &sp->mat_o, &sp->x_o, &sp->y_o, sp->y_off,
+                         &sp->buf_o));
+  }
+  *sp_p = sp;
+  sp = NULL;
+cleanup:
+  halo_gpu_spmv_destroy(&sp);
+  return st;
+}
+
+halo_status halo_gpu_spmv_diag(halo_gpu_spmv *sp, double alpha, const double *x, double beta,
+                               double *y) {
+  halo_status st = HALO_SUCCESS;
+  if (sp->n_rows == 0) return HALO_SUCCESS;
+  if (!sp->has_diag) {
+    HALO_CUDA(halo_cuda_scale(y, sp->n_rows, beta, sp->g->comp));
+    return HALO_SUCCESS;
+  }
+  HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_d, (void *)(uintptr_t)x));
+  HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->y_d, y));
+  if (beta == 0.0) /* y is not read: clear what might be NaN */
+    HALO_TRY_CUDA(cudaMemsetAsync(y, 0, (size_t)sp->n_rows * sizeof(double), sp->g->comp));
+  HALO_TRY_SPARSE(cusparseSpMV(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, sp->mat_d, sp->x_d,
+                               &beta, sp->y_d, CUDA_R_64F, sp->alg, sp->buf_d));
+cleanup:
+  return st;
+}
+
+halo_status halo_gpu_spmv_offd(halo_gpu_spmv *sp, double alpha, const double *x_ghost, double *y) {
+  halo_status st = HALO_SUCCESS;
+  const double one = 1.0, zero = 0.0;
+  if (!sp->has_offd) return HALO_SUCCESS;
+  HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_o, (void *)(uintptr_t)x_ghost));
+  HALO_TRY_SPARSE(cusparseSpMV(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, sp->mat_o, sp->x_o,
+                               &zero, sp->y_o, CUDA_R_64F, sp->alg, sp->buf_o));
+  HALO_TRY_CUDA(
+      halo_cuda_scatter_add(y, sp->offd_rows, sp->y_off, sp->n_offd_rows, alpha, sp->g->comp));
+cleanup:
+  return st;
+}
+
+#endif /* HALO_HAVE_CUDA */
