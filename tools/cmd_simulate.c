@@ -150,6 +150,7 @@ static int run(int argc, char **argv) {
     o.strategy = strategies[s];
     memset(&rows[s], 0, sizeof rows[s]);
     rows[s].strategy = strategies[s];
+    rows[s].transport = HALO_TRANSPORT_HOST;
     st = halo_sim_run(sim, &o, &rows[s].stats);
     if (st == HALO_SUCCESS) rep.n_rows++;
   }

@@ -1,23 +1,25 @@
 /* halo spmv: load or generate a matrix, plan its halo exchange with each
- * strategy asked for, time the product and the exchange, check that every
- * strategy gives bit for bit the ghosts and the product of the standard
- * exchange, optionally check the product against a serial reference, print
- * a table and write JSON. */
+ * strategy (and, on the device, each transport) asked for, time the product,
+ * the exchange and the local product, check that every plan gives bit for
+ * bit the ghosts and the product of the standard exchange, optionally check
+ * the product against a serial reference, print a table and write JSON. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "devmem.h"
 #include "report.h"
 
 static void usage(void) {
   printf("usage: mpirun -n P halo spmv (--matrix FILE | --gen SPEC) [options]\n"
          "\n"
-         "Distributed y = A*x with halo's planned exchange, for each strategy: the time\n"
-         "per product and per exchange (for each rank the average over the iterations,\n"
-         "then the maximum over ranks), the messages and bytes of every phase, whether\n"
-         "the ghosts and y are bit for bit those of the standard exchange, and\n"
-         "optionally a check against a serial product on rank 0.\n"
+         "Distributed y = A*x with halo's planned exchange, for each strategy (and each\n"
+         "transport on the device): the time per product, per exchange and per local\n"
+         "product (the diagonal block alone): for each rank the average over the\n"
+         "iterations, each call completed, then the maximum over ranks; the messages and\n"
+         "bytes of every phase; whether the ghosts and y are bit for bit those of the\n"
+         "standard exchange; and optionally a check against a serial product on rank 0.\n"
          "\n"
          "input (one of):\n"
          "  --matrix FILE          Matrix Market file (coordinate; real, integer or pattern;\n"
@@ -36,7 +38,13 @@ static void usage(void) {
          "  --message-cap B        largest inter-node message of split, in bytes [16384]\n"
          "  --no-dedup             send a value needed by several ranks of a node once per\n"
          "                         rank (default: once per node)\n"
-         "  --iterations N         timed products (and exchanges) [100]\n"
+         "  --memory host|device   where x, y and the ghosts live [host]; device uploads the\n"
+         "                         matrix to this rank's GPU and multiplies with cuSPARSE\n"
+         "  --transport NAME       device memory: auto, staged, nccl, mpi-device, ipc, or all\n"
+         "                         (every one this run can use) [auto]\n"
+         "  --device-id N          device memory: this rank's GPU [the rank on its node\n"
+         "                         modulo the visible GPUs]\n"
+         "  --iterations N         timed calls of each kind [100]\n"
          "  --warmup N             untimed products first [10]\n"
          "  --check                compare y with a serial product on rank 0\n"
          "  --tol X                largest accepted error of --check [1e-12]; the error of\n"
@@ -47,22 +55,26 @@ static void usage(void) {
          "  --help                 this text\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line, 3 a check failed (--tol, or a\n"
-         "strategy that differs from standard)\n");
+         "plan that differs from standard)\n");
 }
 
-/* Time iters calls of one kind; the per-rank average, max over ranks. */
-static halo_status time_loop(MPI_Comm comm, halo_plan plan, int exchange_only, int64_t iters,
+/* Time iters calls of one kind (0 product, 1 exchange, 2 local product),
+ * each completed (halo_plan_synchronize); the per-rank average, max over ranks. */
+static halo_status time_loop(MPI_Comm comm, halo_plan plan, int kind, int64_t iters,
                              const double *x, double *y, double *t_p) {
   halo_status st = HALO_SUCCESS;
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   for (int64_t it = 0; it < iters && st == HALO_SUCCESS; it++) {
-    if (exchange_only) {
+    if (kind == 1) {
       st = halo_exchange_begin(plan, x, NULL);
       if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
+    } else if (kind == 2) {
+      st = halo_spmv_diag(plan, 1.0, x, 0.0, y);
     } else {
       st = halo_spmv(plan, 1.0, x, 0.0, y);
     }
+    if (st == HALO_SUCCESS) st = halo_plan_synchronize(plan);
   }
   double t = iters > 0 ? (MPI_Wtime() - t0) / (double)iters : 0.0;
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -70,13 +82,24 @@ static halo_status time_loop(MPI_Comm comm, halo_plan plan, int exchange_only, i
   return st;
 }
 
-/* Ghosts (into g) and y = A*x (into y, first set to NaN) of one plan. */
-static halo_status ghosts_and_product(halo_plan plan, const double *x, double *g, double *y,
-                                      int64_t n_rows) {
-  halo_status st = halo_exchange_begin(plan, x, g);
+typedef struct {
+  int dev;
+  int64_t n_rows, n_ghost;
+  double *x, *y, *g; /* in the plan's memory */
+  double *hy, *hg;   /* host copies of the last results */
+} vectors;
+
+/* Ghosts and y = A*x (y poisoned first) of one plan, copied to the host. */
+static halo_status ghosts_and_product(halo_plan plan, vectors *v) {
+  halo_status st = halo_exchange_begin(plan, v->x, v->g);
   if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
-  for (int64_t i = 0; i < n_rows; i++) y[i] = NAN; /* every entry must be written */
-  if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, x, 0.0, y);
+  if (buf_poison(v->dev, v->y, (size_t)v->n_rows * sizeof(double))) st = HALO_ERR_CUDA;
+  if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, v->x, 0.0, v->y);
+  if (st == HALO_SUCCESS) st = halo_plan_synchronize(plan);
+  if (st == HALO_SUCCESS &&
+      (buf_to_host(v->dev, v->hg, v->g, (size_t)v->n_ghost * sizeof(double)) ||
+       buf_to_host(v->dev, v->hy, v->y, (size_t)v->n_rows * sizeof(double))))
+    st = HALO_ERR_CUDA;
   return st;
 }
 
@@ -86,10 +109,11 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   MPI_Comm_size(comm, &size);
   input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0};
   halo_plan_options opts = halo_plan_options_default();
-  const char *json_path = NULL, *strategy_name = "all";
+  const char *json_path = NULL, *strategy_name = "all", *transport_name = "auto";
   int64_t iters = 100, warmup = 10, v;
   int check = 0, quiet = 0;
   double tol = 1e-12;
+  opts.memory = HALO_MEMORY_HOST;
   args_t a = {argc, 1, argv, "spmv", NULL, rank};
   for (; a.i < argc; a.i++) {
     int m;
@@ -117,6 +141,19 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     } else if ((m = args_take(&a, "--message-cap"))) {
       if (m < 0 || !args_int(&a, "--message-cap", 8, INT64_C(1) << 40, &v)) return EXIT_USAGE;
       opts.message_cap = v;
+    } else if ((m = args_take(&a, "--memory"))) {
+      if (m < 0) return EXIT_USAGE;
+      if (halo_memory_from_name(a.value, &opts.memory) != HALO_SUCCESS ||
+          opts.memory == HALO_MEMORY_AUTO) {
+        driver_error(rank, "spmv", "--memory '%s': host or device", a.value);
+        return EXIT_USAGE;
+      }
+    } else if ((m = args_take(&a, "--transport"))) {
+      if (m < 0) return EXIT_USAGE;
+      transport_name = a.value;
+    } else if ((m = args_take(&a, "--device-id"))) {
+      if (m < 0 || !args_int(&a, "--device-id", 0, 1 << 20, &v)) return EXIT_USAGE;
+      opts.device_id = (int)v;
     } else if ((m = args_take(&a, "--iterations"))) {
       if (m < 0 || !args_int(&a, "--iterations", 0, 1000000000, &iters)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--warmup"))) {
@@ -146,24 +183,38 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   halo_strategy strategies[HALO_N_STRATEGIES];
   int n_strategies;
   if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
+  halo_transport transports[HALO_N_TRANSPORTS];
+  int n_transports;
+  const int all_transports = strcmp(transport_name, "all") == 0;
+  if (!parse_transports(&a, transport_name, transports, &n_transports)) return EXIT_USAGE;
+  const int dev = opts.memory == HALO_MEMORY_DEVICE;
+  if (!dev) {
+    if (all_transports ||
+        (transports[0] != HALO_TRANSPORT_AUTO && transports[0] != HALO_TRANSPORT_HOST)) {
+      driver_error(rank, "spmv", "--transport %s needs --memory device", transport_name);
+      return EXIT_USAGE;
+    }
+    transports[0] = HALO_TRANSPORT_HOST;
+  }
 
   int code = EXIT_OK;
   input_matrix M;
   halo_matrix A = NULL;
   halo_plan std_plan = NULL;
-  double *x = NULL, *y = NULL, *g = NULL, *y_std = NULL, *g_std = NULL;
-  report_row rows[HALO_N_STRATEGIES];
+  vectors vec = {dev, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  double *hx = NULL, *y_std = NULL, *g_std = NULL;
+  report_row rows[HALO_N_STRATEGIES * HALO_N_TRANSPORTS];
   report rep = {.command = "spmv",
                 .M = &M,
                 .ranks = size,
                 .in = &in,
                 .opts = &opts,
+                .memory = opts.memory,
                 .iterations = iters,
                 .warmup = warmup,
                 .checked = check,
                 .tol = tol,
                 .rows = rows};
-  int64_t n_ghost = 0;
   double t0 = MPI_Wtime();
   halo_status st = input_load(comm, &in, check, &M);
   rep.t_load = MPI_Wtime() - t0;
@@ -181,56 +232,86 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_MAX, comm);
   rep.t_load = times[0], rep.t_matrix = times[1];
   if (st != HALO_SUCCESS) goto done;
-  halo_matrix_get_local_sizes(A, NULL, NULL, &n_ghost);
-  x = malloc((size_t)(ce - cb + 1) * sizeof *x);
-  y = malloc((size_t)(n_rows + 1) * sizeof *y);
+  vec.n_rows = n_rows;
+  halo_matrix_get_local_sizes(A, NULL, NULL, &vec.n_ghost);
+  hx = malloc((size_t)(ce - cb + 1) * sizeof *hx);
   y_std = malloc((size_t)(n_rows + 1) * sizeof *y_std);
-  g = malloc((size_t)(n_ghost + 1) * sizeof *g);
-  g_std = malloc((size_t)(n_ghost + 1) * sizeof *g_std);
-  if (!x || !y || !y_std || !g || !g_std) {
-    st = HALO_ERR_OUT_OF_MEMORY;
+  g_std = malloc((size_t)(vec.n_ghost + 1) * sizeof *g_std);
+  vec.hy = malloc((size_t)(n_rows + 1) * sizeof *vec.hy);
+  vec.hg = malloc((size_t)(vec.n_ghost + 1) * sizeof *vec.hg);
+  vec.x = buf_alloc(dev, (size_t)(ce - cb) * sizeof(double));
+  vec.y = buf_alloc(dev, (size_t)n_rows * sizeof(double));
+  vec.g = buf_alloc(dev, (size_t)vec.n_ghost * sizeof(double));
+  int ok = hx && y_std && g_std && vec.hy && vec.hg && vec.x && vec.y && vec.g;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) {
+    driver_error(rank, "spmv", "out of %s for the vectors",
+                 dev ? "device memory (or no CUDA device)" : "host memory");
+    code = EXIT_ERROR;
     goto done;
   }
-  for (int64_t j = cb; j < ce; j++) x[j - cb] = input_x(j);
+  for (int64_t j = cb; j < ce; j++) hx[j - cb] = input_x(j);
+  buf_from_host(dev, vec.x, hx, (size_t)(ce - cb) * sizeof(double));
 
-  /* the standard exchange's ghosts and product: the reference of the others */
+  /* the standard exchange's ghosts and product (the first transport): the
+   * reference of the other plans */
   {
     halo_plan_options o = opts;
     o.strategy = HALO_STRATEGY_STANDARD;
+    o.transport = dev && all_transports ? HALO_TRANSPORT_STAGED : transports[0];
     if ((st = halo_plan_create(A, &o, &std_plan)) != HALO_SUCCESS) goto done;
-    if ((st = ghosts_and_product(std_plan, x, g_std, y_std, n_rows)) != HALO_SUCCESS) goto done;
+    if ((st = ghosts_and_product(std_plan, &vec)) != HALO_SUCCESS) goto done;
+    memcpy(y_std, vec.hy, (size_t)n_rows * sizeof *y_std);
+    memcpy(g_std, vec.hg, (size_t)vec.n_ghost * sizeof *g_std);
+    halo_plan_destroy(&std_plan);
   }
   if (check) {
     if ((st = check_spmv(comm, &M, y_std, &rep.check_err)) != HALO_SUCCESS) goto done;
     if (!(rep.check_err <= tol)) code = EXIT_CHECK;
   }
-  for (int s = 0; s < n_strategies; s++) {
-    report_row *r = &rows[rep.n_rows];
-    halo_plan plan = NULL;
-    halo_plan_options o = opts;
-    o.strategy = strategies[s];
-    memset(r, 0, sizeof *r);
-    r->strategy = strategies[s];
-    r->timed = 1;
-    if ((st = halo_plan_create(A, &o, &plan)) != HALO_SUCCESS) goto done;
-    halo_plan_stats(plan, &r->stats);
-    st = ghosts_and_product(plan, x, g, y, n_rows);
-    if (st == HALO_SUCCESS) {
-      int same = (n_ghost == 0 || memcmp(g, g_std, (size_t)n_ghost * sizeof *g) == 0) &&
-                 (n_rows == 0 || memcmp(y, y_std, (size_t)n_rows * sizeof *y) == 0);
-      MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm);
-      r->compared = 1;
-      r->identical = same;
-      if (!same) code = EXIT_CHECK;
+  for (int t = 0; t < n_transports; t++) {
+    for (int s = 0; s < n_strategies; s++) {
+      report_row *r = &rows[rep.n_rows];
+      halo_plan plan = NULL;
+      halo_plan_options o = opts;
+      o.strategy = strategies[s];
+      o.transport = transports[t];
+      memset(r, 0, sizeof *r);
+      r->strategy = strategies[s];
+      r->timed = 1;
+      st = halo_plan_create(A, &o, &plan);
+      if (st != HALO_SUCCESS && all_transports) {
+        /* a transport this run cannot use (several ranks per GPU for nccl, an MPI
+         * that is not CUDA-aware): say so, go on with the others */
+        if (rank == 0 && !quiet)
+          fprintf(stderr, "halo spmv: transport %s skipped: %s\n",
+                  halo_transport_name(transports[t]), halo_last_error());
+        st = HALO_SUCCESS;
+        break;
+      }
+      if (st != HALO_SUCCESS) goto done;
+      halo_plan_stats(plan, &r->stats);
+      r->transport = r->stats.phase[0].transport;
+      st = ghosts_and_product(plan, &vec);
+      if (st == HALO_SUCCESS) {
+        int same =
+            (vec.n_ghost == 0 || memcmp(vec.hg, g_std, (size_t)vec.n_ghost * sizeof *g_std) == 0) &&
+            (n_rows == 0 || memcmp(vec.hy, y_std, (size_t)n_rows * sizeof *y_std) == 0);
+        MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm);
+        r->compared = 1;
+        r->identical = same;
+        if (!same) code = EXIT_CHECK;
+      }
+      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, warmup, vec.x, vec.y, &r->t_spmv);
+      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, iters, vec.x, vec.y, &r->t_spmv);
+      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 1, iters, vec.x, vec.y, &r->t_exchange);
+      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 2, iters, vec.x, vec.y, &r->t_local);
+      halo_plan_destroy(&plan);
+      if (st != HALO_SUCCESS) goto done;
+      rep.n_rows++;
     }
-    if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, warmup, x, y, &r->t_spmv);
-    if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, iters, x, y, &r->t_spmv);
-    if (st == HALO_SUCCESS) st = time_loop(comm, plan, 1, iters, x, y, &r->t_exchange);
-    halo_plan_destroy(&plan);
-    if (st != HALO_SUCCESS) goto done;
-    rep.n_rows++;
   }
-  if (rank == 0 && !quiet) report_print(&rep);
+  if (rank == 0 && !quiet && rep.n_rows) report_print(&rep);
   if (json_path && rank == 0) {
     FILE *f = fopen(json_path, "w");
     if (!f) {
@@ -246,8 +327,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       fprintf(stderr, "halo spmv: check failed: error %.3e above --tol %.1e\n", rep.check_err, tol);
     for (int i = 0; i < rep.n_rows; i++)
       if (!rows[i].identical)
-        fprintf(stderr, "halo spmv: %s differs from the standard exchange\n",
-                halo_strategy_name(rows[i].strategy));
+        fprintf(stderr, "halo spmv: %s / %s differs from the standard exchange\n",
+                halo_strategy_name(rows[i].strategy), halo_transport_name(rows[i].transport));
   }
 done:
   if (st != HALO_SUCCESS) {
@@ -255,7 +336,8 @@ done:
                  halo_last_error()[0] ? halo_last_error() : halo_status_string(st));
     code = EXIT_ERROR;
   }
-  free(g_std), free(g), free(y_std), free(y), free(x);
+  buf_free(dev, vec.x), buf_free(dev, vec.y), buf_free(dev, vec.g);
+  free(vec.hy), free(vec.hg), free(g_std), free(y_std), free(hx);
   halo_plan_destroy(&std_plan);
   halo_matrix_destroy(&A);
   input_free(&M);

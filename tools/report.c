@@ -20,6 +20,21 @@ int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
   return 1;
 }
 
+int parse_transports(args_t *a, const char *name, halo_transport *list, int *n) {
+  *n = 0;
+  if (strcmp(name, "all") == 0) {
+    for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++)
+      list[(*n)++] = (halo_transport)t;
+    return 1;
+  }
+  if (halo_transport_from_name(name, &list[0]) != HALO_SUCCESS) {
+    driver_error(a->rank, a->cmd, "--transport: %s, or all", halo_last_error());
+    return 0;
+  }
+  *n = 1;
+  return 1;
+}
+
 static int64_t sum_phases(const halo_stats *s, int which) {
   int64_t t = 0;
   for (int k = 0; k < s->n_phases; k++) {
@@ -47,8 +62,8 @@ void report_print(const report *r) {
          r->command, M->name, (long long)M->n_rows, (long long)M->n_cols, (long long)M->nnz,
          r->ranks, s0->nodes, s0->nodes == 1 ? "" : "s", s0->ranks_per_node,
          halo_partition_name(r->in->partition));
-  printf("message_cap %lld bytes; duplicate removal %s", (long long)r->opts->message_cap,
-         r->opts->remove_duplicates ? "on" : "off");
+  printf("%s memory; message_cap %lld bytes; duplicate removal %s", halo_memory_name(r->memory),
+         (long long)r->opts->message_cap, r->opts->remove_duplicates ? "on" : "off");
   if (r->rows[0].timed)
     printf("; %lld iterations; %s %.3f s, matrix split %.3f s", (long long)r->iterations,
            M->is_gen ? "generated in" : "read and distributed in", r->t_load, r->t_matrix);
@@ -57,11 +72,11 @@ void report_print(const report *r) {
            r->t_load, r->t_patterns);
   printf("\n\n");
   if (r->rows[0].timed) {
-    printf("%-9s %11s %12s %10s %9s %11s %10s %12s %10s %9s\n", "strategy", "SpMV (s)",
-           "exchange (s)", "setup (s)", "messages", "bytes", "inter msgs", "inter bytes",
-           "max inter", "same as");
-    printf("%-9s %11s %12s %10s %9s %11s %10s %12s %10s %9s\n", "", "", "", "", "", "", "", "",
-           "msgs/node", "standard");
+    printf("%-9s %-10s %10s %12s %10s %10s %8s %10s %10s %11s %9s %8s\n", "strategy", "transport",
+           "SpMV (s)", "exchange (s)", "local (s)", "setup (s)", "messages", "bytes", "inter msgs",
+           "inter bytes", "max inter", "same as");
+    printf("%-9s %-10s %10s %12s %10s %10s %8s %10s %10s %11s %9s %8s\n", "", "", "", "", "", "",
+           "", "", "", "", "msgs/node", "standard");
   } else {
     printf("%-9s %9s %11s %10s %12s %10s %12s %10s %9s\n", "strategy", "messages", "bytes",
            "inter msgs", "inter bytes", "max inter", "max inter", "cap used", "sim (s)");
@@ -73,10 +88,11 @@ void report_print(const report *r) {
     const halo_stats *s = &w->stats;
     const halo_phase_stats *g = global_phase(s);
     if (w->timed)
-      printf("%-9s %11.3e %12.3e %10.3e %9lld %11lld %10lld %12lld %10lld %9s\n",
-             halo_strategy_name(w->strategy), w->t_spmv, w->t_exchange, s->setup_seconds,
-             (long long)sum_phases(s, 0), (long long)sum_phases(s, 1), (long long)sum_phases(s, 2),
-             (long long)sum_phases(s, 3), (long long)g->max_inter_node_messages_per_node,
+      printf("%-9s %-10s %10.3e %12.3e %10.3e %10.3e %8lld %10lld %10lld %11lld %9lld %8s\n",
+             halo_strategy_name(w->strategy), halo_transport_name(w->transport), w->t_spmv,
+             w->t_exchange, w->t_local, s->setup_seconds, (long long)sum_phases(s, 0),
+             (long long)sum_phases(s, 1), (long long)sum_phases(s, 2), (long long)sum_phases(s, 3),
+             (long long)g->max_inter_node_messages_per_node,
              !w->compared   ? "-"
              : w->identical ? "yes"
                             : "NO");
@@ -88,21 +104,21 @@ void report_print(const report *r) {
              (long long)g->max_inter_node_bytes_per_node, (long long)s->message_cap_used,
              s->setup_seconds);
   }
-  printf("\n%-9s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "strategy", "phase", "scope",
-         "messages", "bytes", "max msgs", "max bytes", "inter msgs", "inter bytes", "max inter",
-         "largest");
-  printf("%-9s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "", "", "", "", "", "per rank",
-         "per rank", "", "", "msgs/node", "msg (bytes)");
+  printf("\n%-9s %-10s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "strategy", "transport",
+         "phase", "scope", "messages", "bytes", "max msgs", "max bytes", "inter msgs",
+         "inter bytes", "max inter", "largest");
+  printf("%-9s %-10s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "", "", "", "", "", "",
+         "per rank", "per rank", "", "", "msgs/node", "msg (bytes)");
   for (int i = 0; i < r->n_rows; i++) {
     const halo_stats *s = &r->rows[i].stats;
     for (int k = 0; k < s->n_phases; k++) {
       const halo_phase_stats *p = &s->phase[k];
-      printf("%-9s %5d %6s %9lld %11lld %9lld %11lld %10lld %12lld %10lld %12lld\n",
-             halo_strategy_name(r->rows[i].strategy), k, halo_scope_name(p->scope),
-             (long long)p->messages, (long long)p->bytes, (long long)p->max_messages_per_rank,
-             (long long)p->max_bytes_per_rank, (long long)p->inter_node_messages,
-             (long long)p->inter_node_bytes, (long long)p->max_inter_node_messages_per_node,
-             (long long)p->max_message_bytes);
+      printf("%-9s %-10s %5d %6s %9lld %11lld %9lld %11lld %10lld %12lld %10lld %12lld\n",
+             halo_strategy_name(r->rows[i].strategy), halo_transport_name(p->transport), k,
+             halo_scope_name(p->scope), (long long)p->messages, (long long)p->bytes,
+             (long long)p->max_messages_per_rank, (long long)p->max_bytes_per_rank,
+             (long long)p->inter_node_messages, (long long)p->inter_node_bytes,
+             (long long)p->max_inter_node_messages_per_node, (long long)p->max_message_bytes);
     }
   }
   if (r->checked)
@@ -128,6 +144,7 @@ void report_json(FILE *f, const report *r) {
   json_int(&w, "nodes", r->n_rows ? r->rows[0].stats.nodes : 0);
   json_int(&w, "ranks_per_node", r->n_rows ? r->rows[0].stats.ranks_per_node : 0);
   json_string(&w, "partition", halo_partition_name(r->in->partition));
+  json_string(&w, "memory", halo_memory_name(r->memory));
   json_int(&w, "message_cap", r->opts->message_cap);
   json_bool(&w, "remove_duplicates", r->opts->remove_duplicates);
   json_begin_array(&w, "row_begin");
@@ -155,12 +172,14 @@ void report_json(FILE *f, const report *r) {
     const halo_stats *s = &row->stats;
     json_begin_object(&w, NULL);
     json_string(&w, "name", halo_strategy_name(row->strategy));
+    json_string(&w, "transport", halo_transport_name(row->transport));
     json_int(&w, "message_cap_used", s->message_cap_used);
     json_int(&w, "ghosts", s->ghosts);
     if (row->timed) {
       json_double(&w, "setup_s", s->setup_seconds);
       json_double(&w, "spmv_s", row->t_spmv);
       json_double(&w, "exchange_s", row->t_exchange);
+      json_double(&w, "local_s", row->t_local);
     } else {
       json_double(&w, "simulate_s", s->setup_seconds);
     }

@@ -9,11 +9,12 @@
 
 typedef struct {
   halo_strategy strategy;
+  halo_transport transport;
   halo_stats stats;
-  int timed;                 /* spmv: times below are measured */
-  double t_spmv, t_exchange; /* per call: max over ranks of the per-rank average */
-  int compared;              /* spmv: compared with standard */
-  int identical;             /* ghosts and y bit for bit those of standard */
+  int timed;                          /* spmv: times below are measured */
+  double t_spmv, t_exchange, t_local; /* per call: max over ranks of the per-rank average */
+  int compared;                       /* spmv: compared with standard */
+  int identical;                      /* ghosts and y bit for bit those of standard */
 } report_row;
 
 typedef struct {
@@ -22,8 +23,9 @@ typedef struct {
   int ranks;
   const input_opts *in;
   const halo_plan_options *opts; /* as asked (ranks_per_node 0: nodes of MPI) */
-  double t_load, t_matrix;       /* spmv: set-up times, max over ranks; simulate: t_load */
-  double t_patterns;             /* simulate: the patterns of all ranks */
+  halo_memory memory;
+  double t_load, t_matrix; /* spmv: set-up times, max over ranks; simulate: t_load */
+  double t_patterns;       /* simulate: the patterns of all ranks */
   int64_t iterations, warmup;
   int checked;
   double check_err, tol;
@@ -36,5 +38,7 @@ void report_json(FILE *f, const report *r);
 
 /* Strategies named by --strategy: one name or "all". 0 on error (reported). */
 int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n);
+/* Transports named by --transport: one name or "all" (every device transport). */
+int parse_transports(args_t *a, const char *name, halo_transport *list, int *n);
 
 #endif

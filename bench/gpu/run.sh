@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# halo on a GPU machine: build it with the machine's own compilers, run the
+# GPU tests, run the benchmarks, and leave logs and a summary under $OUT.
+#
+#   bench/gpu/run.sh build     configure and build (Release, CUDA, NCCL) in build-gpu/
+#   bench/gpu/run.sh tests     GPU tests: 1 GPU with 1, 2 and 4 ranks; 2 GPUs with 2
+#                              ranks (NCCL) and 8 ranks (staged and IPC, virtual nodes);
+#                              then the host test suite
+#   bench/gpu/run.sh bench     one-message latency and bandwidth per transport; the
+#                              SpMV of the 27-point Laplacian 160^3 and of bundled
+#                              matrices per strategy and transport
+#   bench/gpu/run.sh all       all three
+# Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+what=${1:-all}
+OUT=${OUT:-/tmp/halo-gpu}
+mkdir -p "$OUT/json"
+log=$OUT/log.txt
+summary=$OUT/summary.md
+B=build-gpu
+# NVLink multicast stays off on machines whose GPUs others share
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
+        -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_RANKS_PER_NODE)
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+say() { echo "$*" | tee -a "$summary"; }
+run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+
+info() {
+  {
+    echo "# halo on $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//')"
+    echo
+    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "- $(nproc) cores; $(mpirun --version 2>&1 | head -1); $(nvcc --version | tail -1)"
+    echo "- driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); NCCL $(ls /usr/lib/x86_64-linux-gnu/libnccl.so.* 2>/dev/null | head -1 | sed 's/.*libnccl.so.//')"
+  } >>"$summary"
+  { nvidia-smi; nvidia-smi topo -m; } >>"$log" 2>&1
+}
+
+build() {
+  local t0=$SECONDS
+  if ! run cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DHALO_ENABLE_CUDA=ON -DHALO_ENABLE_NCCL=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_WERROR=ON || ! run cmake --build $B -j "$(nproc)"; then
+    say "BUILD FAILED (see log.txt)"
+    tail -40 "$log"
+    exit 1
+  fi
+  say "- built in $((SECONDS - t0)) s"
+}
+
+gpu_test() { # label, np, visible devices, extra env
+  local label=$1 np=$2 vis=$3 t0=$SECONDS
+  if CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -n "$np" $B/tests/test_gpu matrices/bcsstk16.mtx \
+      matrices/west0479.mtx; then
+    say "- GPU test, $label: passed ($(grep -a 'device plans checked' "$log" | tail -1 | sed 's/ device.*//') device plans, $((SECONDS - t0)) s)"
+  else
+    say "- GPU test, $label: FAILED"
+    grep -a -E "FAIL|error|Error" "$log" | tail -8 | tee -a "$summary"
+    fail=1
+  fi
+}
+
+tests() {
+  fail=0
+  say ""
+  say "## Tests"
+  say ""
+  gpu_test "1 GPU, 1 rank" 1 0
+  gpu_test "1 GPU, 2 ranks" 2 0
+  gpu_test "1 GPU, 4 ranks" 4 0
+  if [ "$ngpu" -ge 2 ]; then
+    gpu_test "2 GPUs, 2 ranks (NCCL)" 2 0,1
+    gpu_test "2 GPUs, 8 ranks (staged, IPC)" 8 0,1
+  fi
+  local t0=$SECONDS
+  if run ctest --test-dir $B -j 8 -LE gpu --timeout 300; then
+    say "- host test suite: passed ($((SECONDS - t0)) s)"
+  else
+    say "- host test suite: FAILED"
+    grep -a -E "Failed|FAIL" "$log" | tail -8 | tee -a "$summary"
+    fail=1
+  fi
+  return $fail
+}
+
+spmv() { # label, np, visible devices, args...
+  local label=$1 np=$2 vis=$3
+  shift 3
+  local json=$OUT/json/$(echo "$label" | tr -c 'a-zA-Z0-9_' '_').json
+  if CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -n "$np" $B/tools/halo spmv --memory device \
+      --json "$json" "$@"; then
+    echo "- $label: ok" >>"$log"
+  else
+    say "- $label: FAILED (exit $?)"
+  fi
+}
+
+bench() {
+  say ""
+  say "## One halo message, 2 ranks"
+  say ""
+  if [ "$ngpu" -ge 2 ]; then
+    say "### 2 GPUs"
+    CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
+  fi
+  say ""
+  say "### 1 GPU, 2 ranks"
+  CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
+  local lap=(--gen lap3d27:160 --iterations 100 --warmup 20)
+  all_gpus=$(seq -s, 0 $((ngpu - 1)))
+  spmv "lap160 1 rank 1 GPU" 1 0 "${lap[@]}" --strategy standard --transport staged
+  for rep in 1 2 3; do
+    [ "$ngpu" -ge 2 ] && spmv "lap160 2 ranks 2 GPUs rep$rep" 2 0,1 "${lap[@]}" --strategy all --transport all
+  done
+  spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
+  if [ "$ngpu" -ge 2 ]; then
+    spmv "lap160 8 ranks 2 GPUs K4" 8 "$all_gpus" "${lap[@]}" --strategy all --transport all --ranks-per-node 4
+    for m in bcsstk16 bayer10 dw8192 rajat01; do
+      spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
+    done
+  fi
+  say ""
+  say "## SpMV per strategy and transport"
+  python3 bench/gpu/summarize.py "$OUT/json" 2>>"$log" | tee -a "$summary"
+  tar -czf "$OUT/json.tar.gz" -C "$OUT" json && rm -rf "$OUT/json"
+}
+
+: >"$summary"
+info
+case $what in
+build) build ;;
+tests) [ -x $B/tools/halo ] || build; tests ;;
+bench) [ -x $B/tools/halo ] || build; bench ;;
+all) build; tests; bench ;;
+*) echo "usage: $0 [build|tests|bench|all]"; exit 2 ;;
+esac

@@ -1,0 +1,357 @@
+/* Device memory, every strategy through every transport this machine can
+ * serve: the ghosts and the product must be bit for bit those of the
+ * standard exchange on the device, and the product that of the host within
+ * 1e-12; no allocation and no MPI request or communicator made in 100
+ * products; the transport choice and its errors. Exits 77 (skipped) when no
+ * CUDA device is visible.
+ * usage: test_gpu [FILE.mtx ...] */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime.h>
+#include <stdlib.h>
+
+#include "halo_impl.h"
+#include "verify.h"
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+static long n_created; /* MPI requests and communicators made (profiling interface) */
+int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+  n_created++;
+  return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
+}
+int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+  n_created++;
+  return PMPI_Recv_init(buf, count, type, source, tag, comm, req);
+}
+int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  n_created++;
+  return PMPI_Isend(buf, count, type, dest, tag, comm, req);
+}
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request *req) {
+  n_created++;
+  return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+}
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out) {
+  n_created++;
+  return PMPI_Comm_dup(comm, out);
+}
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
+  n_created++;
+  return PMPI_Comm_split(comm, color, key, out);
+}
+
+#define CUDA_OK(call)                                                                              \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    CHECK_MSG(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));                         \
+  } while (0)
+
+static double *to_device(const void *h, size_t bytes) {
+  void *d = NULL;
+  CUDA_OK(cudaMalloc(&d, bytes ? bytes : 8));
+  if (bytes) CUDA_OK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+  return d;
+}
+
+static void to_host(void *h, const void *d, size_t bytes) {
+  if (bytes) CUDA_OK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}
+
+static int ranks_per_gpu = 1, mpi_aware = 0;
+
+/* Transports worth trying here. */
+static int transport_usable(halo_transport t) {
+  if (t == HALO_TRANSPORT_NCCL) return HALO_HAVE_NCCL && ranks_per_gpu == 1;
+  if (t == HALO_TRANSPORT_MPI_DEVICE) return mpi_aware;
+  return t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_AUTO;
+}
+
+static int n_cases;
+
+static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
+                       const char *label) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  const int64_t rb = row_begin[rank], re = row_begin[rank + 1], n = re - rb;
+  const int64_t nnz = rows->row_ptr[n];
+  /* the matrix from device arrays */
+  int64_t *d_ptr = (int64_t *)to_device(rows->row_ptr, (size_t)(n + 1) * sizeof(int64_t));
+  int64_t *d_col = (int64_t *)to_device(rows->col_ids, (size_t)nnz * sizeof(int64_t));
+  double *d_val = to_device(rows->values, (size_t)nnz * sizeof(double));
+  halo_matrix A = NULL, H = NULL;
+  CHECK_OK(
+      halo_matrix_create_csr(comm, rb, re, rb, re, d_ptr, d_col, d_val, HALO_MEMORY_DEVICE, &A));
+  CHECK_OK(halo_matrix_create_csr(comm, rb, re, rb, re, rows->row_ptr, rows->col_ids, rows->values,
+                                  HALO_MEMORY_HOST, &H));
+  int64_t ng;
+  const int64_t *gid;
+  CHECK_OK(halo_matrix_get_local_sizes(A, NULL, NULL, &ng));
+  CHECK_OK(halo_matrix_get_ghost_ids(A, &gid));
+  double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hy = malloc((size_t)(n + 1) * sizeof *hy);
+  double *hy_host = malloc((size_t)(n + 1) * sizeof *hy);
+  double *hg = malloc((size_t)(ng + 1) * sizeof *hg),
+         *ref_g = malloc((size_t)(ng + 1) * sizeof *hg);
+  double *ref_y = malloc((size_t)(n + 1) * sizeof *ref_y);
+  for (int64_t i = 0; i < n; i++) hx[i] = test_x(rb + i);
+  double *dx = to_device(hx, (size_t)n * sizeof(double));
+  double *dy = NULL, *dg = NULL;
+  CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
+  CUDA_OK(cudaMalloc((void **)&dg, (size_t)(ng + 1) * sizeof(double)));
+  /* the host product, the reference within rounding */
+  {
+    halo_plan hp;
+    CHECK_OK(halo_plan_create(H, NULL, &hp));
+    CHECK_OK(halo_spmv(hp, 1.0, hx, 0.0, hy_host));
+    halo_plan_destroy(&hp);
+  }
+  int have_ref = 0;
+  for (int K = 1; K <= 2; K++)
+    for (int s = 0; s < HALO_N_STRATEGIES; s++)
+      for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++) {
+        if (!transport_usable((halo_transport)t)) continue;
+        halo_plan_options o = halo_plan_options_default();
+        o.strategy = (halo_strategy)s;
+        o.transport = (halo_transport)t;
+        o.ranks_per_node = K;
+        o.message_cap = 64;
+        char what[256];
+        snprintf(what, sizeof what, "%s, K=%d, %s, %s", label, K, halo_strategy_name(o.strategy),
+                 halo_transport_name(o.transport));
+        halo_plan plan = NULL;
+        /* half the cases plan the host matrix on the device (uploaded once) */
+        o.memory = HALO_MEMORY_DEVICE;
+        CHECK_OK(halo_plan_create((s + t) % 2 ? H : A, &o, &plan));
+        halo_stats st;
+        CHECK_OK(halo_plan_stats(plan, &st));
+        CHECK_MSG(st.phase[0].transport == o.transport, "%s: the plan says transport %s", what,
+                  halo_transport_name(st.phase[0].transport));
+        for (int rep = 0; rep < 3; rep++) { /* again and again: the buffers are reused */
+          CUDA_OK(cudaMemset(dg, 0xff, (size_t)(ng + 1) * sizeof(double))); /* NaN */
+          CHECK_OK(halo_exchange_begin(plan, dx, dg));
+          CHECK_OK(halo_exchange_end(plan));
+          CHECK_OK(halo_plan_synchronize(plan));
+        }
+        to_host(hg, dg, (size_t)ng * sizeof(double));
+        for (int64_t k = 0; k < ng; k++)
+          CHECK_MSG(hg[k] == test_x(gid[k]), "%s: ghost %lld (global %lld) is %g, not %g", what,
+                    (long long)k, (long long)gid[k], hg[k], test_x(gid[k]));
+        CUDA_OK(cudaMemset(dy, 0xff, (size_t)(n + 1) * sizeof(double))); /* beta = 0: not read */
+        CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+        CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+        CHECK_OK(halo_plan_synchronize(plan));
+        to_host(hy, dy, (size_t)n * sizeof(double));
+        for (int64_t i = 0; i < n; i++)
+          CHECK_MSG(fabs(hy[i] - hy_host[i]) <= 1e-12 * (fabs(hy_host[i]) + 1.0),
+                    "%s: y[%lld] = %.17g, host %.17g", what, (long long)i, hy[i], hy_host[i]);
+        if (!have_ref) {
+          memcpy(ref_y, hy, (size_t)n * sizeof(double));
+          memcpy(ref_g, hg, (size_t)ng * sizeof(double));
+          have_ref = 1;
+        } else {
+          CHECK_MSG(n == 0 || memcmp(hy, ref_y, (size_t)n * sizeof(double)) == 0,
+                    "%s: y differs from the first device plan's", what);
+          CHECK(ng == 0 || memcmp(hg, ref_g, (size_t)ng * sizeof(double)) == 0);
+        }
+        /* y = 2*A*x - y, and the diagonal block alone */
+        CHECK_OK(halo_spmv(plan, 2.0, dx, -1.0, dy));
+        CHECK_OK(halo_plan_synchronize(plan));
+        to_host(hg, dy, (size_t)n * sizeof(double));
+        for (int64_t i = 0; i < n; i++)
+          CHECK_MSG(fabs(hg[i] - hy_host[i]) <= 1e-12 * (fabs(hy_host[i]) + 1.0),
+                    "%s: 2Ax - y wrong at %lld", what, (long long)i);
+        CHECK_OK(halo_spmv_diag(plan, 1.0, dx, 0.0, dy));
+        CHECK_OK(halo_plan_synchronize(plan));
+        halo_plan_destroy(&plan);
+        n_cases++;
+      }
+  cudaFree(dx), cudaFree(dy), cudaFree(dg), cudaFree(d_ptr), cudaFree(d_col), cudaFree(d_val);
+  free(hx), free(hy), free(hy_host), free(hg), free(ref_g), free(ref_y);
+  halo_matrix_destroy(&A);
+  halo_matrix_destroy(&H);
+}
+
+/* No allocation, request or communicator in 100 products and exchanges. */
+static void no_alloc(MPI_Comm comm, halo_transport t) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  halo_gen g;
+  halo_csr rows;
+  int64_t *rb;
+  CHECK_OK(halo_gen_parse("lap3d27:16", &g));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+  const int64_t n = rb[rank + 1] - rb[rank];
+  halo_matrix A;
+  CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
+                                  rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
+  for (int s = 0; s < HALO_N_STRATEGIES; s++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE, o.transport = t, o.strategy = (halo_strategy)s;
+    o.ranks_per_node = 2;
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    double *dx, *dy;
+    CUDA_OK(cudaMalloc((void **)&dx, (size_t)(n + 1) * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
+    CUDA_OK(cudaMemset(dx, 0, (size_t)(n + 1) * sizeof(double)));
+    CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    const int64_t a0 = halo_debug_alloc_count();
+    const long c0 = n_created;
+    for (int it = 0; it < 100; it++) {
+      CHECK_OK(halo_spmv(plan, 1.0, dx, 0.5, dy));
+      CHECK_OK(halo_exchange_begin(plan, dx, NULL));
+      CHECK_OK(halo_exchange_end(plan));
+    }
+    CHECK_OK(halo_plan_synchronize(plan));
+    CHECK_MSG(halo_debug_alloc_count() == a0 && n_created == c0,
+              "%s, %s: %lld allocations, %ld MPI objects in 100 products and exchanges",
+              halo_strategy_name(o.strategy), halo_transport_name(t),
+              (long long)(halo_debug_alloc_count() - a0), n_created - c0);
+    cudaFree(dx), cudaFree(dy);
+    halo_plan_destroy(&plan);
+  }
+  halo_matrix_destroy(&A);
+  halo_csr_free(&rows);
+  halo_io_free(rb);
+}
+
+/* The choice of transport and its errors. */
+static void choice(MPI_Comm comm) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  halo_gen g;
+  halo_csr rows;
+  int64_t *rb;
+  CHECK_OK(halo_gen_parse("lap2d:16", &g));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+  halo_matrix A;
+  CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
+                                  rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
+  halo_plan plan = NULL;
+  halo_plan_options o = halo_plan_options_default();
+  halo_stats st;
+  o.memory = HALO_MEMORY_DEVICE;
+  CHECK_OK(halo_plan_create(A, &o, &plan));
+  CHECK_OK(halo_plan_stats(plan, &st));
+  /* auto: nccl with one rank per GPU (when compiled in), else ipc; never mpi-device */
+  const halo_transport want =
+      HALO_HAVE_NCCL && ranks_per_gpu == 1 ? HALO_TRANSPORT_NCCL : HALO_TRANSPORT_IPC;
+  CHECK_MSG(st.phase[0].transport == want, "auto chose %s, expected %s",
+            halo_transport_name(st.phase[0].transport), halo_transport_name(want));
+  halo_plan_destroy(&plan);
+  if (!mpi_aware) {
+    o.transport = HALO_TRANSPORT_MPI_DEVICE;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_UNSUPPORTED, "this MPI is not CUDA-aware");
+    if (rank == 0)
+      printf("MPI is not CUDA-aware here: mpi-device refused, auto chose %s\n",
+             halo_transport_name(want));
+  }
+  if (ranks_per_gpu > 1) {
+    o.transport = HALO_TRANSPORT_NCCL;
+    CHECK_ERR(halo_plan_create(A, &o, &plan),
+              HALO_HAVE_NCCL ? HALO_ERR_INVALID_ARG : HALO_ERR_NOT_COMPILED,
+              HALO_HAVE_NCCL ? "needs one rank per GPU" : "not compiled in");
+  }
+  o = halo_plan_options_default();
+  o.transport = HALO_TRANSPORT_STAGED; /* a host plan cannot take a device transport */
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "needs device memory");
+  int count = 0;
+  cudaGetDeviceCount(&count);
+  o = halo_plan_options_default();
+  o.memory = HALO_MEMORY_DEVICE;
+  o.device_id = count; /* one past the last */
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "CUDA devices are visible");
+  halo_matrix_destroy(&A);
+  halo_csr_free(&rows);
+  halo_io_free(rb);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank, P, count = 0, have;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  have = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, comm);
+  if (!have) {
+    if (rank == 0) printf("no CUDA device visible: skipped\n");
+    MPI_Finalize();
+    return 77;
+  }
+  /* what the plans will find: ranks per GPU, CUDA-aware MPI */
+  {
+    halo_gen g;
+    halo_csr rows;
+    int64_t *rb;
+    CHECK_OK(halo_gen_parse("lap2d:8", &g));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+    halo_matrix A;
+    CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
+                                    rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE, o.transport = HALO_TRANSPORT_STAGED;
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    int dev = -1, mine;
+    cudaGetDevice(&dev);
+    mine = dev;
+    /* ranks per GPU over the whole run (one machine here) */
+    int *all = malloc((size_t)P * sizeof *all);
+    MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, comm);
+    ranks_per_gpu = 0;
+    for (int i = 0; i < P; i++) {
+      int same = 0;
+      for (int j = 0; j < P; j++) same += all[j] == all[i];
+      if (same > ranks_per_gpu) ranks_per_gpu = same;
+    }
+    CHECK_MSG(dev == rank % count, "rank %d got device %d of %d", rank, dev, count);
+    free(all);
+    halo_plan_destroy(&plan);
+    halo_matrix_destroy(&A);
+    halo_csr_free(&rows);
+    halo_io_free(rb);
+    const char *env = getenv("HALO_GPU_AWARE_MPI"); /* as halo decides it */
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    mpi_aware = env && *env ? strcmp(env, "0") != 0 : MPIX_Query_cuda_support() == 1;
+#else
+    mpi_aware = env && *env && strcmp(env, "0") != 0;
+#endif
+    if (rank == 0)
+      printf("%d ranks, %d devices, %d ranks per GPU, NCCL %s\n", P, count, ranks_per_gpu,
+             HALO_HAVE_NCCL ? "compiled in" : "not compiled in");
+  }
+  choice(comm);
+  const char *gens[] = {"lap3d27:12", "irregular:3000,2", "lap2d:40"};
+  for (int i = 0; i < 3; i++) {
+    halo_gen g;
+    halo_csr rows;
+    int64_t *rb;
+    CHECK_OK(halo_gen_parse(gens[i], &g));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_NNZ, &rb, &rows));
+    run_matrix(comm, &rows, rb, gens[i]);
+    halo_csr_free(&rows);
+    halo_io_free(rb);
+  }
+  for (int a = 1; a < argc; a++) {
+    halo_csr rows;
+    int64_t *rb;
+    CHECK_OK(
+        halo_mm_read_distributed(comm, 0, argv[a], NULL, HALO_PARTITION_ROWS, &rb, &rows, NULL));
+    if (rows.n_rows == rows.n_cols) run_matrix(comm, &rows, rb, argv[a]);
+    halo_csr_free(&rows);
+    halo_io_free(rb);
+  }
+  for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++)
+    if (transport_usable((halo_transport)t)) no_alloc(comm, (halo_transport)t);
+  if (rank == 0) printf("%d device plans checked\n", n_cases);
+  MPI_Finalize();
+  return 0;
+}
