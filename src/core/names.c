@@ -74,7 +74,7 @@ const char *halo_transport_name(halo_transport t) {
 }
 
 halo_status halo_transport_from_name(const char *name, halo_transport *transport_p) {
-  int v;
+  int v = 0;
   if (!transport_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "transport_p is NULL");
   HALO_CHECK(value_of(transport_names, N_ENTRIES(transport_names), "transport", name, &v));
   *transport_p = (halo_transport)v;
@@ -82,7 +82,7 @@ halo_status halo_transport_from_name(const char *name, halo_transport *transport
 }
 
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p) {
-  int v;
+  int v = 0;
   if (!strategy_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "strategy_p is NULL");
   HALO_CHECK(value_of(strategy_names, N_ENTRIES(strategy_names), "strategy", name, &v));
   *strategy_p = (halo_strategy)v;
@@ -90,7 +90,7 @@ halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p)
 }
 
 halo_status halo_memory_from_name(const char *name, halo_memory *mem_p) {
-  int v;
+  int v = 0;
   if (!mem_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "mem_p is NULL");
   HALO_CHECK(value_of(memory_names, N_ENTRIES(memory_names), "memory kind", name, &v));
   *mem_p = (halo_memory)v;
