@@ -161,9 +161,9 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
         /* y = 2*A*x - y, and the diagonal block alone */
         CHECK_OK(halo_spmv(plan, 2.0, dx, -1.0, dy));
         CHECK_OK(halo_plan_synchronize(plan));
-        to_host(hg, dy, (size_t)n * sizeof(double));
+        to_host(hy, dy, (size_t)n * sizeof(double));
         for (int64_t i = 0; i < n; i++)
-          CHECK_MSG(fabs(hg[i] - hy_host[i]) <= 1e-12 * (fabs(hy_host[i]) + 1.0),
+          CHECK_MSG(fabs(hy[i] - hy_host[i]) <= 1e-12 * (fabs(hy_host[i]) + 1.0),
                     "%s: 2Ax - y wrong at %lld", what, (long long)i);
         CHECK_OK(halo_spmv_diag(plan, 1.0, dx, 0.0, dy));
         CHECK_OK(halo_plan_synchronize(plan));
