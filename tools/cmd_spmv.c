@@ -234,6 +234,15 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   if (st != HALO_SUCCESS) goto done;
   vec.n_rows = n_rows;
   halo_matrix_get_local_sizes(A, NULL, NULL, &vec.n_ghost);
+  /* the standard exchange (with the first transport) is the reference of the
+   * other plans; made first, so that it chooses this rank's device before the
+   * vectors are allocated there */
+  {
+    halo_plan_options o = opts;
+    o.strategy = HALO_STRATEGY_STANDARD;
+    o.transport = dev && all_transports ? HALO_TRANSPORT_STAGED : transports[0];
+    if ((st = halo_plan_create(A, &o, &std_plan)) != HALO_SUCCESS) goto done;
+  }
   hx = malloc((size_t)(ce - cb + 1) * sizeof *hx);
   y_std = malloc((size_t)(n_rows + 1) * sizeof *y_std);
   g_std = malloc((size_t)(vec.n_ghost + 1) * sizeof *g_std);
@@ -252,19 +261,10 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   }
   for (int64_t j = cb; j < ce; j++) hx[j - cb] = input_x(j);
   buf_from_host(dev, vec.x, hx, (size_t)(ce - cb) * sizeof(double));
-
-  /* the standard exchange's ghosts and product (the first transport): the
-   * reference of the other plans */
-  {
-    halo_plan_options o = opts;
-    o.strategy = HALO_STRATEGY_STANDARD;
-    o.transport = dev && all_transports ? HALO_TRANSPORT_STAGED : transports[0];
-    if ((st = halo_plan_create(A, &o, &std_plan)) != HALO_SUCCESS) goto done;
-    if ((st = ghosts_and_product(std_plan, &vec)) != HALO_SUCCESS) goto done;
-    memcpy(y_std, vec.hy, (size_t)n_rows * sizeof *y_std);
-    memcpy(g_std, vec.hg, (size_t)vec.n_ghost * sizeof *g_std);
-    halo_plan_destroy(&std_plan);
-  }
+  if ((st = ghosts_and_product(std_plan, &vec)) != HALO_SUCCESS) goto done;
+  memcpy(y_std, vec.hy, (size_t)n_rows * sizeof *y_std);
+  memcpy(g_std, vec.hg, (size_t)vec.n_ghost * sizeof *g_std);
+  halo_plan_destroy(&std_plan);
   if (check) {
     if ((st = check_spmv(comm, &M, y_std, &rep.check_err)) != HALO_SUCCESS) goto done;
     if (!(rep.check_err <= tol)) code = EXIT_CHECK;

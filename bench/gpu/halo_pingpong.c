@@ -202,9 +202,9 @@ int main(int argc, char **argv) {
       const double gb = (double)bytes / 1e9, parts = t_d2h + t_mpi + t_h2d;
       printf("| %lld | %.1f | %.1f |", (long long)bytes, 1e6 * t_tr[0], 1e6 * t_tr[1]);
       if (n_ts == 3) printf(" %.1f |", 1e6 * t_tr[2]);
+      printf(" %.1f | %.1f | %.1f | %.1f |", 1e6 * t_d2h, 1e6 * t_h2d, 1e6 * t_mpi, 1e6 * parts);
       if (two_gpus) printf(" %.1f |", 1e6 * t_peer);
-      printf(" %.1f | %.1f | %.1f | %.1f | %.2f | %.2f |", 1e6 * t_d2h, 1e6 * t_h2d, 1e6 * t_mpi,
-             1e6 * parts, gb / t_tr[0], gb / t_tr[1]);
+      printf(" %.2f | %.2f |", gb / t_tr[0], gb / t_tr[1]);
       if (n_ts == 3) printf(" %.2f |", gb / t_tr[2]);
       printf(" %.2f |", gb / t_d2h);
       if (two_gpus) printf(" %.2f |", gb / t_peer);

@@ -23,7 +23,8 @@ B=build-gpu
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
-        -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_RANKS_PER_NODE)
+        -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP)
+export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -111,7 +112,12 @@ bench() {
   CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
   local lap=(--gen lap3d27:160 --iterations 100 --warmup 20)
   all_gpus=$(seq -s, 0 $((ngpu - 1)))
-  spmv "lap160 1 rank 1 GPU" 1 0 "${lap[@]}" --strategy standard --transport staged
+  # the local kernel: cuSPARSE against halo's, threads per row
+  HALO_LOCAL_KERNEL=cusparse spmv "lap160 1 rank 1 GPU cusparse" 1 0 "${lap[@]}" --strategy standard --transport staged
+  for g in 0 4 8 16; do
+    HALO_SPMV_GROUP=$g spmv "lap160 1 rank 1 GPU halo group $g" 1 0 "${lap[@]}" --strategy standard --transport staged
+  done
+  [ "$ngpu" -ge 2 ] && HALO_LOCAL_KERNEL=cusparse spmv "lap160 2 ranks 2 GPUs cusparse" 2 0,1 "${lap[@]}" --strategy all --transport all
   for rep in 1 2 3; do
     [ "$ngpu" -ge 2 ] && spmv "lap160 2 ranks 2 GPUs rep$rep" 2 0,1 "${lap[@]}" --strategy all --transport all
   done

@@ -61,7 +61,7 @@ def main():
                   f"{'yes' if same else 'NO'} |")
             if best is None or t < best[0]:
                 best = (t, name, tr, loc)
-        if "lap" in label and d0["ranks"] == 2:
+        if "lap" in label and d0["ranks"] == 2 and "1 GPU" not in label.replace("_", " "):
             t, name, tr, loc = best
             print(f"\nfastest: {name} / {tr}: {us(t)} us per SpMV; SpMV / local product = "
                   f"{t / loc:.3f} (target <= 1.05); against hypre's best {HYPRE_BEST_US:.0f} us: "

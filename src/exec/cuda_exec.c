@@ -47,8 +47,8 @@ typedef struct {
   cmsg *send;
   int64_t n_pack, n_staged_send;
   int32_t *d_pack;
-  int pack_run;        /* the whole pack is one run: a copy from run_src */
-  const double *run_x; /* ... of x_local (offset run_off) or of work */
+  int pack_run;       /* the whole pack is one run: a copy from x_local or work */
+  int nccl_from_run;  /* ... and every send goes by NCCL: sent from the run, no copy */
   int64_t run_off;
   int run_from_work;
   double *d_send, *h_send;
@@ -484,6 +484,7 @@ static halo_status cuda_setup(halo_exec *ex) {
       p->run_off = p->run_from_work ? idx[0] - s->n_local : idx[0];
     }
     if (!p->pack_run) HALO_TRY(upload_i32(&p->d_pack, idx, p->n_pack));
+    p->nccl_from_run = p->pack_run && p->n_send_req == 0 && p->n_ipc_to == 0 && p->n_nccl_send > 0;
     if (p->n_copy) {
       HALO_TRY(upload_i32(&p->d_copy_src, src, p->n_copy));
       nc = 0;
@@ -575,10 +576,10 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   /* an ipc receiver of the last exchange may still read our send buffer */
   for (int i = 0; i < p->n_ipc_to; i++)
     HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_to[i].remote_event, 0));
-  if (p->n_pack) {
+  const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
+  if (p->n_pack && !p->nccl_from_run) {
     if (p->pack_run) {
-      const double *from = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
-      HALO_CUDA(cudaMemcpyAsync(p->d_send, from, (size_t)p->n_pack * sizeof(double),
+      HALO_CUDA(cudaMemcpyAsync(p->d_send, run, (size_t)p->n_pack * sizeof(double),
                                 cudaMemcpyDeviceToDevice, cs));
     } else {
       HALO_CUDA(halo_cuda_gather(p->d_send, p->d_pack, p->n_pack, d->x, d->work, s->n_local, cs));
@@ -597,8 +598,9 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
     HALO_TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < ph->n_send; i++)
       if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
-        HALO_TRY_NCCL(ncclSend(p->d_send + p->send[i].buf_off, (size_t)ph->send[i].count,
-                               ncclDouble, ph->send[i].peer, g->nccl, cs));
+        HALO_TRY_NCCL(ncclSend((p->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
+                               (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, g->nccl,
+                               cs));
     for (int i = 0; i < ph->n_recv; i++) {
       const cmsg *c = &p->recv[i];
       if (ph->recv[i].peer == s->rank || c->ch != CH_NCCL) continue;

@@ -1,8 +1,13 @@
-/* The product on the device: cuSPARSE's generic SpMV on both blocks, with
- * its buffers and preprocessing made at plan time. The off-diagonal block
- * keeps only its non-empty rows; its product goes to a short vector that one
- * kernel adds to the rows it belongs to. CSR algorithm 2 gives the same bits
- * on every run, so every strategy and transport gives the same y. */
+/* The product on the device, by one of two local kernels:
+ *   halo (default)  halo's CSR kernel (spmv_kernels.cu): a group of threads per
+ *                   row; the off-diagonal block, which keeps only its
+ *                   non-empty rows, in one launch that adds into those rows;
+ *   cusparse        cuSPARSE's generic SpMV on both blocks, its buffers and
+ *                   preprocessing made at plan time; the off-diagonal product
+ *                   goes to a short vector that one kernel adds to its rows.
+ * HALO_LOCAL_KERNEL=cusparse chooses the second. Both give the same bits on
+ * every run (cuSPARSE: CSR algorithm 2), so every strategy and transport
+ * gives the same y. */
 #include "halo_impl.h"
 
 #if HALO_HAVE_CUDA
@@ -24,6 +29,9 @@
 
 struct halo_gpu_spmv_s {
   halo_gpu *g;
+  int use_cusparse;
+  const halo_dev_block *D, *O; /* the blocks (halo's kernel) */
+  int group_d, group_o;        /* threads per row */
   cusparseHandle_t h;
   cusparseSpMVAlg_t alg;
   int64_t n_rows;
@@ -85,25 +93,47 @@ cleanup:
   return st;
 }
 
+/* Threads per row for a mean row length: about a third of it, a power of two
+ * from 1 to 32 (HALO_SPMV_GROUP overrides). */
+static int group_for(const halo_dev_block *b) {
+  const char *env = getenv("HALO_SPMV_GROUP");
+  int g = env ? atoi(env) : 0;
+  if (g == 1 || g == 2 || g == 4 || g == 8 || g == 16 || g == 32) return g;
+  const double mean = b->n_rows ? (double)b->nnz / (double)b->n_rows : 0.0;
+  g = 1;
+  while (g < 32 && 3.0 * g < mean) g *= 2;
+  return g;
+}
+
 halo_status halo_gpu_spmv_create(halo_gpu *g, halo_matrix A, halo_gpu_spmv **sp_p) {
   halo_status st = HALO_SUCCESS;
   halo_gpu_spmv *sp = halo_calloc(1, sizeof *sp);
   *sp_p = NULL;
   if (!sp) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the device product");
   sp->g = g;
+  const char *kernel = getenv("HALO_LOCAL_KERNEL");
+  sp->use_cusparse = kernel && strcmp(kernel, "cusparse") == 0;
+  sp->D = &A->d_diag;
+  sp->O = &A->d_offd;
+  sp->group_d = group_for(&A->d_diag);
+  sp->group_o = group_for(&A->d_offd);
+  sp->n_rows = A->d_diag.n_rows;
+  sp->has_diag = sp->n_rows > 0 && A->col_end > A->col_begin && A->d_diag.nnz > 0;
+  sp->n_offd_rows = A->d_offd.n_rows;
+  sp->offd_rows = A->d_offd.rows;
+  sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
+  if (!sp->use_cusparse) {
+    *sp_p = sp;
+    return HALO_SUCCESS;
+  }
   const char *alg = getenv("HALO_CUSPARSE_ALG");
   sp->alg = alg && strcmp(alg, "1") == 0 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
   halo_debug_count_alloc();
   HALO_TRY_SPARSE(cusparseCreate(&sp->h));
   HALO_TRY_SPARSE(cusparseSetStream(sp->h, g->comp));
-  sp->n_rows = A->d_diag.n_rows;
   const int64_t n_cols = A->col_end - A->col_begin;
-  sp->has_diag = sp->n_rows > 0 && n_cols > 0 && A->d_diag.nnz > 0;
   if (sp->has_diag)
     HALO_TRY(block_setup(sp, &A->d_diag, n_cols, &sp->mat_d, &sp->x_d, &sp->y_d, NULL, &sp->buf_d));
-  sp->n_offd_rows = A->d_offd.n_rows;
-  sp->offd_rows = A->d_offd.rows;
-  sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
   if (sp->has_offd) {
     HALO_TRY(halo_dev_malloc((void **)&sp->y_off, (size_t)sp->n_offd_rows * sizeof(double)));
     HALO_TRY(block_setup(sp, &A->d_offd, A->n_ghost, &sp->mat_o, &sp->x_o, &sp->y_o, sp->y_off,
@@ -124,6 +154,12 @@ halo_status halo_gpu_spmv_diag(halo_gpu_spmv *sp, double alpha, const double *x,
     HALO_CUDA(halo_cuda_scale(y, sp->n_rows, beta, sp->g->comp));
     return HALO_SUCCESS;
   }
+  if (!sp->use_cusparse) {
+    const halo_dev_block *b = sp->D;
+    HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x, alpha, beta,
+                                 y, NULL, sp->group_d, sp->g->comp));
+    return HALO_SUCCESS;
+  }
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_d, (void *)(uintptr_t)x));
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->y_d, y));
   if (beta == 0.0) /* y is not read: clear what might be NaN */
@@ -138,6 +174,12 @@ halo_status halo_gpu_spmv_offd(halo_gpu_spmv *sp, double alpha, const double *x_
   halo_status st = HALO_SUCCESS;
   const double one = 1.0, zero = 0.0;
   if (!sp->has_offd) return HALO_SUCCESS;
+  if (!sp->use_cusparse) {
+    const halo_dev_block *b = sp->O;
+    HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x_ghost, alpha,
+                                 0.0, y, b->rows, sp->group_o, sp->g->comp));
+    return HALO_SUCCESS;
+  }
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_o, (void *)(uintptr_t)x_ghost));
   HALO_TRY_SPARSE(cusparseSpMV(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, sp->mat_o, sp->x_o,
                                &zero, sp->y_o, CUDA_R_64F, sp->alg, sp->buf_o));
