@@ -10,6 +10,7 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
+#   bench/gpu/run.sh quick     build, the GPU tests (not the host suite), bench
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,6 +77,7 @@ tests() {
     gpu_test "2 GPUs, 2 ranks (NCCL)" 2 0,1
     gpu_test "2 GPUs, 8 ranks (staged, IPC)" 8 0,1
   fi
+  [ "${1:-}" = gpu-only ] && return $fail
   local t0=$SECONDS
   if run ctest --test-dir $B -j 8 -LE gpu --timeout 300; then
     say "- host test suite: passed ($((SECONDS - t0)) s)"
@@ -141,5 +143,6 @@ build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench ;;
 all) build; tests; bench ;;
-*) echo "usage: $0 [build|tests|bench|all]"; exit 2 ;;
+quick) build; tests gpu-only; bench ;;
+*) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
 esac
