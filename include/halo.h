@@ -231,8 +231,10 @@ typedef struct {
    *  node modulo the visible devices. */
   int device_id;
   /** Device memory: the CUDA stream (cudaStream_t) the products are ordered
-   *  on; NULL (default) makes the plan its own. The exchange always runs on a
-   *  stream of its own, ordered with this one by events. */
+   *  on; NULL (default) makes the plan its own, a blocking stream (ordered
+   *  with the legacy default stream, so a cudaMemcpy or cudaMemset before a
+   *  product is seen by it). The exchange always runs on a stream of its own,
+   *  ordered with this one by events. */
   void *stream;
 } halo_plan_options;
 

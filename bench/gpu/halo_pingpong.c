@@ -4,7 +4,8 @@
  * entries of the other, so one exchange is one message of n values each way.
  * Beside them, measured in the same run: pinned copies down and up
  * (cudaMemcpyAsync), the peer copy between the two GPUs, and host MPI of the
- * same size, so that the staged path can be read against its parts.
+ * same size, so that the staged path can be read against its parts; and the
+ * copies inside the staged exchanges, timed with events (HALO_EXEC_TIMING).
  * usage: mpirun -n 2 halo_pingpong [MAX_BYTES] ; prints a Markdown table */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "halo.h"
+#include "plan/plan.h" /* the executor's copy timers (HALO_EXEC_TIMING) */
 
 #define CK(call)                                                                                   \
   do {                                                                                             \
@@ -99,6 +101,7 @@ static double time_mpi(void *buf, size_t bytes, int iters, int rank) {
 }
 
 int main(int argc, char **argv) {
+  setenv("HALO_EXEC_TIMING", "1", 1);
   MPI_Init(&argc, &argv);
   int rank, P, ndev = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -122,10 +125,11 @@ int main(int argc, char **argv) {
            "GB/s = size / time\n\n",
            two_gpus ? "2 GPUs" : "1 GPU");
     printf("| bytes | staged (H) us | ipc (D) us |%s pinned D2H us | pinned H2D us | host MPI "
-           "us | staged parts us |%s staged GB/s | ipc GB/s |%s pinned GB/s |%s\n",
+           "us | staged parts us |%s staged GB/s | ipc GB/s |%s pinned GB/s | staged copies "
+           "GB/s |%s\n",
            n_ts == 3 ? " nccl (D) us |" : "", two_gpus ? " peer copy us |" : "",
            n_ts == 3 ? " nccl GB/s |" : "", two_gpus ? " peer GB/s |" : "");
-    printf("|---|---|---|%s---|---|---|---|%s---|---|%s---|%s\n", n_ts == 3 ? "---|" : "",
+    printf("|---|---|---|%s---|---|---|---|%s---|---|%s---|---|%s\n", n_ts == 3 ? "---|" : "",
            two_gpus ? "---|" : "", n_ts == 3 ? "---|" : "", two_gpus ? "---|" : "");
   }
   const int64_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
@@ -152,7 +156,7 @@ int main(int argc, char **argv) {
     double *dx;
     CK(cudaMalloc((void **)&dx, (size_t)bytes));
     CK(cudaMemcpy(dx, hx, (size_t)bytes, cudaMemcpyHostToDevice));
-    double t_tr[3] = {0, 0, 0};
+    double t_tr[3] = {0, 0, 0}, copy_bw = 0;
     for (int k = 0; k < n_ts; k++) {
       halo_plan_options o = halo_plan_options_default();
       o.memory = HALO_MEMORY_DEVICE, o.transport = ts[k], o.device_id = dev;
@@ -177,7 +181,16 @@ int main(int argc, char **argv) {
         HK(halo_exchange_end(plan));
       }
       HK(halo_plan_synchronize(plan));
+      double td, tu;
+      int64_t bd, bu;
+      if (ts[k] == HALO_TRANSPORT_STAGED)
+        HK(halo_exec_cuda_copy_times(&plan->exec, &td, &tu, &bd, &bu));
       t_tr[k] = time_exchange(plan, dx, iters);
+      if (ts[k] == HALO_TRANSPORT_STAGED) { /* the copies of the timed exchanges */
+        HK(halo_exec_cuda_copy_times(&plan->exec, &td, &tu, &bd, &bu));
+        copy_bw = td + tu > 0 ? (double)(bd + bu) / (td + tu) / 1e9 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &copy_bw, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      }
       halo_plan_destroy(&plan);
     }
     /* the parts: pinned copies, peer copy, host MPI */
@@ -206,7 +219,7 @@ int main(int argc, char **argv) {
       if (two_gpus) printf(" %.1f |", 1e6 * t_peer);
       printf(" %.2f | %.2f |", gb / t_tr[0], gb / t_tr[1]);
       if (n_ts == 3) printf(" %.2f |", gb / t_tr[2]);
-      printf(" %.2f |", gb / t_d2h);
+      printf(" %.2f | %.2f |", gb / t_d2h, copy_bw);
       if (two_gpus) printf(" %.2f |", gb / t_peer);
       printf("\n");
       fflush(stdout);

@@ -10,7 +10,8 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
-#   bench/gpu/run.sh quick     build, the GPU tests (not the host suite), bench
+#   bench/gpu/run.sh quick [core|extra|all]   build, the GPU tests (not the host
+#                              suite), that part of bench [core]
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,8 +25,10 @@ B=build-gpu
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
-        -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP)
+        -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
+        -x HALO_SPMV_UNROLL)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
+export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -101,34 +104,45 @@ spmv() { # label, np, visible devices, args...
   fi
 }
 
-bench() {
-  say ""
-  say "## One halo message, 2 ranks"
-  say ""
-  if [ "$ngpu" -ge 2 ]; then
-    say "### 2 GPUs"
-    CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
-  fi
-  say ""
-  say "### 1 GPU, 2 ranks"
-  CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
+bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra (more
+           # ranks per GPU, the bundled matrices), or all
+  local what=${1:-all}
   local lap=(--gen lap3d27:160 --iterations 100 --warmup 20)
   all_gpus=$(seq -s, 0 $((ngpu - 1)))
-  # the local kernel: cuSPARSE against halo's, threads per row
-  HALO_LOCAL_KERNEL=cusparse spmv "lap160 1 rank 1 GPU cusparse" 1 0 "${lap[@]}" --strategy standard --transport staged
-  for g in 0 4 8 16; do
-    HALO_SPMV_GROUP=$g spmv "lap160 1 rank 1 GPU halo group $g" 1 0 "${lap[@]}" --strategy standard --transport staged
-  done
-  [ "$ngpu" -ge 2 ] && HALO_LOCAL_KERNEL=cusparse spmv "lap160 2 ranks 2 GPUs cusparse" 2 0,1 "${lap[@]}" --strategy all --transport all
-  for rep in 1 2 3; do
-    [ "$ngpu" -ge 2 ] && spmv "lap160 2 ranks 2 GPUs rep$rep" 2 0,1 "${lap[@]}" --strategy all --transport all
-  done
-  spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
-  if [ "$ngpu" -ge 2 ]; then
-    spmv "lap160 8 ranks 2 GPUs K4" 8 "$all_gpus" "${lap[@]}" --strategy all --transport all --ranks-per-node 4
-    for m in bcsstk16 bayer10 dw8192 rajat01; do
-      spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
+  if [ "$what" != extra ]; then
+    say ""
+    say "## One halo message, 2 ranks"
+    say ""
+    if [ "$ngpu" -ge 2 ]; then
+      say "### 2 GPUs"
+      CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
+    else
+      say "### 1 GPU, 2 ranks"
+      CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
+    fi
+    # the local kernel: cuSPARSE against halo's (threads per row, entries per step)
+    HALO_LOCAL_KERNEL=cusparse spmv "lap160 1 rank 1 GPU cusparse" 1 0 "${lap[@]}" --strategy standard --transport staged
+    for gu in "8 1" "8 2" "8 4" "4 4" "16 4"; do
+      set -- $gu
+      HALO_SPMV_GROUP=$1 HALO_SPMV_UNROLL=$2 spmv "lap160 1 rank 1 GPU halo group $1 unroll $2" 1 0 "${lap[@]}" --strategy standard --transport staged
     done
+    if [ "$ngpu" -ge 2 ]; then
+      for rep in 1 2 3; do
+        spmv "lap160 2 ranks 2 GPUs rep$rep" 2 0,1 "${lap[@]}" --strategy all --transport all
+      done
+    else
+      spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
+    fi
+  fi
+  if [ "$what" != core ]; then
+    if [ "$ngpu" -ge 2 ]; then
+      HALO_LOCAL_KERNEL=cusparse spmv "lap160 2 ranks 2 GPUs cusparse" 2 0,1 "${lap[@]}" --strategy all --transport all
+      spmv "lap160 8 ranks 2 GPUs K4" 8 "$all_gpus" "${lap[@]}" --strategy all --transport all --ranks-per-node 4
+      for m in bcsstk16 bayer10 dw8192 rajat01; do
+        spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
+      done
+    fi
+    spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
   fi
   say ""
   say "## SpMV per strategy and transport"
@@ -141,8 +155,8 @@ info
 case $what in
 build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
-bench) [ -x $B/tools/halo ] || build; bench ;;
-all) build; tests; bench ;;
-quick) build; tests gpu-only; bench ;;
+bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
+all) build; tests; bench all ;;
+quick) build; tests gpu-only; bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
 esac

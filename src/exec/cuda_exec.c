@@ -18,6 +18,7 @@
 #include "halo_impl.h"
 
 #if HALO_HAVE_CUDA
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/cuda.h"
@@ -47,8 +48,8 @@ typedef struct {
   cmsg *send;
   int64_t n_pack, n_staged_send;
   int32_t *d_pack;
-  int pack_run;       /* the whole pack is one run: a copy from x_local or work */
-  int nccl_from_run;  /* ... and every send goes by NCCL: sent from the run, no copy */
+  int pack_run;      /* the whole pack is one run: a copy from x_local or work */
+  int nccl_from_run; /* ... and every send goes by NCCL: sent from the run, no copy */
   int64_t run_off;
   int run_from_work;
   double *d_send, *h_send;
@@ -70,6 +71,8 @@ typedef struct {
   int n_ipc_to, n_ipc_from; /* peers we send to / receive from over ipc */
   ipc_peer *ipc_to, *ipc_from;
   cudaEvent_t ev_ready, ev_done; /* interprocess: ours as sender, ours as receiver */
+  cudaEvent_t ev_t[4];           /* HALO_EXEC_TIMING: around the copy down, the copy up */
+  int timed_down, timed_up;      /* the last exchange recorded them */
 } cphase;
 
 typedef struct {
@@ -84,6 +87,9 @@ typedef struct {
     char *base;
   } * open; /* opened send arenas of other ranks */
   const double *x;
+  int timing; /* HALO_EXEC_TIMING=1: time the staged copies */
+  double t_down, t_up;
+  int64_t bytes_down, bytes_up, n_down, n_up;
 } cuda_data;
 
 static const halo_schedule *S(const halo_exec *ex) { return ex->sched; }
@@ -157,6 +163,8 @@ static void cuda_destroy(halo_exec *ex) {
     if (p->ev_ready) cudaEventDestroy(p->ev_ready);
     if (p->ev_done) cudaEventDestroy(p->ev_done);
     if (p->ev_packed) cudaEventDestroy(p->ev_packed);
+    for (int e = 0; e < 4; e++)
+      if (p->ev_t[e]) cudaEventDestroy(p->ev_t[e]);
     if (p->ev_up) cudaEventDestroy(p->ev_up);
     halo_free(p->send);
     halo_free(p->recv);
@@ -358,6 +366,10 @@ static halo_status cuda_setup(halo_exec *ex) {
   MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
   ex->data = d;
+  {
+    const char *env = getenv("HALO_EXEC_TIMING");
+    d->timing = env && strcmp(env, "1") == 0;
+  }
   HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
   HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
   HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
@@ -527,6 +539,8 @@ static halo_status cuda_setup(halo_exec *ex) {
     HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
     HALO_TRY(halo_event_create(&p->ev_packed, cudaEventDisableTiming));
     HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+    if (d->timing)
+      for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
     /* persistent requests of the staged and mpi channels */
     HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
     int r = p->send_req_begin;
@@ -588,9 +602,15 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   if (p->n_copy)
     HALO_CUDA(halo_cuda_copy_map(p->d_copy_src, p->d_copy_dst, p->n_copy, d->x, s->n_local,
                                  ex->ghost, d->work, s->n_ghost, cs));
-  if (p->n_staged_send)
+  if (p->n_staged_send) {
+    if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[0], cs));
     HALO_CUDA(cudaMemcpyAsync(p->h_send, p->d_send, (size_t)p->n_staged_send * sizeof(double),
                               cudaMemcpyDeviceToHost, cs));
+    if (d->timing) {
+      HALO_CUDA(cudaEventRecord(p->ev_t[1], cs));
+      p->timed_down = 1;
+    }
+  }
   if (p->n_send_req) HALO_CUDA(cudaEventRecord(p->ev_packed, cs));
 #if HALO_HAVE_NCCL
   if (p->n_nccl_send + p->n_nccl_recv) {
@@ -653,8 +673,13 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
     HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
   if (p->n_staged_recv) {
     double *to = p->staged_run_dst ? p->staged_run_dst : p->d_recv;
+    if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[2], cs));
     HALO_CUDA(cudaMemcpyAsync(to, p->h_recv, (size_t)p->n_staged_recv * sizeof(double),
                               cudaMemcpyHostToDevice, cs));
+    if (d->timing) {
+      HALO_CUDA(cudaEventRecord(p->ev_t[3], cs));
+      p->timed_up = 1;
+    }
     HALO_CUDA(cudaEventRecord(p->ev_up, cs));
   }
   if (p->n_unpack)
@@ -663,11 +688,46 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
   return HALO_SUCCESS;
 }
 
+/* HALO_EXEC_TIMING: add the copies of the last exchange (complete once its
+ * receive buffers are free) to the totals. */
+static halo_status harvest_times(cuda_data *d, int n_phases) {
+  for (int k = 0; k < n_phases; k++) {
+    cphase *p = &d->ph[k];
+    float ms;
+    if (p->timed_down) {
+      HALO_CUDA(cudaEventSynchronize(p->ev_t[1]));
+      HALO_CUDA(cudaEventElapsedTime(&ms, p->ev_t[0], p->ev_t[1]));
+      d->t_down += 1e-3 * ms, d->bytes_down += p->n_staged_send * 8, d->n_down++;
+      p->timed_down = 0;
+    }
+    if (p->timed_up) {
+      HALO_CUDA(cudaEventSynchronize(p->ev_t[3]));
+      HALO_CUDA(cudaEventElapsedTime(&ms, p->ev_t[2], p->ev_t[3]));
+      d->t_up += 1e-3 * ms, d->bytes_up += p->n_staged_recv * 8, d->n_up++;
+      p->timed_up = 0;
+    }
+  }
+  return HALO_SUCCESS;
+}
+
+halo_status halo_exec_cuda_copy_times(halo_exec *ex, double *t_down, double *t_up,
+                                      int64_t *bytes_down, int64_t *bytes_up) {
+  cuda_data *d = ex->data;
+  if (!d || !d->timing)
+    return HALO_ERROR(HALO_ERR_STATE, "set HALO_EXEC_TIMING=1 before the plan is made");
+  HALO_CHECK(harvest_times(d, S(ex)->n_phases));
+  *t_down = d->t_down, *t_up = d->t_up, *bytes_down = d->bytes_down, *bytes_up = d->bytes_up;
+  d->t_down = d->t_up = 0.0;
+  d->bytes_down = d->bytes_up = d->n_down = d->n_up = 0;
+  return HALO_SUCCESS;
+}
+
 static halo_status cuda_begin(halo_exec *ex, const double *x_local) {
   const halo_schedule *s = S(ex);
   cuda_data *d = ex->data;
   halo_gpu *g = ex->gpu;
   d->x = x_local;
+  if (d->timing) HALO_CHECK(harvest_times(d, s->n_phases));
   HALO_CUDA(cudaEventRecord(g->ev_start, g->comp)); /* x is ready; the last product is done */
   HALO_CUDA(cudaStreamWaitEvent(g->comm, g->ev_start, 0));
   for (int k = 0; k < s->n_phases; k++) {

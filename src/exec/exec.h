@@ -47,6 +47,11 @@ extern const halo_exec_ops halo_exec_host_ops;
  *  CUDA-aware MPI and CUDA IPC transports (exists when CUDA is compiled in). */
 extern const halo_exec_ops halo_exec_cuda_ops;
 
+/** With HALO_EXEC_TIMING=1 set when the plan was made: the time and bytes of
+ *  the staged copies down and up since the last call (CUDA backend). */
+halo_status halo_exec_cuda_copy_times(halo_exec *ex, double *t_down, double *t_up,
+                                      int64_t *bytes_down, int64_t *bytes_up);
+
 /** Create an executor for a schedule (plan time). gpu and transport are for
  *  the CUDA backend (NULL, HALO_TRANSPORT_HOST for the host one). */
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,

@@ -134,10 +134,18 @@ halo_status halo_gpu_create(MPI_Comm comm, int device_id, void *stream, halo_gpu
   }
   if (st == HALO_SUCCESS) st = halo_stream_create(&g->comm);
   if (st == HALO_SUCCESS) {
-    if (stream)
+    if (stream) {
       g->comp = (cudaStream_t)stream;
-    else if ((st = halo_stream_create(&g->comp)) == HALO_SUCCESS)
-      g->own_comp = 1;
+    } else {
+      /* a blocking stream: ordered with the legacy default stream, so that a
+       * caller's cudaMemcpy or cudaMemset before a product is seen by it */
+      halo_debug_count_alloc();
+      cudaError_t e = cudaStreamCreateWithFlags(&g->comp, cudaStreamDefault);
+      if (e != cudaSuccess)
+        st = halo_error_cuda(e, "cudaStreamCreate", __FILE__, __LINE__);
+      else
+        g->own_comp = 1;
+    }
   }
   if (st == HALO_SUCCESS) st = halo_event_create(&g->ev_start, cudaEventDisableTiming);
   if (st == HALO_SUCCESS) st = halo_event_create(&g->ev_end, cudaEventDisableTiming);

@@ -8,7 +8,7 @@
 
 namespace {
 
-template <int G, typename I>
+template <int G, int U, typename I>
 __global__ void __launch_bounds__(256)
     csr_group_kernel(int64_t n_rows, const I *__restrict__ row_ptr, const I *__restrict__ cols,
                      const double *__restrict__ vals, const double *__restrict__ x, double alpha,
@@ -19,8 +19,21 @@ __global__ void __launch_bounds__(256)
   const bool valid = r < n_rows;
   const int64_t start = valid ? (int64_t)row_ptr[r] : 0, end = valid ? (int64_t)row_ptr[r + 1] : 0;
   double sum = 0.0;
-  for (int64_t k = start + lane; k < end; k += G)
-    sum += __ldcs(vals + k) * __ldg(x + (int64_t)__ldcs(cols + k));
+  /* U entries per lane per step: their column ids and values are all loaded
+   * before the first x is, so that several loads are in flight */
+  for (int64_t base = start + lane; base < end; base += (int64_t)G * U) {
+    I c[U];
+    double v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const int64_t k = base + (int64_t)u * G;
+      c[u] = k < end ? __ldcs(cols + k) : (I)0;
+      v[u] = k < end ? __ldcs(vals + k) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (base + (int64_t)u * G < end) sum += v[u] * __ldg(x + (int64_t)c[u]);
+  }
 #pragma unroll
   for (int off = G / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, G);
   if (valid && lane == 0) {
@@ -29,18 +42,18 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <typename I>
-cudaError_t launch(int group, int64_t n_rows, const void *row_ptr, const void *cols,
-                   const double *vals, const double *x, double alpha, double beta, double *y,
-                   const int32_t *rows, cudaStream_t s) {
+template <int U, typename I>
+cudaError_t launch_u(int group, int64_t n_rows, const void *row_ptr, const void *cols,
+                     const double *vals, const double *x, double alpha, double beta, double *y,
+                     const int32_t *rows, cudaStream_t s) {
   const int threads = 256;
   const int64_t blocks = (n_rows * group + threads - 1) / threads;
   const I *rp = (const I *)row_ptr, *c = (const I *)cols;
   switch (group) {
 #define CASE(g)                                                                                    \
   case g:                                                                                          \
-    csr_group_kernel<g, I><<<(unsigned)blocks, threads, 0, s>>>(n_rows, rp, c, vals, x, alpha,     \
-                                                                beta, y, rows);                    \
+    csr_group_kernel<g, U, I>                                                                      \
+        <<<(unsigned)blocks, threads, 0, s>>>(n_rows, rp, c, vals, x, alpha, beta, y, rows);       \
     break;
     CASE(1)
     CASE(2)
@@ -54,6 +67,18 @@ cudaError_t launch(int group, int64_t n_rows, const void *row_ptr, const void *c
   return cudaGetLastError();
 }
 
+template <typename I>
+cudaError_t launch(int group, int unroll, int64_t n_rows, const void *row_ptr, const void *cols,
+                   const double *vals, const double *x, double alpha, double beta, double *y,
+                   const int32_t *rows, cudaStream_t s) {
+  switch (unroll) {
+  case 1: return launch_u<1, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
+  case 2: return launch_u<2, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
+  case 4: return launch_u<4, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
+  default: return cudaErrorInvalidValue;
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -61,10 +86,13 @@ extern "C" {
 /* y = alpha*A*x + beta*y (rows NULL), or y[rows[r]] += alpha*(A*x)[r]. */
 cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, const void *cols,
                                const double *vals, const double *x, double alpha, double beta,
-                               double *y, const int32_t *rows, int group, cudaStream_t s) {
+                               double *y, const int32_t *rows, int group, int unroll,
+                               cudaStream_t s) {
   if (n_rows <= 0) return cudaSuccess;
-  return idx64 ? launch<int64_t>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s)
-               : launch<int32_t>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
+  return idx64 ? launch<int64_t>(group, unroll, n_rows, row_ptr, cols, vals, x, alpha, beta, y,
+                                 rows, s)
+               : launch<int32_t>(group, unroll, n_rows, row_ptr, cols, vals, x, alpha, beta, y,
+                                 rows, s);
 }
 
 } // extern "C"
