@@ -132,7 +132,18 @@ halo_status halo_gpu_create(MPI_Comm comm, int device_id, void *stream, halo_gpu
     cudaError_t e = cudaSetDevice(g->device);
     if (e != cudaSuccess) st = halo_error_cuda(e, "cudaSetDevice", __FILE__, __LINE__);
   }
-  if (st == HALO_SUCCESS) st = halo_stream_create(&g->comm);
+  if (st == HALO_SUCCESS) {
+    /* the exchange's stream has the highest priority: its small kernels and
+     * copies go ahead of the local product's blocks instead of waiting for
+     * them, which is what lets the exchange hide behind the product */
+    int least = 0, greatest = 0;
+    cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    halo_debug_count_alloc();
+    if (e == cudaSuccess)
+      e = cudaStreamCreateWithPriority(&g->comm, cudaStreamNonBlocking, greatest);
+    if (e != cudaSuccess)
+      st = halo_error_cuda(e, "cudaStreamCreateWithPriority", __FILE__, __LINE__);
+  }
   if (st == HALO_SUCCESS) {
     if (stream) {
       g->comp = (cudaStream_t)stream;
