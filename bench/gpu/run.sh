@@ -120,6 +120,14 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       say "### 1 GPU, 2 ranks"
       CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
     fi
+    if [ "$ngpu" -ge 2 ] && [ -n "${NCCL_VARIANTS:-}" ]; then
+      say ""
+      say "### NCCL settings, 64 MB, 2 GPUs (columns as above)"
+      for v in $NCCL_VARIANTS; do
+        say "$v:"
+        env "$v" CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -x "${v%%=*}" -n 2 $B/bench/halo_pingpong 67108864 67108864 2>>"$log" | tail -1 | tee -a "$summary"
+      done
+    fi
     # the local kernel: cuSPARSE against halo's (threads per row, entries per step)
     HALO_LOCAL_KERNEL=cusparse spmv "lap160 1 rank 1 GPU cusparse" 1 0 "${lap[@]}" --strategy standard --transport staged
     for gu in "8 1" "8 2" "8 4" "4 4" "16 4"; do
