@@ -10,8 +10,11 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
-#   bench/gpu/run.sh quick [core|extra|all]   build, the GPU tests (not the host
-#                              suite), that part of bench [core]
+#   bench/gpu/run.sh quick [core|extra|order|all]   build, the GPU tests (not the
+#                              host suite), that part of bench [core]; order: the
+#                              2-rank Laplacian with the local product enqueued
+#                              before and after the exchange's start
+#                              (HALO_SPMV_PRODUCT_FIRST=1 and 0), interleaved
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,9 +29,9 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
-        -x HALO_SPMV_UNROLL)
+        -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
-export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4}
+export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -73,14 +76,14 @@ tests() {
   say ""
   say "## Tests"
   say ""
-  gpu_test "1 GPU, 1 rank" 1 0
+  [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 1 rank" 1 0
   gpu_test "1 GPU, 2 ranks" 2 0
-  gpu_test "1 GPU, 4 ranks" 4 0
+  [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 4 ranks" 4 0
   if [ "$ngpu" -ge 2 ]; then
     gpu_test "2 GPUs, 2 ranks (NCCL)" 2 0,1
     gpu_test "2 GPUs, 8 ranks (staged, IPC)" 8 0,1
   fi
-  [ "${1:-}" = gpu-only ] && return $fail
+  [ "${1:-}" = gpu-only ] || [ "${1:-}" = gpu-short ] && return $fail
   local t0=$SECONDS
   if run ctest --test-dir $B -j 8 -LE gpu --timeout 300; then
     say "- host test suite: passed ($((SECONDS - t0)) s)"
@@ -109,7 +112,15 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
   local what=${1:-all}
   local lap=(--gen lap3d27:160 --iterations 100 --warmup 20)
   all_gpus=$(seq -s, 0 $((ngpu - 1)))
-  if [ "$what" != extra ]; then
+  if [ "$what" = order ]; then
+    for rep in 1 2 3; do
+      for pf in 1 0; do
+        HALO_SPMV_PRODUCT_FIRST=$pf spmv "lap160 2 ranks 2 GPUs product first $pf rep$rep" 2 0,1 \
+          "${lap[@]}" --strategy standard --transport all
+      done
+    done
+  fi
+  if [ "$what" != extra ] && [ "$what" != order ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""
@@ -142,7 +153,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
     fi
   fi
-  if [ "$what" != core ]; then
+  if [ "$what" != core ] && [ "$what" != order ]; then
     if [ "$ngpu" -ge 2 ]; then
       HALO_LOCAL_KERNEL=cusparse spmv "lap160 2 ranks 2 GPUs cusparse" 2 0,1 "${lap[@]}" --strategy all --transport all
       spmv "lap160 8 ranks 2 GPUs K4" 8 "$all_gpus" "${lap[@]}" --strategy all --transport all --ranks-per-node 4
@@ -165,6 +176,7 @@ build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
-quick) build; tests gpu-only; bench "${2:-core}" ;;
+quick) build; if [ "${2:-core}" = order ]; then tests gpu-short; else tests gpu-only; fi
+  bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
 esac

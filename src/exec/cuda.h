@@ -17,6 +17,8 @@ struct halo_gpu_s {
   int own_comp;
   cudaEvent_t ev_start; /* x is ready (recorded on comp) */
   cudaEvent_t ev_end;   /* the ghosts are in place (recorded on comm) */
+  int start_marked;     /* ev_start is recorded for the next exchange already */
+  int product_first;    /* halo_spmv enqueues the local product before the exchange */
   int ranks_per_gpu;
   int mpi_device_aware;
   MPI_Comm shared_comm; /* the ranks of this machine (MPI_COMM_TYPE_SHARED) */

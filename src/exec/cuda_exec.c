@@ -728,7 +728,10 @@ static halo_status cuda_begin(halo_exec *ex, const double *x_local) {
   halo_gpu *g = ex->gpu;
   d->x = x_local;
   if (d->timing) HALO_CHECK(harvest_times(d, s->n_phases));
-  HALO_CUDA(cudaEventRecord(g->ev_start, g->comp)); /* x is ready; the last product is done */
+  if (g->start_marked) /* halo_spmv marked it before enqueueing the local product */
+    g->start_marked = 0;
+  else
+    HALO_CUDA(cudaEventRecord(g->ev_start, g->comp)); /* x is ready; the last product is done */
   HALO_CUDA(cudaStreamWaitEvent(g->comm, g->ev_start, 0));
   for (int k = 0; k < s->n_phases; k++) {
     cphase *p = &d->ph[k];

@@ -159,6 +159,10 @@ halo_status halo_gpu_create(MPI_Comm comm, int device_id, void *stream, halo_gpu
     }
   }
   if (st == HALO_SUCCESS) st = halo_event_create(&g->ev_start, cudaEventDisableTiming);
+  {
+    const char *env = getenv("HALO_SPMV_PRODUCT_FIRST");
+    g->product_first = !(env && strcmp(env, "0") == 0);
+  }
   if (st == HALO_SUCCESS) st = halo_event_create(&g->ev_end, cudaEventDisableTiming);
   HALO_TRY(halo_agree(comm, st));
   HALO_TRY(halo_agree(comm, count_sharing(g, comm)));
@@ -233,6 +237,17 @@ cleanup:
 #endif
 }
 
+int halo_gpu_product_first(const halo_gpu *g) { return g->product_first; }
+
+halo_status halo_gpu_mark_start(halo_gpu *g, int on) {
+  g->start_marked = 0;
+  if (on) {
+    HALO_CUDA(cudaEventRecord(g->ev_start, g->comp));
+    g->start_marked = 1;
+  }
+  return HALO_SUCCESS;
+}
+
 halo_status halo_gpu_synchronize(halo_gpu *g) {
   HALO_CUDA(cudaStreamSynchronize(g->comm));
   HALO_CUDA(cudaStreamSynchronize(g->comp));
@@ -255,6 +270,14 @@ int halo_gpu_mpi_device_aware(const halo_gpu *g) { return (void)g, 0; }
 halo_status halo_gpu_transport(halo_gpu *g, MPI_Comm comm, halo_transport requested,
                                halo_transport *chosen_p) {
   (void)g, (void)comm, (void)requested, (void)chosen_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+int halo_gpu_product_first(const halo_gpu *g) {
+  (void)g;
+  return 0;
+}
+halo_status halo_gpu_mark_start(halo_gpu *g, int on) {
+  (void)g, (void)on;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 halo_status halo_gpu_synchronize(halo_gpu *g) {

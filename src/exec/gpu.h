@@ -46,6 +46,21 @@ halo_status halo_gpu_spmv_diag(halo_gpu_spmv *sp, double alpha, const double *x,
                                double *y);
 /** y += alpha*Ao*x_ghost on the compute stream. */
 halo_status halo_gpu_spmv_offd(halo_gpu_spmv *sp, double alpha, const double *x_ghost, double *y);
+/**
+ * Whether halo_spmv enqueues the local product before it starts the exchange
+ * (HALO_SPMV_PRODUCT_FIRST, default 1): the product then starts without
+ * waiting for the host work of the exchange's start (MPI calls, NCCL's group
+ * launch), and the exchange's kernels and copies, on the higher-priority
+ * stream, still go ahead of the product's blocks.
+ */
+int halo_gpu_product_first(const halo_gpu *g);
+/**
+ * Record, on the compute stream, the point the next exchange starts from (x
+ * is ready, the last product is done), so that work enqueued on the compute
+ * stream after it does not hold the exchange back. on = 0 forgets a mark
+ * that no exchange used.
+ */
+halo_status halo_gpu_mark_start(halo_gpu *g, int on);
 /** Wait for the plan's streams. */
 halo_status halo_gpu_synchronize(halo_gpu *g);
 
