@@ -40,7 +40,7 @@ info() {
   {
     echo "# halo on $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//')"
     echo
-    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || cat .commit 2>/dev/null || echo unknown)"
     echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "- $(nproc) cores; $(mpirun --version 2>&1 | head -1); $(nvcc --version | tail -1)"
     echo "- driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); NCCL $(ls /usr/lib/x86_64-linux-gnu/libnccl.so.* 2>/dev/null | head -1 | sed 's/.*libnccl.so.//')"
@@ -159,6 +159,11 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       spmv "lap160 8 ranks 2 GPUs K4" 8 "$all_gpus" "${lap[@]}" --strategy all --transport all --ranks-per-node 4
       for m in bcsstk16 bayer10 dw8192 rajat01; do
         spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
+      done
+    fi
+    if [ "$ngpu" -lt 2 ]; then
+      for m in bcsstk16 bayer10 dw8192 rajat01; do
+        spmv "$m 2 ranks 1 GPU" 2 0 --matrix matrices/$m.mtx --strategy all --transport all --check
       done
     fi
     spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
