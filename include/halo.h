@@ -75,8 +75,9 @@ typedef enum {
                                       buffers, MPI on the host, copied back, unpacked */
   HALO_TRANSPORT_NCCL = 3,       /**< device memory: ncclSend/ncclRecv (one rank per GPU) */
   HALO_TRANSPORT_MPI_DEVICE = 4, /**< device memory: device buffers to a CUDA-aware MPI */
-  HALO_TRANSPORT_IPC = 5         /**< device memory: node phases as device-to-device copies
-                                      through CUDA IPC, global phases staged */
+  HALO_TRANSPORT_IPC = 5         /**< device memory: messages between ranks of one machine as
+                                      device-to-device copies through CUDA IPC, the others
+                                      staged */
 } halo_transport;
 
 /** Number of transports (for loops over all of them). */

@@ -39,7 +39,7 @@ static void usage(void) {
          "  --no-dedup             send a value needed by several ranks of a node once per\n"
          "                         rank (default: once per node)\n"
          "  --memory host|device   where x, y and the ghosts live [host]; device uploads the\n"
-         "                         matrix to this rank's GPU and multiplies with cuSPARSE\n"
+         "                         matrix to this rank's GPU and multiplies there\n"
          "  --transport NAME       device memory: auto, staged, nccl, mpi-device, ipc, or all\n"
          "                         (every one this run can use) [auto]\n"
          "  --device-id N          device memory: this rank's GPU [the rank on its node\n"

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "halo_impl.h"
 
+#include "exec/gpu.h"
+
 #if HALO_HAVE_CUDA
 #include <dlfcn.h>
 #include <stdlib.h>
