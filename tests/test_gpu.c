@@ -15,35 +15,7 @@
 #include <mpi-ext.h>
 #endif
 
-static long n_created; /* MPI requests and communicators made (profiling interface) */
-int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                  MPI_Request *req) {
-  n_created++;
-  return PMPI_Send_init(buf, count, type, dest, tag, comm, req);
-}
-int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                  MPI_Request *req) {
-  n_created++;
-  return PMPI_Recv_init(buf, count, type, source, tag, comm, req);
-}
-int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-              MPI_Request *req) {
-  n_created++;
-  return PMPI_Isend(buf, count, type, dest, tag, comm, req);
-}
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-              MPI_Request *req) {
-  n_created++;
-  return PMPI_Irecv(buf, count, type, source, tag, comm, req);
-}
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out) {
-  n_created++;
-  return PMPI_Comm_dup(comm, out);
-}
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
-  n_created++;
-  return PMPI_Comm_split(comm, color, key, out);
-}
+#include "mpi_count.h"
 
 #define CUDA_OK(call)                                                                              \
   do {                                                                                             \

@@ -105,11 +105,9 @@ static halo_status check_int32(int64_t v, const char *what) {
  * address if so. */
 static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx, int64_t n) {
   const halo_schedule *s = S(ex);
-  for (int64_t i = 1; i < n; i++)
-    if (idx[i] != idx[0] + i) return NULL;
+  if (!halo_exec_is_run(s, idx, n)) return NULL;
   if (idx[0] + n <= s->n_ghost) return ex->ghost + idx[0];
-  if (idx[0] >= s->n_ghost) return d->work + (idx[0] - s->n_ghost);
-  return NULL;
+  return d->work + (idx[0] - s->n_ghost);
 }
 
 static halo_status upload_i32(int32_t **d, const int64_t *v, int64_t n) {
@@ -344,19 +342,6 @@ cleanup:
   return st;
 }
 
-static halo_status init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count, int peer,
-                               int k, int seq, MPI_Comm comm) {
-  int64_t c = halo_max_count();
-  for (int64_t done = 0, j = 0; done < count; done += c, j++) {
-    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(k, seq + (int)j);
-    if (is_send)
-      HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
-    else
-      HALO_MPI(MPI_Recv_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
-  }
-  return HALO_SUCCESS;
-}
-
 static halo_status cuda_setup(halo_exec *ex) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
@@ -548,8 +533,8 @@ static halo_status cuda_setup(halo_exec *ex) {
       const cmsg *c = &p->send[i];
       if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
       double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
-      HALO_TRY(
-          init_chunks(&d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k, seq[i], comm));
+      HALO_TRY(halo_exec_init_chunks(&d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k,
+                                     seq[i], comm));
       r += halo_exec_chunks(ph->send[i].count);
     }
     HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
@@ -560,8 +545,8 @@ static halo_status cuda_setup(halo_exec *ex) {
       double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
                     : c->direct        ? c->direct
                                        : p->d_recv + c->buf_off;
-      HALO_TRY(
-          init_chunks(&d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k, seq[i], comm));
+      HALO_TRY(halo_exec_init_chunks(&d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k,
+                                     seq[i], comm));
       r += halo_exec_chunks(ph->recv[i].count);
     }
   }

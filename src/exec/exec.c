@@ -34,6 +34,25 @@ cleanup:
   return st;
 }
 
+halo_status halo_exec_init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count,
+                                  int peer, int k, int seq, MPI_Comm comm) {
+  int64_t c = halo_max_count();
+  for (int64_t done = 0, j = 0; done < count; done += c, j++) {
+    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(k, seq + (int)j);
+    if (is_send)
+      HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
+    else
+      HALO_MPI(MPI_Recv_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
+  }
+  return HALO_SUCCESS;
+}
+
+int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count) {
+  for (int64_t i = 1; i < count; i++)
+    if (idx[i] != idx[0] + i) return 0;
+  return idx[0] + count <= s->n_ghost || idx[0] >= s->n_ghost;
+}
+
 static halo_status translate(MPI_Group from, MPI_Group to, const halo_msg *m, int n, int **out) {
   halo_status st = HALO_SUCCESS;
   int *in = NULL;

@@ -82,4 +82,14 @@ static inline int halo_exec_chunks(int64_t count) {
  *  needs more than HALO_EXEC_MAX_SEQ requests. */
 halo_status halo_exec_sequence(const halo_msg *m, int n, int *seq);
 
+/** Persistent requests of one message of count values at buf, one per piece
+ *  of at most halo_max_count() values, tagged seq, seq+1, ... of phase k. */
+halo_status halo_exec_init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count,
+                                  int peer, int k, int seq, MPI_Comm comm);
+
+/** Whether count unpack indices land on consecutive entries of one buffer
+ *  (the ghosts, below n_ghost, or the work buffer, above), so that the
+ *  message can be received in place. */
+int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count);
+
 #endif

@@ -36,29 +36,6 @@ static inline double *dst_ptr(const halo_schedule *s, double *ghost, double *wor
   return i < s->n_ghost ? ghost + i : work + (i - s->n_ghost);
 }
 
-/* Whether the receive of count values unpacked by idx lands on consecutive
- * entries of one buffer (ghost or work), so it can be received in place. */
-static int is_direct(const halo_schedule *s, const int64_t *idx, int64_t count) {
-  for (int64_t i = 1; i < count; i++)
-    if (idx[i] != idx[0] + i) return 0;
-  return idx[0] + count <= s->n_ghost || idx[0] >= s->n_ghost;
-}
-
-/* Persistent requests of one message, one per piece of at most
- * halo_max_count() values, tagged seq, seq+1, ... of phase k. */
-static halo_status init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count, int peer,
-                               int k, int seq, MPI_Comm comm) {
-  int64_t c = halo_max_count();
-  for (int64_t done = 0, j = 0; done < count; done += c, j++) {
-    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(k, seq + (int)j);
-    if (is_send)
-      HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
-    else
-      HALO_MPI(MPI_Recv_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
-  }
-  return HALO_SUCCESS;
-}
-
 static void host_destroy(halo_exec *ex) {
   host_data *d = ex->data;
   if (!d) return;
@@ -107,7 +84,7 @@ static halo_status host_setup(halo_exec *ex) {
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
       if (m->peer == s->rank) continue;
-      if (!is_direct(s, ph->unpack + m->offset, m->count)) p->n_staged += m->count;
+      if (!halo_exec_is_run(s, ph->unpack + m->offset, m->count)) p->n_staged += m->count;
       p->n_recv_req += halo_exec_chunks(m->count);
     }
     p->recv_req_begin = n_recv_req;
@@ -147,8 +124,8 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       memcpy(p->pack_src + off, src, (size_t)m->count * sizeof *src);
-      HALO_TRY(init_chunks(&d->req[r], 1, p->sendbuf + off, m->count, ex->peer_send[k][i], k,
-                           seq[i], comm));
+      HALO_TRY(halo_exec_init_chunks(&d->req[r], 1, p->sendbuf + off, m->count, ex->peer_send[k][i],
+                                     k, seq[i], comm));
       r += halo_exec_chunks(m->count);
       off += m->count;
     }
@@ -166,14 +143,15 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       double *buf;
-      if (is_direct(s, dst, m->count)) {
+      if (halo_exec_is_run(s, dst, m->count)) {
         buf = dst_ptr(s, ex->ghost, d->work, dst[0]);
       } else {
         buf = p->recvbuf + soff;
         memcpy(p->staged_dst + soff, dst, (size_t)m->count * sizeof *dst);
         soff += m->count;
       }
-      HALO_TRY(init_chunks(&d->req[r], 0, buf, m->count, ex->peer_recv[k][i], k, seq[i], comm));
+      HALO_TRY(halo_exec_init_chunks(&d->req[r], 0, buf, m->count, ex->peer_recv[k][i], k, seq[i],
+                                     comm));
       r += halo_exec_chunks(m->count);
     }
   }
