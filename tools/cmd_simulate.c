@@ -82,38 +82,12 @@ static int run(int argc, char **argv) {
     if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
       usage();
       return EXIT_OK;
-    } else if ((m = args_take(&a, "--matrix"))) {
+    } else if ((m = args_common(&a, &in, &opts, &strategy_name, &json_path, &quiet))) {
       if (m < 0) return EXIT_USAGE;
-      in.matrix_path = a.value;
-    } else if ((m = args_take(&a, "--gen"))) {
-      if (m < 0) return EXIT_USAGE;
-      in.gen_spec = a.value;
     } else if ((m = args_take(&a, "--ranks-per-node"))) {
       if (m < 0 || !args_int(&a, "--ranks-per-node", 1, 1 << 30, &K)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--ranks"))) {
       if (m < 0 || !args_int(&a, "--ranks", 1, 1 << 24, &P)) return EXIT_USAGE;
-    } else if ((m = args_take(&a, "--partition"))) {
-      if (m < 0) return EXIT_USAGE;
-      if (halo_partition_from_name(a.value, &in.partition) != HALO_SUCCESS) {
-        driver_error(0, "simulate", "%s", halo_last_error());
-        return EXIT_USAGE;
-      }
-    } else if ((m = args_take(&a, "--strategy"))) {
-      if (m < 0) return EXIT_USAGE;
-      strategy_name = a.value;
-    } else if ((m = args_take(&a, "--message-cap"))) {
-      int64_t v;
-      if (m < 0 || !args_int(&a, "--message-cap", 8, INT64_C(1) << 40, &v)) return EXIT_USAGE;
-      opts.message_cap = v;
-    } else if ((m = args_take(&a, "--json"))) {
-      if (m < 0) return EXIT_USAGE;
-      json_path = a.value;
-    } else if (args_flag(&a, "--no-dedup")) {
-      opts.remove_duplicates = 0;
-    } else if (args_flag(&a, "--sum-duplicates")) {
-      in.sum_duplicates = 1;
-    } else if (args_flag(&a, "--quiet")) {
-      quiet = 1;
     } else {
       driver_error(0, "simulate", "unknown option '%s' (see halo simulate --help)", argv[a.i]);
       return EXIT_USAGE;

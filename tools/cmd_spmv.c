@@ -120,27 +120,11 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
       if (rank == 0) usage();
       return EXIT_OK;
-    } else if ((m = args_take(&a, "--matrix"))) {
+    } else if ((m = args_common(&a, &in, &opts, &strategy_name, &json_path, &quiet))) {
       if (m < 0) return EXIT_USAGE;
-      in.matrix_path = a.value;
-    } else if ((m = args_take(&a, "--gen"))) {
-      if (m < 0) return EXIT_USAGE;
-      in.gen_spec = a.value;
-    } else if ((m = args_take(&a, "--partition"))) {
-      if (m < 0) return EXIT_USAGE;
-      if (halo_partition_from_name(a.value, &in.partition) != HALO_SUCCESS) {
-        driver_error(rank, "spmv", "%s", halo_last_error());
-        return EXIT_USAGE;
-      }
-    } else if ((m = args_take(&a, "--strategy"))) {
-      if (m < 0) return EXIT_USAGE;
-      strategy_name = a.value;
     } else if ((m = args_take(&a, "--ranks-per-node"))) {
       if (m < 0 || !args_int(&a, "--ranks-per-node", 0, 1 << 30, &v)) return EXIT_USAGE;
       opts.ranks_per_node = (int)v;
-    } else if ((m = args_take(&a, "--message-cap"))) {
-      if (m < 0 || !args_int(&a, "--message-cap", 8, INT64_C(1) << 40, &v)) return EXIT_USAGE;
-      opts.message_cap = v;
     } else if ((m = args_take(&a, "--memory"))) {
       if (m < 0) return EXIT_USAGE;
       if (halo_memory_from_name(a.value, &opts.memory) != HALO_SUCCESS ||
@@ -160,17 +144,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (m < 0 || !args_int(&a, "--warmup", 0, 1000000000, &warmup)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--tol"))) {
       if (m < 0 || !args_double(&a, "--tol", 0.0, &tol)) return EXIT_USAGE;
-    } else if ((m = args_take(&a, "--json"))) {
-      if (m < 0) return EXIT_USAGE;
-      json_path = a.value;
-    } else if (args_flag(&a, "--no-dedup")) {
-      opts.remove_duplicates = 0;
     } else if (args_flag(&a, "--check")) {
       check = 1;
-    } else if (args_flag(&a, "--sum-duplicates")) {
-      in.sum_duplicates = 1;
-    } else if (args_flag(&a, "--quiet")) {
-      quiet = 1;
     } else {
       driver_error(rank, "spmv", "unknown option '%s' (see halo spmv --help)", argv[a.i]);
       return EXIT_USAGE;

@@ -51,6 +51,36 @@ int args_int(args_t *a, const char *name, int64_t lo, int64_t hi, int64_t *v) {
   return 1;
 }
 
+int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char **strategy_name,
+                const char **json_path, int *quiet) {
+  int m;
+  int64_t v;
+  if ((m = args_take(a, "--matrix"))) {
+    if (m > 0) in->matrix_path = a->value;
+  } else if ((m = args_take(a, "--gen"))) {
+    if (m > 0) in->gen_spec = a->value;
+  } else if ((m = args_take(a, "--partition"))) {
+    if (m > 0 && halo_partition_from_name(a->value, &in->partition) != HALO_SUCCESS) {
+      driver_error(a->rank, a->cmd, "%s", halo_last_error());
+      m = -1;
+    }
+  } else if ((m = args_take(a, "--strategy"))) {
+    if (m > 0) *strategy_name = a->value;
+  } else if ((m = args_take(a, "--message-cap"))) {
+    if (m > 0 && !args_int(a, "--message-cap", 8, INT64_C(1) << 40, &v)) m = -1;
+    if (m > 0) opts->message_cap = v;
+  } else if ((m = args_take(a, "--json"))) {
+    if (m > 0) *json_path = a->value;
+  } else if (args_flag(a, "--no-dedup")) {
+    opts->remove_duplicates = 0, m = 1;
+  } else if (args_flag(a, "--sum-duplicates")) {
+    in->sum_duplicates = 1, m = 1;
+  } else if (args_flag(a, "--quiet")) {
+    *quiet = 1, m = 1;
+  }
+  return m;
+}
+
 int args_double(args_t *a, const char *name, double lo, double *v) {
   char *end;
   errno = 0;

@@ -48,6 +48,13 @@ typedef struct {
   int sum_duplicates;
 } input_opts;
 
+/* The options halo spmv and halo simulate share: --matrix, --gen,
+ * --partition, --strategy, --message-cap, --json, --no-dedup,
+ * --sum-duplicates, --quiet. Returns 1 if the current argument is one of
+ * them (taken), 0 if not, -1 on a usage error (printed on rank 0). */
+int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char **strategy_name,
+                const char **json_path, int *quiet);
+
 typedef struct {
   char name[256];
   int is_gen;
