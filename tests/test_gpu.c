@@ -156,7 +156,7 @@ static void no_alloc(MPI_Comm comm, halo_transport t) {
   halo_csr rows;
   int64_t *rb;
   CHECK_OK(halo_gen_parse("lap3d27:16", &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
   const int64_t n = rb[rank + 1] - rb[rank];
   halo_matrix A;
   CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
@@ -202,7 +202,7 @@ static void choice(MPI_Comm comm) {
   halo_csr rows;
   int64_t *rb;
   CHECK_OK(halo_gen_parse("lap2d:16", &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
   halo_matrix A;
   CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
                                   rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
@@ -264,7 +264,7 @@ int main(int argc, char **argv) {
     halo_csr rows;
     int64_t *rb;
     CHECK_OK(halo_gen_parse("lap2d:8", &g));
-    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
     halo_matrix A;
     CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
                                     rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
@@ -307,16 +307,36 @@ int main(int argc, char **argv) {
     halo_csr rows;
     int64_t *rb;
     CHECK_OK(halo_gen_parse(gens[i], &g));
-    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_NNZ, &rb, &rows));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_NNZ, NULL, &rb, &rows));
     run_matrix(comm, &rows, rb, gens[i]);
     halo_csr_free(&rows);
     halo_io_free(rb);
   }
+  /* odd ranks without rows: communication helpers that forward from host
+   * memory (Split with staged is Split+MD, with ipc Split+DD) */
+  if (P >= 2) {
+    int *holds = malloc((size_t)P * sizeof *holds);
+    for (int r = 0; r < P; r++) holds[r] = r % 2 == 0;
+    for (int i = 0; i < 2; i++) {
+      halo_gen g;
+      halo_csr rows;
+      int64_t *rb;
+      char label[64];
+      CHECK_OK(halo_gen_parse(gens[i], &g));
+      CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, holds, &rb, &rows));
+      CHECK(holds[rank] || rb[rank] == rb[rank + 1]);
+      snprintf(label, sizeof label, "%s, odd ranks helpers", gens[i]);
+      run_matrix(comm, &rows, rb, label);
+      halo_csr_free(&rows);
+      halo_io_free(rb);
+    }
+    free(holds);
+  }
   for (int a = 1; a < argc; a++) {
     halo_csr rows;
     int64_t *rb;
-    CHECK_OK(
-        halo_mm_read_distributed(comm, 0, argv[a], NULL, HALO_PARTITION_ROWS, &rb, &rows, NULL));
+    CHECK_OK(halo_mm_read_distributed(comm, 0, argv[a], NULL, HALO_PARTITION_ROWS, NULL, &rb, &rows,
+                                      NULL));
     if (rows.n_rows == rows.n_cols) run_matrix(comm, &rows, rb, argv[a]);
     halo_csr_free(&rows);
     halo_io_free(rb);

@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
     halo_csr rows;
     int64_t *rb;
     CHECK_OK(halo_gen_parse(gens[t], &g));
-    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &rb, &rows));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
     const int64_t b = rb[rank], e = rb[rank + 1], n = e - b;
     halo_matrix A;
     halo_plan plan;

@@ -115,7 +115,7 @@ static void errors(MPI_Comm comm) {
   halo_csr rows;
   int64_t *row_begin;
   CHECK_OK(halo_gen_parse("lap2d:8", &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, &row_begin, &rows));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &row_begin, &rows));
   const int64_t rb = row_begin[rank], re = row_begin[rank + 1];
   split_t s;
   make_split(&rows, rb, re, &s);
@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
     halo_csr rows;
     int64_t *row_begin;
     CHECK_OK(halo_gen_parse(gens[i], &g));
-    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_NNZ, &row_begin, &rows));
+    CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_NNZ, NULL, &row_begin, &rows));
     compare(comm, &rows, row_begin, gens[i]);
     halo_csr_free(&rows);
     halo_io_free(row_begin);
@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; a++) {
     halo_csr rows;
     int64_t *row_begin;
-    CHECK_OK(halo_mm_read_distributed(comm, 0, argv[a], NULL, HALO_PARTITION_ROWS, &row_begin,
+    CHECK_OK(halo_mm_read_distributed(comm, 0, argv[a], NULL, HALO_PARTITION_ROWS, NULL, &row_begin,
                                       &rows, NULL));
     if (rows.n_rows == rows.n_cols) compare(comm, &rows, row_begin, argv[a]);
     halo_csr_free(&rows);

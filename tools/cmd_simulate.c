@@ -71,7 +71,7 @@ static halo_status load_whole(const input_opts *in, int P, input_matrix *M) {
 }
 
 static int run(int argc, char **argv) {
-  input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0};
+  input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0, 0, 0};
   halo_plan_options opts = halo_plan_options_default();
   const char *json_path = NULL, *strategy_name = "all";
   int64_t P = 0, K = 0;

@@ -32,6 +32,10 @@ static void usage(void) {
          "                                             columns (SEED defaults to 1)\n"
          "options:\n"
          "  --partition rows|nnz   contiguous rows balanced by count or by entries [rows]\n"
+         "  --helpers H            H of every H+1 ranks of a node get no rows: they only\n"
+         "                         forward messages (split spreads inter-node messages over\n"
+         "                         them; with --memory device they share the GPUs: split\n"
+         "                         with --transport staged is Split+MD, with ipc Split+DD) [0]\n"
          "  --strategy NAME        standard, 2step, 3step, split, or all [all]\n"
          "  --ranks-per-node K     virtual nodes of K consecutive ranks [0: the nodes of MPI,\n"
          "                         or HALO_RANKS_PER_NODE when set]\n"
@@ -107,7 +111,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0};
+  input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0, 0, 0};
   halo_plan_options opts = halo_plan_options_default();
   const char *json_path = NULL, *strategy_name = "all", *transport_name = "auto";
   int64_t iters = 100, warmup = 10, v;
@@ -151,6 +155,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       return EXIT_USAGE;
     }
   }
+  in.ranks_per_node = opts.ranks_per_node;
   if (!!in.matrix_path == !!in.gen_spec) {
     driver_error(rank, "spmv", "give one of --matrix FILE or --gen SPEC (see halo spmv --help)");
     return EXIT_USAGE;

@@ -64,6 +64,9 @@ int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char *
       driver_error(a->rank, a->cmd, "%s", halo_last_error());
       m = -1;
     }
+  } else if ((m = args_take(a, "--helpers"))) {
+    if (m > 0 && !args_int(a, "--helpers", 0, 1 << 20, &v)) m = -1;
+    if (m > 0) in->helpers = (int)v;
   } else if ((m = args_take(a, "--strategy"))) {
     if (m > 0) *strategy_name = a->value;
   } else if ((m = args_take(a, "--message-cap"))) {
@@ -103,25 +106,61 @@ void input_free(input_matrix *M) {
   memset(M, 0, sizeof *M);
 }
 
+halo_status input_holds_rows(MPI_Comm comm, int helpers, int ranks_per_node, int *holds) {
+  int rank, size, local, n, mine;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (ranks_per_node <= 0) {
+    const char *env = getenv("HALO_RANKS_PER_NODE");
+    ranks_per_node = env ? atoi(env) : 0;
+  }
+  if (ranks_per_node > 0) {
+    local = rank % ranks_per_node;
+    n = size - rank / ranks_per_node * ranks_per_node;
+    if (n > ranks_per_node) n = ranks_per_node;
+  } else {
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+      return HALO_ERR_MPI;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+  }
+  const int owners = n / (helpers + 1) > 0 ? n / (helpers + 1) : 1;
+  mine = local < owners;
+  if (MPI_Allgather(&mine, 1, MPI_INT, holds, 1, MPI_INT, comm) != MPI_SUCCESS) return HALO_ERR_MPI;
+  return HALO_SUCCESS;
+}
+
 halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M) {
   halo_status st;
-  int rank, size;
+  int rank, size, *holds = NULL;
   memset(M, 0, sizeof *M);
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
+  if (o->helpers > 0) {
+    holds = malloc((size_t)size * sizeof *holds);
+    if (!holds) return HALO_ERR_OUT_OF_MEMORY;
+    if ((st = input_holds_rows(comm, o->helpers, o->ranks_per_node, holds)) != HALO_SUCCESS) {
+      free(holds);
+      return st;
+    }
+  }
   if (o->gen_spec) {
     M->is_gen = 1;
-    if ((st = halo_gen_parse(o->gen_spec, &M->gen)) != HALO_SUCCESS) return st;
-    halo_gen_name(&M->gen, M->name, sizeof M->name);
-    st = halo_gen_distributed(comm, &M->gen, o->partition, &M->row_begin, &M->local);
+    if ((st = halo_gen_parse(o->gen_spec, &M->gen)) == HALO_SUCCESS) {
+      halo_gen_name(&M->gen, M->name, sizeof M->name);
+      st = halo_gen_distributed(comm, &M->gen, o->partition, holds, &M->row_begin, &M->local);
+    }
   } else {
     halo_mm_options mo = halo_mm_options_default();
     mo.sum_duplicates = o->sum_duplicates;
     const char *base = strrchr(o->matrix_path, '/');
     snprintf(M->name, sizeof M->name, "%s", base ? base + 1 : o->matrix_path);
-    st = halo_mm_read_distributed(comm, 0, o->matrix_path, &mo, o->partition, &M->row_begin,
+    st = halo_mm_read_distributed(comm, 0, o->matrix_path, &mo, o->partition, holds, &M->row_begin,
                                   &M->local, keep_global ? &M->global : NULL);
   }
+  free(holds);
   if (st != HALO_SUCCESS) {
     input_free(M);
     return st;

@@ -46,10 +46,12 @@ typedef struct {
   const char *gen_spec;    /* --gen */
   halo_partition_kind partition;
   int sum_duplicates;
+  int helpers;        /* --helpers H: of each node's ranks, the last H/(H+1) get no rows */
+  int ranks_per_node; /* the plan's node layout (0: nodes of MPI or HALO_RANKS_PER_NODE) */
 } input_opts;
 
 /* The options halo spmv and halo simulate share: --matrix, --gen,
- * --partition, --strategy, --message-cap, --json, --no-dedup,
+ * --partition, --helpers, --strategy, --message-cap, --json, --no-dedup,
  * --sum-duplicates, --quiet. Returns 1 if the current argument is one of
  * them (taken), 0 if not, -1 on a usage error (printed on rank 0). */
 int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char **strategy_name,
@@ -65,6 +67,12 @@ typedef struct {
   halo_csr local;     /* this rank's rows */
   halo_csr global;    /* the whole matrix on rank 0 (file input with keep_global) */
 } input_matrix;
+
+/* Which ranks get rows: with H helpers per row-holding rank, the first
+ * max(1, n/(H+1)) ranks of each node of n ranks (nodes of ranks_per_node
+ * consecutive ranks, else of HALO_RANKS_PER_NODE, else of MPI). holds: P
+ * flags, the same on every rank. Collective. */
+halo_status input_holds_rows(MPI_Comm comm, int helpers, int ranks_per_node, int *holds);
 
 /* Collective: read (rank 0) and distribute, or generate in parallel. */
 halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M);

@@ -10,11 +10,15 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
-#   bench/gpu/run.sh quick [core|extra|order|all]   build, the GPU tests (not the
-#                              host suite), that part of bench [core]; order: the
+#   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
+#                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
 #                              before and after the exchange's start
-#                              (HALO_SPMV_PRODUCT_FIRST=1 and 0), interleaved
+#                              (HALO_SPMV_PRODUCT_FIRST=1 and 0), interleaved; helpers:
+#                              Split+MD and Split+DD, nodes of one GPU rank and 3 or 7
+#                              helpers against nodes of one rank; cap: the 2-rank
+#                              Laplacian with the diagonal product's grid capped
+#                              (HALO_SPMV_MAX_BLOCKS), interleaved
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,9 +33,10 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
-        -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST)
+        -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
+export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -99,8 +104,8 @@ spmv() { # label, np, visible devices, args...
   local label=$1 np=$2 vis=$3
   shift 3
   local json=$OUT/json/$(echo "$label" | tr -c 'a-zA-Z0-9_' '_').json
-  if CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -n "$np" $B/tools/halo spmv --memory device \
-      --json "$json" "$@"; then
+  if CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -n "$np" ${WRAP:-} $B/tools/halo spmv \
+      --memory device --json "$json" "$@"; then
     echo "- $label: ok" >>"$log"
   else
     say "- $label: FAILED (exit $?)"
@@ -120,7 +125,25 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
-  if [ "$what" != extra ] && [ "$what" != order ]; then
+  if [ "$what" = cap ]; then
+    for rep in 1 2 3; do
+      for cap in 0 1056 792 528; do
+        HALO_SPMV_MAX_BLOCKS=$cap spmv "lap160 2 ranks 2 GPUs max blocks $cap rep$rep" 2 0,1 \
+          "${lap[@]}" --strategy standard --transport all
+      done
+    done
+  fi
+  if [ "$what" = helpers ]; then
+    for rep in 1 2 3; do
+      spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
+        --strategy all --transport all
+      for k in 4 8; do
+        HALO_BENCH_RPN=$k WRAP=bench/gpu/by_node.sh spmv "lap160 2 nodes of 1 GPU rank and $((k - 1)) helpers rep$rep" \
+          $((2 * k)) 0,1 "${lap[@]}" --ranks-per-node $k --helpers $((k - 1)) --strategy all --transport all
+      done
+    done
+  fi
+  if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""
@@ -153,7 +176,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       spmv "lap160 2 ranks 1 GPU" 2 0 "${lap[@]}" --strategy all --transport all
     fi
   fi
-  if [ "$what" != core ] && [ "$what" != order ]; then
+  if [ "$what" = extra ] || [ "$what" = all ]; then
     if [ "$ngpu" -ge 2 ]; then
       HALO_LOCAL_KERNEL=cusparse spmv "lap160 2 ranks 2 GPUs cusparse" 2 0,1 "${lap[@]}" --strategy all --transport all
       spmv "lap160 8 ranks 2 GPUs K4" 8 "$all_gpus" "${lap[@]}" --strategy all --transport all --ranks-per-node 4
@@ -181,7 +204,7 @@ build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
-quick) build; if [ "${2:-core}" = order ]; then tests gpu-short; else tests gpu-only; fi
+quick) build; case ${2:-core} in order | cap) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
 esac

@@ -111,6 +111,15 @@ halo_status halo_partition_rows(int64_t n_rows, int P, int64_t *row_begin);
  *  entry falls in [r*nnz/P, (r+1)*nnz/P). */
 halo_status halo_partition_nnz(int64_t n_rows, const int64_t *row_ptr, int P, int64_t *row_begin);
 
+/** row_begin[0..P] of a partition of kind @p kind over the ranks r with
+ *  holds_rows[r] != 0 only (NULL: every rank); the others get no rows: they
+ *  take part in the exchange as communication helpers (the Split strategy
+ *  spreads a node's inter-node messages over them). row_ptr: the global row
+ *  offsets, needed by HALO_PARTITION_NNZ only. HALO_ERR_INVALID_ARG when no
+ *  rank holds rows. */
+halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, const int64_t *row_ptr,
+                                   int P, const int *holds_rows, int64_t *row_begin);
+
 /* ---- distribution ------------------------------------------------------- */
 
 /**
@@ -130,20 +139,23 @@ halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *global,
  * Collective; a read error on root is returned on every rank with root's
  * message.
  *
+ * @param holds_rows   P flags, the same on every rank: the ranks that get rows
+ *                     (halo_partition_compute); NULL: every rank
  * @param row_begin_p  the partition, P+1 entries (free with halo_io_free)
  * @param global_p     if not NULL, on root the whole matrix is kept here (for
  *                     a serial reference); elsewhere it is zeroed
  */
 halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
                                      const halo_mm_options *opts, halo_partition_kind part,
-                                     int64_t **row_begin_p, halo_csr *local, halo_csr *global_p);
+                                     const int *holds_rows, int64_t **row_begin_p, halo_csr *local,
+                                     halo_csr *global_p);
 
 /**
  * Generate a matrix in parallel: every rank makes its own rows of the
- * partition. Collective.
+ * partition. Collective. holds_rows as in halo_mm_read_distributed().
  */
 halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partition_kind part,
-                                 int64_t **row_begin_p, halo_csr *local);
+                                 const int *holds_rows, int64_t **row_begin_p, halo_csr *local);
 
 /** Free memory returned by the io functions (row_begin arrays). */
 void halo_io_free(void *p);

@@ -64,11 +64,12 @@ cudaError_t halo_cuda_scatter_add(double *y, const int32_t *rows, const double *
                                   double alpha, cudaStream_t s);
 /* halo's CSR kernel (spmv_kernels.cu): y = alpha*A*x + beta*y (rows NULL), or
  * y[rows[r]] += alpha*(A*x)[r]; group threads per row (1, 2, 4, ..., 32), each
- * taking unroll (1, 2, 4) entries per step; the bits do not depend on unroll */
+ * taking unroll (1, 2, 4) entries per step; the bits do not depend on unroll;
+ * max_blocks > 0 caps the grid of 256-thread blocks (they stride) */
 cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, const void *cols,
                                const double *vals, const double *x, double alpha, double beta,
                                double *y, const int32_t *rows, int group, int unroll,
-                               cudaStream_t s);
+                               int64_t max_blocks, cudaStream_t s);
 /* y = beta * y (beta = 0: y = 0, whatever y held) */
 cudaError_t halo_cuda_scale(double *y, int64_t n, double beta, cudaStream_t s);
 

@@ -14,7 +14,14 @@
  *
  * The exchange runs on the plan's exchange stream, after an event recorded
  * on the compute stream at begin; the compute stream waits for an event
- * recorded at the end. Everything is made at plan time. */
+ * recorded at the end. Everything is made at plan time.
+ *
+ * A rank without rows and ghosts (a communication helper) only forwards:
+ * unless the transport is NCCL, its forwarded values stay in pinned host
+ * memory. Its messages go by host MPI, and it receives the ipc messages of
+ * the GPU ranks of its machine by copying them from their device buffers
+ * straight into host memory (Split+DD); with the staged transport the GPU
+ * ranks send it their share by host MPI (Split+MD). */
 #include "halo_impl.h"
 
 #if HALO_HAVE_CUDA
@@ -77,7 +84,9 @@ typedef struct {
 
 typedef struct {
   cphase ph[HALO_MAX_PHASES];
-  MPI_Request *req; /* host MPI: receives of all phases first, then sends */
+  int host_fwd;       /* a helper: work in pinned host memory, packed and unpacked on the host */
+  int *peer_host_fwd; /* of every plan rank */
+  MPI_Request *req;   /* host MPI: receives of all phases first, then sends */
   int n_req, n_recv_req;
   double *work;
   double *arena; /* the device send buffers of all phases, one allocation (for its IPC handle) */
@@ -124,14 +133,21 @@ cleanup:
   return st;
 }
 
-/* The channel of a message to or from peer: one transport for all, except
- * ipc, which serves the ranks of this machine and leaves the others staged. */
-static channel channel_of(const halo_exec *ex, MPI_Group g_plan, MPI_Group g_shared, int peer) {
+/* The channel of a message to (send = 1) or from peer: one transport for
+ * all, except ipc, which serves the ranks of this machine and leaves the
+ * others staged. A helper's values are on the host: it sends by host MPI,
+ * and receives ipc messages into host memory. */
+static channel channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_plan,
+                          MPI_Group g_shared, int peer, int send) {
+  const int sender_on_host = send ? d->host_fwd : d->peer_host_fwd[peer];
+  const int receiver_on_host = send ? d->peer_host_fwd[peer] : d->host_fwd;
   switch (ex->transport) {
-  case HALO_TRANSPORT_NCCL: return CH_NCCL;
-  case HALO_TRANSPORT_MPI_DEVICE: return CH_MPI;
+  case HALO_TRANSPORT_NCCL: return CH_NCCL; /* helpers keep device buffers */
+  case HALO_TRANSPORT_MPI_DEVICE:
+    return sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
   case HALO_TRANSPORT_IPC: {
     int r;
+    if (sender_on_host) return CH_STAGED;
     if (MPI_Group_translate_ranks(g_plan, 1, &peer, g_shared, &r) != MPI_SUCCESS) return CH_STAGED;
     return r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
   }
@@ -178,8 +194,12 @@ static void cuda_destroy(halo_exec *ex) {
   for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
   halo_free(d->open);
   halo_free(d->req);
+  halo_free(d->peer_host_fwd);
   halo_dev_free(d->arena);
-  halo_dev_free(d->work);
+  if (d->host_fwd)
+    halo_pinned_free(d->work);
+  else
+    halo_dev_free(d->work);
   halo_dev_free(ex->ghost);
   ex->ghost = NULL;
   halo_free(d);
@@ -342,6 +362,41 @@ cleanup:
   return st;
 }
 
+/* The persistent requests of phase k's staged and mpi channels. */
+static halo_status init_requests(halo_exec *ex, cuda_data *d, int k, MPI_Comm comm) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  int *seq = NULL;
+  HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
+  HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
+  int r = p->send_req_begin;
+  for (int i = 0; i < ph->n_send; i++) {
+    const cmsg *c = &p->send[i];
+    if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
+    double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
+    HALO_TRY(halo_exec_init_chunks(&d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k,
+                                   seq[i], comm));
+    r += halo_exec_chunks(ph->send[i].count);
+  }
+  HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
+  r = p->recv_req_begin;
+  for (int i = 0; i < ph->n_recv; i++) {
+    const cmsg *c = &p->recv[i];
+    if (ph->recv[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
+    double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
+                  : c->direct        ? c->direct
+                                     : p->d_recv + c->buf_off;
+    HALO_TRY(halo_exec_init_chunks(&d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k,
+                                   seq[i], comm));
+    r += halo_exec_chunks(ph->recv[i].count);
+  }
+cleanup:
+  halo_free(seq);
+  return st;
+}
+
 static halo_status cuda_setup(halo_exec *ex) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
@@ -357,8 +412,14 @@ static halo_status cuda_setup(halo_exec *ex) {
   }
   HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
   HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
+  d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->transport != HALO_TRANSPORT_NCCL;
+  HALO_TRY(HALO_ALLOC(d->peer_host_fwd, s->size));
+  HALO_TRY_MPI(MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->comm));
   HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
-  HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
+  if (d->host_fwd)
+    HALO_TRY(halo_pinned_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
+  else
+    HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
   HALO_TRY_MPI(MPI_Comm_group(ex->comm, &g_plan));
   HALO_TRY_MPI(MPI_Comm_group(ex->gpu->shared_comm, &g_shared));
 
@@ -378,7 +439,7 @@ static halo_status cuda_setup(halo_exec *ex) {
         p->n_copy += ph->send[i].count;
         continue;
       }
-      m->ch = channel_of(ex, g_plan, g_shared, ph->send[i].peer);
+      m->ch = channel_of(ex, d, g_plan, g_shared, ph->send[i].peer, 1);
       per_ch[m->ch] += ph->send[i].count;
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
         p->n_send_req += halo_exec_chunks(ph->send[i].count);
@@ -398,7 +459,7 @@ static halo_status cuda_setup(halo_exec *ex) {
         p->send[i].buf_off = off[p->send[i].ch];
         off[p->send[i].ch] += ph->send[i].count;
       }
-    arena_total += p->n_pack;
+    if (!d->host_fwd) arena_total += p->n_pack;
     /* receives: staged ones first in the receive buffer, the others in place
      * when they land on consecutive entries */
     int64_t staged = 0, other = 0;
@@ -406,8 +467,8 @@ static halo_status cuda_setup(halo_exec *ex) {
       cmsg *m = &p->recv[i];
       m->index = i;
       if (ph->recv[i].peer == s->rank) continue;
-      m->ch = channel_of(ex, g_plan, g_shared, ph->recv[i].peer);
-      if (m->ch == CH_STAGED) staged += ph->recv[i].count;
+      m->ch = channel_of(ex, d, g_plan, g_shared, ph->recv[i].peer, 0);
+      if (m->ch == CH_STAGED || (d->host_fwd && m->ch == CH_IPC)) staged += ph->recv[i].count;
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
         p->n_recv_req += halo_exec_chunks(ph->recv[i].count);
       if (m->ch == CH_NCCL) p->n_nccl_recv++;
@@ -421,7 +482,7 @@ static halo_status cuda_setup(halo_exec *ex) {
       cmsg *m = &p->recv[i];
       const halo_msg *r = &ph->recv[i];
       if (r->peer == s->rank) continue;
-      if (m->ch == CH_STAGED) {
+      if (m->ch == CH_STAGED || d->host_fwd) { /* a helper receives everything on the host */
         m->buf_off = so;
         so += r->count;
         continue;
@@ -453,6 +514,14 @@ static halo_status cuda_setup(halo_exec *ex) {
     const halo_phase *ph = &s->phase[k];
     cphase *p = &d->ph[k];
     MPI_Comm comm = ex->phase_comm[k];
+    if (d->host_fwd) {
+      /* packed, copied and unpacked on the host from the schedule's maps */
+      HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
+      HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
+      HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+      HALO_TRY(init_requests(ex, d, k, comm));
+      continue;
+    }
     p->d_send = d->arena ? d->arena + arena_off : NULL;
     arena_off += p->n_pack;
     HALO_FREE(idx);
@@ -526,29 +595,7 @@ static halo_status cuda_setup(halo_exec *ex) {
     HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
     if (d->timing)
       for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
-    /* persistent requests of the staged and mpi channels */
-    HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
-    int r = p->send_req_begin;
-    for (int i = 0; i < ph->n_send; i++) {
-      const cmsg *c = &p->send[i];
-      if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
-      double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
-      HALO_TRY(halo_exec_init_chunks(&d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k,
-                                     seq[i], comm));
-      r += halo_exec_chunks(ph->send[i].count);
-    }
-    HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
-    r = p->recv_req_begin;
-    for (int i = 0; i < ph->n_recv; i++) {
-      const cmsg *c = &p->recv[i];
-      if (ph->recv[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
-      double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
-                    : c->direct        ? c->direct
-                                       : p->d_recv + c->buf_off;
-      HALO_TRY(halo_exec_init_chunks(&d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k,
-                                     seq[i], comm));
-      r += halo_exec_chunks(ph->recv[i].count);
-    }
+    HALO_TRY(init_requests(ex, d, k, comm));
   }
   HALO_TRY(setup_ipc(ex, d));
   /* the receive buffers of an exchange are free at its start */
@@ -565,8 +612,88 @@ cleanup:
   return st;
 }
 
+/* The ipc receives of phase k: once each sender says its data is ready,
+ * copy it from the sender's buffer (into device memory, or a helper's host
+ * memory), then tell the senders the copies are enqueued after our done
+ * event. */
+static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  cudaStream_t cs = ex->gpu->comm;
+  for (int i = 0; i < p->n_ipc_from; i++) {
+    HALO_MPI(MPI_Wait(&p->ipc_from[i].ready, MPI_STATUS_IGNORE));
+    HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_from[i].remote_event, 0));
+  }
+  for (int i = 0; i < ph->n_recv; i++) {
+    const cmsg *c = &p->recv[i];
+    if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
+    char *base = NULL;
+    for (int j = 0; j < d->n_open; j++)
+      if (d->open[j].peer == ph->recv[i].peer) base = d->open[j].base;
+    double *to = d->host_fwd ? p->h_recv + c->buf_off
+                 : c->direct ? c->direct
+                             : p->d_recv + c->buf_off;
+    HALO_CUDA(cudaMemcpyAsync(to, base + c->remote_off, (size_t)ph->recv[i].count * sizeof(double),
+                              d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice, cs));
+  }
+  HALO_CUDA(cudaEventRecord(p->ev_done, cs));
+  for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].done));
+  return HALO_SUCCESS;
+}
+
+/* A helper's phase k, on the host: pack from work, copy to itself, send. */
+static halo_status host_phase_start(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  const int64_t nl = s->n_local, ng = s->n_ghost;
+  int self_recv = -1;
+  for (int i = 0; i < ph->n_recv; i++)
+    if (ph->recv[i].peer == s->rank) self_recv = i;
+  for (int i = 0; i < ph->n_send; i++) {
+    const halo_msg *m = &ph->send[i];
+    const int64_t *src = ph->pack + m->offset;
+    if (m->peer == s->rank) { /* work to work, in the order of the receive from itself */
+      if (self_recv < 0)
+        return HALO_ERROR(HALO_ERR_INTERNAL,
+                          "phase %d: a copy to itself "
+                          "without its receive",
+                          k);
+      const int64_t *dst = ph->unpack + ph->recv[self_recv].offset;
+      for (int64_t t = 0; t < m->count; t++) d->work[dst[t] - ng] = d->work[src[t] - nl];
+      continue;
+    }
+    double *to = p->h_send + p->send[i].buf_off;
+    for (int64_t t = 0; t < m->count; t++) to[t] = d->work[src[t] - nl];
+  }
+  if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
+  return HALO_SUCCESS;
+}
+
+/* A helper's phase k, on the host: ipc messages copied from the senders'
+ * device buffers into host memory, host MPI, unpacking into work. */
+static halo_status host_phase_finish(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  if (p->n_ipc_from) HALO_CHECK(ipc_pull(ex, d, k));
+  if (p->n_recv_req)
+    HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
+  if (p->n_ipc_from) HALO_CUDA(cudaEventSynchronize(p->ev_done));
+  for (int i = 0; i < ph->n_recv; i++) {
+    const halo_msg *m = &ph->recv[i];
+    if (m->peer == s->rank) continue;
+    const double *from = p->h_recv + p->recv[i].buf_off;
+    const int64_t *dst = ph->unpack + m->offset;
+    for (int64_t t = 0; t < m->count; t++) d->work[dst[t] - s->n_ghost] = from[t];
+  }
+  return HALO_SUCCESS;
+}
+
 /* Pack phase k, make its copies, and send what goes without the host. */
 static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
+  if (d->host_fwd) return host_phase_start(ex, d, k);
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
@@ -627,33 +754,15 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
 
 /* Finish phase k: host MPI, ipc copies, the staged copy up, unpacking. */
 static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
+  if (d->host_fwd) return host_phase_finish(ex, d, k);
   const halo_schedule *s = S(ex);
-  const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
   cudaStream_t cs = ex->gpu->comm;
   if (p->n_send_req) {
     HALO_CUDA(cudaEventSynchronize(p->ev_packed)); /* this phase's pack and copy, not the stream */
     HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
   }
-  if (p->n_ipc_from) {
-    for (int i = 0; i < p->n_ipc_from; i++) {
-      HALO_MPI(MPI_Wait(&p->ipc_from[i].ready, MPI_STATUS_IGNORE));
-      HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_from[i].remote_event, 0));
-    }
-    for (int i = 0; i < ph->n_recv; i++) {
-      const cmsg *c = &p->recv[i];
-      if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
-      char *base = NULL;
-      for (int j = 0; j < d->n_open; j++)
-        if (d->open[j].peer == ph->recv[i].peer) base = d->open[j].base;
-      double *to = c->direct ? c->direct : p->d_recv + c->buf_off;
-      HALO_CUDA(cudaMemcpyAsync(to, base + c->remote_off,
-                                (size_t)ph->recv[i].count * sizeof(double),
-                                cudaMemcpyDeviceToDevice, cs));
-    }
-    HALO_CUDA(cudaEventRecord(p->ev_done, cs));
-    for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].done));
-  }
+  if (p->n_ipc_from) HALO_CHECK(ipc_pull(ex, d, k));
   if (p->n_recv_req)
     HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
   if (p->n_staged_recv) {

@@ -65,7 +65,8 @@ cleanup:
 
 halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
                                      const halo_mm_options *opts, halo_partition_kind part,
-                                     int64_t **row_begin_p, halo_csr *local, halo_csr *global_p) {
+                                     const int *holds_rows, int64_t **row_begin_p, halo_csr *local,
+                                     halo_csr *global_p) {
   halo_status st = HALO_SUCCESS;
   int rank, size;
   halo_csr G = {0};
@@ -79,8 +80,7 @@ halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
   if (st == HALO_SUCCESS && rank == root) {
     st = halo_mm_read(path, opts, &G);
     if (st == HALO_SUCCESS)
-      st = part == HALO_PARTITION_NNZ ? halo_partition_nnz(G.n_rows, G.row_ptr, size, row_begin)
-                                      : halo_partition_rows(G.n_rows, size, row_begin);
+      st = halo_partition_compute(part, G.n_rows, G.row_ptr, size, holds_rows, row_begin);
   }
   HALO_TRY(halo_agree(comm, st));
   HALO_TRY_MPI(MPI_Bcast(row_begin, size + 1, MPI_INT64_T, root, comm));
@@ -98,7 +98,7 @@ cleanup:
 }
 
 halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partition_kind part,
-                                 int64_t **row_begin_p, halo_csr *local) {
+                                 const int *holds_rows, int64_t **row_begin_p, halo_csr *local) {
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int64_t N = 0, *row_begin = NULL, *row_ptr = NULL;
@@ -113,10 +113,11 @@ halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partit
       if (rank == 0) {
         st = HALO_ALLOC(row_ptr, N + 1);
         if (st == HALO_SUCCESS) st = halo_gen_row_ptr(gen, 0, N, row_ptr);
-        if (st == HALO_SUCCESS) st = halo_partition_nnz(N, row_ptr, size, row_begin);
+        if (st == HALO_SUCCESS)
+          st = halo_partition_compute(part, N, row_ptr, size, holds_rows, row_begin);
       }
     } else {
-      st = halo_partition_rows(N, size, row_begin);
+      st = halo_partition_compute(part, N, NULL, size, holds_rows, row_begin);
     }
   }
   HALO_TRY(halo_agree(comm, st));

@@ -51,3 +51,26 @@ halo_status halo_partition_nnz(int64_t n_rows, const int64_t *row_ptr, int P, in
   row_begin[P] = n_rows;
   return HALO_SUCCESS;
 }
+
+halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, const int64_t *row_ptr,
+                                   int P, const int *holds_rows, int64_t *row_begin) {
+  halo_status st = HALO_SUCCESS;
+  int64_t *part = NULL;
+  if (P < 1 || !row_begin)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition of %lld rows into %d parts",
+                      (long long)n_rows, P);
+  int n_hold = 0;
+  for (int r = 0; r < P; r++) n_hold += !holds_rows || holds_rows[r];
+  if (n_hold == 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "no rank of %d holds rows", P);
+  HALO_TRY(HALO_ALLOC(part, n_hold + 1));
+  HALO_TRY(kind == HALO_PARTITION_NNZ ? halo_partition_nnz(n_rows, row_ptr, n_hold, part)
+                                      : halo_partition_rows(n_rows, n_hold, part));
+  /* the parts in rank order; a helper's range is empty */
+  for (int r = 0, j = 0; r <= P; r++) {
+    row_begin[r] = part[j];
+    if (r < P && (!holds_rows || holds_rows[r])) j++;
+  }
+cleanup:
+  halo_free(part);
+  return st;
+}

@@ -33,6 +33,7 @@ struct halo_gpu_spmv_s {
   const halo_dev_block *D, *O; /* the blocks (halo's kernel) */
   int group_d, group_o;        /* threads per row */
   int unroll;                  /* entries per thread and step */
+  int64_t max_blocks;          /* HALO_SPMV_MAX_BLOCKS: cap of the diagonal product's grid */
   cusparseHandle_t h;
   cusparseSpMVAlg_t alg;
   int64_t n_rows;
@@ -120,6 +121,10 @@ halo_status halo_gpu_spmv_create(halo_gpu *g, halo_matrix A, halo_gpu_spmv **sp_
   sp->group_o = group_for(&A->d_offd);
   const char *unroll = getenv("HALO_SPMV_UNROLL");
   sp->unroll = unroll && (atoi(unroll) == 1 || atoi(unroll) == 2) ? atoi(unroll) : 4;
+  /* an experiment on overlap: a capped grid leaves room on the GPU for the
+   * exchange's kernels (NCCL) while the diagonal product runs */
+  const char *cap = getenv("HALO_SPMV_MAX_BLOCKS");
+  sp->max_blocks = cap && atoll(cap) > 0 ? atoll(cap) : 0;
   sp->n_rows = A->d_diag.n_rows;
   sp->has_diag = sp->n_rows > 0 && A->col_end > A->col_begin && A->d_diag.nnz > 0;
   sp->n_offd_rows = A->d_offd.n_rows;
@@ -160,7 +165,7 @@ halo_status halo_gpu_spmv_diag(halo_gpu_spmv *sp, double alpha, const double *x,
   if (!sp->use_cusparse) {
     const halo_dev_block *b = sp->D;
     HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x, alpha, beta,
-                                 y, NULL, sp->group_d, sp->unroll, sp->g->comp));
+                                 y, NULL, sp->group_d, sp->unroll, sp->max_blocks, sp->g->comp));
     return HALO_SUCCESS;
   }
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_d, (void *)(uintptr_t)x));
@@ -180,7 +185,7 @@ halo_status halo_gpu_spmv_offd(halo_gpu_spmv *sp, double alpha, const double *x_
   if (!sp->use_cusparse) {
     const halo_dev_block *b = sp->O;
     HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x_ghost, alpha,
-                                 0.0, y, b->rows, sp->group_o, sp->unroll, sp->g->comp));
+                                 0.0, y, b->rows, sp->group_o, sp->unroll, 0, sp->g->comp));
     return HALO_SUCCESS;
   }
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_o, (void *)(uintptr_t)x_ghost));

@@ -9,11 +9,10 @@
 namespace {
 
 template <int G, int U, typename I>
-__global__ void __launch_bounds__(256)
-    csr_group_kernel(int64_t n_rows, const I *__restrict__ row_ptr, const I *__restrict__ cols,
-                     const double *__restrict__ vals, const double *__restrict__ x, double alpha,
-                     double beta, double *__restrict__ y, const int32_t *__restrict__ rows) {
-  const int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+__device__ __forceinline__ void
+row_step(int64_t t, int64_t n_rows, const I *__restrict__ row_ptr, const I *__restrict__ cols,
+         const double *__restrict__ vals, const double *__restrict__ x, double alpha, double beta,
+         double *__restrict__ y, const int32_t *__restrict__ rows) {
   const int64_t r = t / G;
   const int lane = (int)(t % G);
   const bool valid = r < n_rows;
@@ -42,12 +41,25 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+template <int G, int U, typename I>
+__global__ void __launch_bounds__(256)
+    csr_group_kernel(int64_t n_rows, const I *__restrict__ row_ptr, const I *__restrict__ cols,
+                     const double *__restrict__ vals, const double *__restrict__ x, double alpha,
+                     double beta, double *__restrict__ y, const int32_t *__restrict__ rows) {
+  /* one pass when the grid covers the rows; a capped grid strides (the
+   * bound is the same for the whole block, so every lane shuffles) */
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x, n_threads = n_rows * G;
+  for (int64_t t0 = blockIdx.x * (int64_t)blockDim.x; t0 < n_threads; t0 += stride)
+    row_step<G, U, I>(t0 + threadIdx.x, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows);
+}
+
 template <int U, typename I>
 cudaError_t launch_u(int group, int64_t n_rows, const void *row_ptr, const void *cols,
                      const double *vals, const double *x, double alpha, double beta, double *y,
-                     const int32_t *rows, cudaStream_t s) {
+                     const int32_t *rows, int64_t max_blocks, cudaStream_t s) {
   const int threads = 256;
-  const int64_t blocks = (n_rows * group + threads - 1) / threads;
+  int64_t blocks = (n_rows * group + threads - 1) / threads;
+  if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
   const I *rp = (const I *)row_ptr, *c = (const I *)cols;
   switch (group) {
 #define CASE(g)                                                                                    \
@@ -70,11 +82,11 @@ cudaError_t launch_u(int group, int64_t n_rows, const void *row_ptr, const void 
 template <typename I>
 cudaError_t launch(int group, int unroll, int64_t n_rows, const void *row_ptr, const void *cols,
                    const double *vals, const double *x, double alpha, double beta, double *y,
-                   const int32_t *rows, cudaStream_t s) {
+                   const int32_t *rows, int64_t max_blocks, cudaStream_t s) {
   switch (unroll) {
-  case 1: return launch_u<1, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
-  case 2: return launch_u<2, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
-  case 4: return launch_u<4, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, s);
+  case 1: return launch_u<1, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, max_blocks, s);
+  case 2: return launch_u<2, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, max_blocks, s);
+  case 4: return launch_u<4, I>(group, n_rows, row_ptr, cols, vals, x, alpha, beta, y, rows, max_blocks, s);
   default: return cudaErrorInvalidValue;
   }
 }
@@ -83,16 +95,17 @@ cudaError_t launch(int group, int unroll, int64_t n_rows, const void *row_ptr, c
 
 extern "C" {
 
-/* y = alpha*A*x + beta*y (rows NULL), or y[rows[r]] += alpha*(A*x)[r]. */
+/* y = alpha*A*x + beta*y (rows NULL), or y[rows[r]] += alpha*(A*x)[r];
+ * max_blocks > 0 caps the grid (the blocks then stride over the rows). */
 cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, const void *cols,
                                const double *vals, const double *x, double alpha, double beta,
                                double *y, const int32_t *rows, int group, int unroll,
-                               cudaStream_t s) {
+                               int64_t max_blocks, cudaStream_t s) {
   if (n_rows <= 0) return cudaSuccess;
   return idx64 ? launch<int64_t>(group, unroll, n_rows, row_ptr, cols, vals, x, alpha, beta, y,
-                                 rows, s)
+                                 rows, max_blocks, s)
                : launch<int32_t>(group, unroll, n_rows, row_ptr, cols, vals, x, alpha, beta, y,
-                                 rows, s);
+                                 rows, max_blocks, s);
 }
 
 } // extern "C"
