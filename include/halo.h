@@ -90,11 +90,15 @@ typedef enum {
                                    node paired with the source node, then on-node redistribution */
   HALO_STRATEGY_3STEP = 2,    /**< on-node gather to the rank paired with the destination node,
                                    one message per pair of nodes, on-node redistribution */
-  HALO_STRATEGY_SPLIT = 3     /**< inter-node data split into messages of at most message_cap
+  HALO_STRATEGY_SPLIT = 3,    /**< inter-node data split into messages of at most message_cap
                                    bytes spread over all ranks of the node (Algorithm 1) */
+  HALO_STRATEGY_AUTO = 4      /**< plan option only: the strategy, transport and message_cap of
+                                   lowest modeled time (halo_plan_options.params), or with
+                                   autotune the fastest in a timed trial */
 } halo_strategy;
 
-/** Number of strategies (for loops over all of them). */
+/** Number of strategies a plan can run (for loops over all of them; AUTO
+ *  is not one of them). */
 #define HALO_N_STRATEGIES 4
 
 /** Communicator scope of a phase of a schedule. */
@@ -237,6 +241,15 @@ typedef struct {
    *  product is seen by it). The exchange always runs on a stream of its own,
    *  ordered with this one by events. */
   void *stream;
+  /** Strategy AUTO and halo_plan_model(): the machine parameters of the
+   *  performance model, the name of a built-in set ("lassen") or a parameter
+   *  file (`halo params measure` writes one); NULL (default): the
+   *  environment variable HALO_PARAMS, else "lassen". */
+  const char *params;
+  /** Strategy AUTO: 0 (default) chooses by the model; N > 0 instead times N
+   *  exchanges of every candidate at plan time and keeps the fastest (the
+   *  largest mean over ranks). */
+  int autotune;
 } halo_plan_options;
 
 /** Default message_cap of the Split strategy, in bytes. */
@@ -343,6 +356,26 @@ typedef struct {
 
 /** Statistics of a plan, computed at creation. Not collective. */
 halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p);
+
+/**
+ * The modeled time of the plan's exchange (the performance model of DESIGN.md
+ * §6 applied to this rank's schedule and its peers'): per phase the most
+ * seconds of any rank, and their sum. Collective.
+ *
+ * @param params           a built-in parameter set ("lassen") or a parameter file;
+ *                         NULL: HALO_PARAMS, else "lassen"
+ * @param phase_seconds_p  HALO_MAX_PHASES entries (0 past the last phase), or NULL
+ * @param seconds_p        the sum over the phases
+ */
+halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_seconds_p,
+                            double *seconds_p);
+
+/**
+ * What the plan runs and why, in one line of text: strategy, transport,
+ * message_cap; with strategy AUTO the candidates and their modeled (or
+ * timed) seconds. Not collective. Truncated to len-1 characters.
+ */
+halo_status halo_plan_describe(halo_plan plan, char *buf, size_t len);
 
 /** Release a plan; NULL-safe, sets *plan_p to NULL. Must not be called
  *  while an exchange is in flight. */

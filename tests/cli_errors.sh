@@ -45,7 +45,7 @@ expect 1 "cannot write" 2 spmv --gen lap2d:6 --iterations 1 --json /nonexistent-
 # node-aware options
 expect 2 "--ranks-per-node '-1': expected an integer in [0," 2 spmv --gen lap2d:4 --ranks-per-node -1
 expect 2 "--message-cap '4': expected an integer in [8," 2 spmv --gen lap2d:4 --message-cap 4
-expect 2 "unknown strategy '4step' (known: standard, 2step, 3step, split)" 2 spmv --gen lap2d:4 --strategy 4step
+expect 2 "unknown strategy '4step' (known: standard, 2step, 3step, split, auto)" 2 spmv --gen lap2d:4 --strategy 4step
 expect 0 "split" 3 spmv --gen lap2d:6 --strategy split --ranks-per-node 2 --message-cap 8 --iterations 1
 expect 0 "2step" 4 spmv --gen irregular:300,2 --ranks-per-node 3 --no-dedup --iterations 1
 HALO_RANKS_PER_NODE=x expect 1 "HALO_RANKS_PER_NODE='x' is not a positive number of ranks" 2 spmv --gen lap2d:4
@@ -59,5 +59,30 @@ expect 1 "cannot open" 1 simulate --matrix "$data/does-not-exist.mtx" --ranks 2 
 expect 1 "index_zero.mtx: line 4" 1 simulate --matrix "$data/index_zero.mtx" --ranks 2 --ranks-per-node 1
 expect 0 "split" 1 simulate --gen lap3d27:6 --ranks 64 --ranks-per-node 4
 expect 0 "4 ranks on 2 nodes" 2 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2
+# halo params
+printf 'name = x\n' >"$out/missing.params"
+printf 'name = x\nbogus = 1\n' >"$out/unknown.params"
+expect 2 "usage: mpirun -n P halo params COMMAND" 1 params
+expect 0 "measure   measure and fit" 1 params --help
+expect 2 "unknown command 'fit' (commands: measure, show" 1 params fit
+expect 0 "--ranks-per-node K" 1 params measure --help
+expect 2 "unknown option '--bogus' (see halo params measure --help)" 2 params measure --bogus
+expect 2 "--min-bytes 4096 must be below --max-bytes 1024" 2 params measure --min-bytes 4096 --max-bytes 1024
+expect 2 "--short-max 512 must be below --eager-max 256" 2 params measure --short-max 512 --eager-max 256
+expect 2 "the rendezvous range of sizes holds 1 of the 23 sizes" 2 params measure --max-bytes 16384
+expect 2 "needs at least 2 ranks" 1 params measure --max-bytes 65536
+expect 2 "--fit 'cubic': expected relative or absolute" 2 params measure --fit cubic
+expect 2 "--name 'a b': expected a word" 2 params measure --name "a b"
+expect 2 "option --iterations needs a value" 2 params measure --iterations
+expect 2 "--iterations '0': expected an integer in [1," 2 params measure --iterations 0
+expect 2 "--ranks-per-node '0': expected an integer in [1," 2 params measure --ranks-per-node 0
+expect 1 "--base: parameter set 'nowhere': not a built-in one" 3 params measure --base nowhere
+expect 1 "cannot write /nonexistent-dir/p.txt" 2 params measure -o /nonexistent-dir/p.txt
+expect 0 "name = lassen" 1 params show lassen
+expect 2 "give a set: halo params show NAME|FILE" 2 params show
+expect 2 "unknown option '--all'" 1 params show --all
+expect 1 "not a built-in one (lassen), nor a file" 2 params show nowhere
+expect 1 "missing.params: missing key 'sockets_per_node'" 1 params show "$out/missing.params"
+expect 1 "unknown.params:2: unknown key 'bogus'" 2 params show "$out/unknown.params"
 echo "$n cases"
 exit $fail

@@ -22,10 +22,21 @@ static void usage(void) {
       "  --ranks P             ranks to simulate\n"
       "  --ranks-per-node K    ranks per (virtual) node\n"
       "  --partition rows|nnz  contiguous rows balanced by count or by entries [rows]\n"
-      "  --strategy NAME       standard, 2step, 3step, split, or all [all]\n"
+      "  --strategy NAME       standard, 2step, 3step, split, auto (the lowest modeled\n"
+      "                        time over every strategy, message_cap and path), or all\n"
+      "                        [all]\n"
+      "  --helpers H           H of every H+1 ranks of a node get no rows (communication\n"
+      "                        helpers; with --gpus-per-node, Split+MD on staged and\n"
+      "                        Split+DD on ipc) [0]\n"
       "  --message-cap B       largest inter-node message of split, in bytes [16384]\n"
       "  --no-dedup            no duplicate removal\n"
       "  --sum-duplicates      sum repeated entries of the file (default: reject it)\n"
+      "  --params NAME|FILE    also model each strategy's exchange time with these\n"
+      "                        machine parameters: a built-in set (lassen, the\n"
+      "                        node-aware paper's) or a parameter file\n"
+      "  --gpus-per-node G     with --params: model device plans on G GPUs per node\n"
+      "                        (paths staged, ipc, and nccl when each GPU has one\n"
+      "                        rank); 0 models a host plan (path host) [0]\n"
       "  --json FILE           write the report as JSON (the document of halo spmv,\n"
       "                        without times)\n"
       "  --quiet               print nothing but errors\n"
@@ -35,7 +46,7 @@ static void usage(void) {
 }
 
 /* The whole matrix on this process, and the partition of P ranks. */
-static halo_status load_whole(const input_opts *in, int P, input_matrix *M) {
+static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *M) {
   halo_status st;
   memset(M, 0, sizeof *M);
   if (in->gen_spec) {
@@ -59,9 +70,16 @@ static halo_status load_whole(const input_opts *in, int P, input_matrix *M) {
   M->row_begin = malloc((size_t)(P + 1) * sizeof *M->row_begin);
   M->col_begin = malloc((size_t)(P + 1) * sizeof *M->col_begin);
   if (!M->row_begin || !M->col_begin) return HALO_ERR_OUT_OF_MEMORY;
-  st = in->partition == HALO_PARTITION_NNZ
-           ? halo_partition_nnz(M->n_rows, M->global.row_ptr, P, M->row_begin)
-           : halo_partition_rows(M->n_rows, P, M->row_begin);
+  int *holds = NULL; /* --helpers: the first 1/(H+1) of each node's ranks get rows */
+  if (in->helpers > 0) {
+    if (!(holds = malloc((size_t)P * sizeof *holds))) return HALO_ERR_OUT_OF_MEMORY;
+    for (int r = 0; r < P; r++) {
+      const int n = P - r / K * K < K ? P - r / K * K : K;
+      holds[r] = r % K < (n / (in->helpers + 1) > 0 ? n / (in->helpers + 1) : 1);
+    }
+  }
+  st = halo_partition_compute(in->partition, M->n_rows, M->global.row_ptr, P, holds, M->row_begin);
+  free(holds);
   if (st != HALO_SUCCESS) return st;
   if (M->n_rows == M->n_cols)
     memcpy(M->col_begin, M->row_begin, (size_t)(P + 1) * sizeof *M->col_begin);
@@ -70,12 +88,99 @@ static halo_status load_whole(const input_opts *in, int P, input_matrix *M) {
   return st;
 }
 
+/* The modeled exchange of one strategy on every path: host for a host plan
+ * (G = 0), else staged, ipc, and nccl when each GPU has one rank. */
+static halo_status model_paths(halo_sim sim, const halo_plan_options *opts, int G,
+                               int ranks_per_gpu, const char *params, report_row *row) {
+  halo_transport paths[3];
+  int n = 0;
+  if (G == 0) {
+    paths[n++] = HALO_TRANSPORT_HOST;
+  } else {
+    paths[n++] = HALO_TRANSPORT_STAGED;
+    paths[n++] = HALO_TRANSPORT_IPC;
+    if (ranks_per_gpu == 1) paths[n++] = HALO_TRANSPORT_NCCL;
+  }
+  for (int i = 0; i < n; i++) {
+    halo_plan_options o = *opts;
+    o.memory = G == 0 ? HALO_MEMORY_HOST : HALO_MEMORY_DEVICE;
+    o.transport = paths[i];
+    row->model[i].transport = paths[i];
+    halo_status st =
+        halo_sim_model(sim, &o, G, params, row->model[i].phase, &row->model[i].seconds);
+    if (st != HALO_SUCCESS) return st;
+    row->n_model = i + 1;
+  }
+  return HALO_SUCCESS;
+}
+
+/* --strategy auto: every strategy (Split with several message_caps) on every
+ * path, modeled; *o becomes the one of lowest modeled time. */
+static halo_status choose(halo_sim sim, halo_plan_options *o, int G, int ranks_per_gpu,
+                          const char *params, report_row *row) {
+  const int64_t caps[5] = {o->message_cap, 4096, 16384, 65536, 262144};
+  halo_plan_options best = *o;
+  double best_t = 0.0;
+  int n = 0, used = 0;
+  char *d = row->describe;
+  const size_t len = sizeof row->describe;
+  row->asked_auto = 1;
+  for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
+    for (int c = 0; c < (sg == HALO_STRATEGY_SPLIT ? 5 : 1); c++) {
+      if (c > 0 && caps[c] == o->message_cap) continue;
+      halo_plan_options co = *o;
+      report_row r;
+      co.strategy = (halo_strategy)sg;
+      co.message_cap = caps[c];
+      memset(&r, 0, sizeof r);
+      halo_status st = model_paths(sim, &co, G, ranks_per_gpu, params, &r);
+      if (st != HALO_SUCCESS) return st;
+      for (int m = 0; m < r.n_model; m++, n++) {
+        if (n == 0 || r.model[m].seconds < best_t) {
+          best_t = r.model[m].seconds;
+          best = co;
+          best.transport = r.model[m].transport;
+        }
+        if (used < (int)len - 1) {
+          int w =
+              snprintf(d + used, len - (size_t)used, "%s%s/%s", n ? ", " : "",
+                       halo_strategy_name(co.strategy), halo_transport_name(r.model[m].transport));
+          if (w > 0) used += w;
+          if (co.strategy == HALO_STRATEGY_SPLIT && used < (int)len - 1 &&
+              (w = snprintf(d + used, len - (size_t)used, "/%lld", (long long)caps[c])) > 0)
+            used += w;
+          if (used < (int)len - 1 && (w = snprintf(d + used, len - (size_t)used, " %.3g us",
+                                                   1e6 * r.model[m].seconds)) > 0)
+            used += w;
+        }
+      }
+    }
+  char head[160];
+  snprintf(head, sizeof head, "%s, %s", halo_strategy_name(best.strategy),
+           halo_transport_name(best.transport));
+  if (best.strategy == HALO_STRATEGY_SPLIT)
+    snprintf(head + strlen(head), sizeof head - strlen(head), ", message_cap %lld B",
+             (long long)best.message_cap);
+  snprintf(head + strlen(head), sizeof head - strlen(head),
+           ": the lowest modeled time of %d candidates (parameters %s): ", n, params);
+  const size_t hl = strlen(head);
+  if (hl < len) {
+    memmove(d + hl, d, len - hl - 1);
+    memcpy(d, head, hl);
+    d[len - 1] = '\0';
+  }
+  *o = best;
+  row->strategy = best.strategy;
+  return HALO_SUCCESS;
+}
+
 static int run(int argc, char **argv) {
   input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0, 0, 0};
   halo_plan_options opts = halo_plan_options_default();
   const char *json_path = NULL, *strategy_name = "all";
-  int64_t P = 0, K = 0;
-  int quiet = 0;
+  const char *params = NULL;
+  int64_t P = 0, K = 0, G = 0;
+  int quiet = 0, have_gpus = 0;
   args_t a = {argc, 1, argv, "simulate", NULL, 0};
   for (; a.i < argc; a.i++) {
     int m;
@@ -88,6 +193,12 @@ static int run(int argc, char **argv) {
       if (m < 0 || !args_int(&a, "--ranks-per-node", 1, 1 << 30, &K)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--ranks"))) {
       if (m < 0 || !args_int(&a, "--ranks", 1, 1 << 24, &P)) return EXIT_USAGE;
+    } else if ((m = args_take(&a, "--params"))) {
+      if (m < 0) return EXIT_USAGE;
+      params = a.value;
+    } else if ((m = args_take(&a, "--gpus-per-node"))) {
+      if (m < 0 || !args_int(&a, "--gpus-per-node", 0, 1 << 20, &G)) return EXIT_USAGE;
+      have_gpus = 1;
     } else {
       driver_error(0, "simulate", "unknown option '%s' (see halo simulate --help)", argv[a.i]);
       return EXIT_USAGE;
@@ -102,19 +213,33 @@ static int run(int argc, char **argv) {
     driver_error(0, "simulate", "give --ranks P and --ranks-per-node K (see halo simulate --help)");
     return EXIT_USAGE;
   }
+  if (have_gpus && !params) {
+    driver_error(0, "simulate", "--gpus-per-node needs --params (see halo simulate --help)");
+    return EXIT_USAGE;
+  }
   opts.ranks_per_node = (int)K;
   halo_strategy strategies[HALO_N_STRATEGIES];
   int n_strategies;
   if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
+  if (strategies[0] == HALO_STRATEGY_AUTO && !params) { /* as a plan of strategy auto */
+    params = getenv("HALO_PARAMS") && *getenv("HALO_PARAMS") ? getenv("HALO_PARAMS") : "lassen";
+  }
 
   int code = EXIT_OK;
   input_matrix M;
   halo_sim sim = NULL;
   report_row rows[HALO_N_STRATEGIES];
-  report rep = {
-      .command = "simulate", .M = &M, .ranks = (int)P, .in = &in, .opts = &opts, .rows = rows};
+  report rep = {.command = "simulate",
+                .M = &M,
+                .ranks = (int)P,
+                .in = &in,
+                .opts = &opts,
+                .rows = rows,
+                .params = params,
+                .gpus_per_node = (int)G,
+                .ranks_per_gpu = G > 0 ? (int)(((K < P ? K : P) + G - 1) / G) : 0};
   double t0 = MPI_Wtime();
-  halo_status st = load_whole(&in, (int)P, &M);
+  halo_status st = load_whole(&in, (int)P, (int)K, &M);
   rep.t_load = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   if (st == HALO_SUCCESS) st = halo_sim_create(&M.global, (int)P, M.row_begin, M.col_begin, &sim);
@@ -125,7 +250,13 @@ static int run(int argc, char **argv) {
     memset(&rows[s], 0, sizeof rows[s]);
     rows[s].strategy = strategies[s];
     rows[s].transport = HALO_TRANSPORT_HOST;
+    if (o.strategy == HALO_STRATEGY_AUTO) {
+      st = choose(sim, &o, (int)G, rep.ranks_per_gpu, params, &rows[s]);
+      if (st != HALO_SUCCESS) break;
+    }
     st = halo_sim_run(sim, &o, &rows[s].stats);
+    if (st == HALO_SUCCESS && params)
+      st = model_paths(sim, &o, (int)G, rep.ranks_per_gpu, params, &rows[s]);
     if (st == HALO_SUCCESS) rep.n_rows++;
   }
   if (st != HALO_SUCCESS) {

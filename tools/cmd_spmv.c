@@ -36,7 +36,14 @@ static void usage(void) {
          "                         forward messages (split spreads inter-node messages over\n"
          "                         them; with --memory device they share the GPUs: split\n"
          "                         with --transport staged is Split+MD, with ipc Split+DD) [0]\n"
-         "  --strategy NAME        standard, 2step, 3step, split, or all [all]\n"
+         "  --strategy NAME        standard, 2step, 3step, split, auto (the lowest modeled\n"
+         "                         time, or with --autotune the fastest), or all [all]\n"
+         "  --params NAME|FILE     machine parameters of the performance model: a built-in\n"
+         "                         set (lassen) or a file of halo params measure; adds the\n"
+         "                         modeled exchange time of every plan beside the measured\n"
+         "                         one, and is what auto chooses by [HALO_PARAMS, or lassen]\n"
+         "  --autotune N           auto: time N exchanges of every candidate at plan time and\n"
+         "                         keep the fastest, instead of the model [0]\n"
          "  --ranks-per-node K     virtual nodes of K consecutive ranks [0: the nodes of MPI,\n"
          "                         or HALO_RANKS_PER_NODE when set]\n"
          "  --message-cap B        largest inter-node message of split, in bytes [16384]\n"
@@ -116,6 +123,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   const char *json_path = NULL, *strategy_name = "all", *transport_name = "auto";
   int64_t iters = 100, warmup = 10, v;
   int check = 0, quiet = 0;
+  const char *rep_params = NULL;
   double tol = 1e-12;
   opts.memory = HALO_MEMORY_HOST;
   args_t a = {argc, 1, argv, "spmv", NULL, rank};
@@ -139,6 +147,12 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     } else if ((m = args_take(&a, "--transport"))) {
       if (m < 0) return EXIT_USAGE;
       transport_name = a.value;
+    } else if ((m = args_take(&a, "--params"))) {
+      if (m < 0) return EXIT_USAGE;
+      opts.params = rep_params = a.value;
+    } else if ((m = args_take(&a, "--autotune"))) {
+      if (m < 0 || !args_int(&a, "--autotune", 0, 1000000, &v)) return EXIT_USAGE;
+      opts.autotune = (int)v;
     } else if ((m = args_take(&a, "--device-id"))) {
       if (m < 0 || !args_int(&a, "--device-id", 0, 1 << 20, &v)) return EXIT_USAGE;
       opts.device_id = (int)v;
@@ -194,7 +208,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
                 .warmup = warmup,
                 .checked = check,
                 .tol = tol,
-                .rows = rows};
+                .rows = rows,
+                .params = rep_params};
   double t0 = MPI_Wtime();
   halo_status st = input_load(comm, &in, check, &M);
   rep.t_load = MPI_Wtime() - t0;
@@ -272,6 +287,20 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (st != HALO_SUCCESS) goto done;
       halo_plan_stats(plan, &r->stats);
       r->transport = r->stats.phase[0].transport;
+      if (strategies[s] == HALO_STRATEGY_AUTO) {
+        r->asked_auto = 1;
+        r->strategy = r->stats.strategy;
+        halo_plan_describe(plan, r->describe, sizeof r->describe);
+      }
+      if (rep_params) {
+        r->n_model = 1;
+        r->model[0].transport = r->transport;
+        if ((st = halo_plan_model(plan, rep_params, r->model[0].phase, &r->model[0].seconds)) !=
+            HALO_SUCCESS) {
+          halo_plan_destroy(&plan);
+          goto done;
+        }
+      }
       st = ghosts_and_product(plan, &vec);
       if (st == HALO_SUCCESS) {
         int same =

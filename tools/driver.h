@@ -91,5 +91,6 @@ halo_status check_spmv(MPI_Comm comm, const input_matrix *M, const double *y, do
 /* Subcommands. */
 int cmd_spmv(int argc, char **argv, MPI_Comm comm);
 int cmd_simulate(int argc, char **argv, MPI_Comm comm);
+int cmd_params(int argc, char **argv, MPI_Comm comm);
 
 #endif

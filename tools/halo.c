@@ -13,6 +13,8 @@ static void usage(void) {
          "commands:\n"
          "  spmv      time y = A*x and its exchange with each strategy, check the results\n"
          "  simulate  the statistics of every strategy on P ranks, built in one process\n"
+         "  params    the performance model's machine parameters: measure them here,\n"
+         "            show a set\n"
          "\n"
          "  halo COMMAND --help   options of a command\n"
          "  halo --version        version of halo\n");
@@ -32,9 +34,12 @@ int main(int argc, char **argv) {
     code = cmd_spmv(argc - 1, argv + 1, MPI_COMM_WORLD);
   } else if (strcmp(argv[1], "simulate") == 0) {
     code = cmd_simulate(argc - 1, argv + 1, MPI_COMM_WORLD);
+  } else if (strcmp(argv[1], "params") == 0) {
+    code = cmd_params(argc - 1, argv + 1, MPI_COMM_WORLD);
   } else {
     if (rank == 0)
-      fprintf(stderr, "halo: unknown command '%s' (commands: spmv, simulate; see halo --help)\n",
+      fprintf(stderr,
+              "halo: unknown command '%s' (commands: spmv, simulate, params; see halo --help)\n",
               argv[1]);
     code = EXIT_USAGE;
   }

@@ -54,6 +54,39 @@ static const halo_phase_stats *global_phase(const halo_stats *s) {
   return &s->phase[0];
 }
 
+/* The modeled exchange times of every strategy and path (--params); halo
+ * spmv adds the measured exchange time and their ratio. */
+static void print_model(const report *r) {
+  const int timed = r->rows[0].timed;
+  int n_phases = 0;
+  for (int i = 0; i < r->n_rows; i++)
+    if (r->rows[i].stats.n_phases > n_phases) n_phases = r->rows[i].stats.n_phases;
+  printf("\nmodeled exchange, machine parameters %s; ", r->params);
+  if (timed)
+    printf("%s memory, this run's layout\n", halo_memory_name(r->memory));
+  else if (r->gpus_per_node > 0)
+    printf("device memory, %d GPU%s per node, at most %d rank%s per GPU\n", r->gpus_per_node,
+           r->gpus_per_node == 1 ? "" : "s", r->ranks_per_gpu, r->ranks_per_gpu == 1 ? "" : "s");
+  else
+    printf("host memory\n");
+  printf("%-9s %-10s %11s", "strategy", "transport", "model (s)");
+  if (timed) printf(" %12s %9s", "exchange (s)", "model/exch");
+  for (int k = 0; k < n_phases; k++) printf("   phase %d", k);
+  printf("\n");
+  for (int i = 0; i < r->n_rows; i++) {
+    const report_row *w = &r->rows[i];
+    for (int m = 0; m < w->n_model; m++) {
+      printf("%-9s %-10s %11.3e", halo_strategy_name(w->strategy),
+             halo_transport_name(w->model[m].transport), w->model[m].seconds);
+      if (timed)
+        printf(" %12.3e %9.3f", w->t_exchange,
+               w->t_exchange > 0 ? w->model[m].seconds / w->t_exchange : 0.0);
+      for (int k = 0; k < w->stats.n_phases; k++) printf(" %9.3e", w->model[m].phase[k]);
+      printf("\n");
+    }
+  }
+}
+
 void report_print(const report *r) {
   const input_matrix *M = r->M;
   const halo_stats *s0 = &r->rows[0].stats;
@@ -104,6 +137,9 @@ void report_print(const report *r) {
              (long long)g->max_inter_node_bytes_per_node, (long long)s->message_cap_used,
              s->setup_seconds);
   }
+  if (r->params) print_model(r);
+  for (int i = 0; i < r->n_rows; i++)
+    if (r->rows[i].asked_auto) printf("\nauto chose %s\n", r->rows[i].describe);
   printf("\n%-9s %-10s %5s %6s %9s %11s %9s %11s %10s %12s %10s %12s\n", "strategy", "transport",
          "phase", "scope", "messages", "bytes", "max msgs", "max bytes", "inter msgs",
          "inter bytes", "max inter", "largest");
@@ -159,6 +195,13 @@ void report_json(FILE *f, const report *r) {
     json_double(&w, "load_s", r->t_load);
     json_double(&w, "patterns_s", r->t_patterns);
   }
+  if (r->params) {
+    json_begin_object(&w, "model");
+    json_string(&w, "params", r->params);
+    json_int(&w, "gpus_per_node", r->gpus_per_node);
+    if (r->gpus_per_node > 0) json_int(&w, "ranks_per_gpu", r->ranks_per_gpu);
+    json_end_object(&w);
+  }
   if (r->checked) {
     json_begin_object(&w, "check");
     json_double(&w, "max_rel_error", r->check_err);
@@ -184,6 +227,20 @@ void report_json(FILE *f, const report *r) {
       json_double(&w, "simulate_s", s->setup_seconds);
     }
     if (row->compared) json_bool(&w, "identical_to_standard", row->identical);
+    if (row->asked_auto) json_string(&w, "auto", row->describe);
+    if (row->n_model) {
+      json_begin_array(&w, "modeled");
+      for (int m = 0; m < row->n_model; m++) {
+        json_begin_object(&w, NULL);
+        json_string(&w, "transport", halo_transport_name(row->model[m].transport));
+        json_double(&w, "exchange_s", row->model[m].seconds);
+        json_begin_array(&w, "phases_s");
+        for (int k = 0; k < s->n_phases; k++) json_double(&w, NULL, row->model[m].phase[k]);
+        json_end_array(&w);
+        json_end_object(&w);
+      }
+      json_end_array(&w);
+    }
     json_begin_array(&w, "phases");
     for (int k = 0; k < s->n_phases; k++) {
       const halo_phase_stats *p = &s->phase[k];

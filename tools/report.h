@@ -15,6 +15,14 @@ typedef struct {
   double t_spmv, t_exchange, t_local; /* per call: max over ranks of the per-rank average */
   int compared;                       /* spmv: compared with standard */
   int identical;                      /* ghosts and y bit for bit those of standard */
+  int n_model;                        /* --params: paths modeled */
+  int asked_auto;                     /* --strategy auto: the plan chose (describe says how) */
+  char describe[1024];                /* halo_plan_describe of an auto plan */
+  struct {
+    halo_transport transport;
+    double seconds;                /* the exchange */
+    double phase[HALO_MAX_PHASES]; /* each phase */
+  } model[HALO_N_TRANSPORTS];
 } report_row;
 
 typedef struct {
@@ -31,6 +39,9 @@ typedef struct {
   double check_err, tol;
   const report_row *rows;
   int n_rows;
+  const char *params; /* --params: the machine parameters of the model */
+  int gpus_per_node;  /* simulate --gpus-per-node (spmv: 0) */
+  int ranks_per_gpu;  /* most ranks sharing a GPU (gpus_per_node > 0) */
 } report;
 
 void report_print(const report *r);

@@ -35,6 +35,37 @@ halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
  */
 halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats *stats);
 
+/**
+ * Modeled time of one strategy's exchange (DESIGN.md §6): the schedules of
+ * all P ranks built as halo_sim_run() builds them, each phase's time the
+ * most any rank takes by the postal, max-rate and copy models with the
+ * machine parameters @p params, the plan's time the sum over its phases. Not
+ * collective; no MPI communication.
+ *
+ * Ranks run on virtual nodes of opts->ranks_per_node consecutive ranks, one
+ * shared-memory machine each, split evenly over the parameter set's sockets
+ * per node. opts->memory = HALO_MEMORY_DEVICE models a device plan: ranks
+ * with rows or ghosts hold x on a GPU, the others are helpers, and
+ * ceil(ranks on the node / gpus_per_node) ranks share a GPU; any other memory
+ * models a host plan. opts->transport AUTO is host for a host plan, and for a
+ * device plan nccl with one rank per GPU, else ipc.
+ *
+ * @param opts             options as for halo_sim_run(), or NULL for the defaults
+ * @param gpus_per_node    GPUs per node (>= 1 for a device plan; unused by a host plan)
+ * @param params           a built-in parameter set ("lassen", the node-aware
+ *                         paper's Lassen) or the path of a parameter file
+ * @param phase_seconds_p  HALO_MAX_PHASES entries: the modeled time of each phase
+ *                         (0 past the last), or NULL
+ * @param seconds_p        the modeled time of the exchange, in seconds
+ * @return HALO_ERR_INVALID_ARG for a device plan without GPUs, nccl with
+ *         several ranks per GPU, a transport that does not fit the memory;
+ *         HALO_ERR_IO for a name that is neither built in nor a file that can
+ *         be read; HALO_ERR_FORMAT for a malformed parameter file (the message
+ *         names the file, the line and the key).
+ */
+halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
+                           const char *params, double *phase_seconds_p, double *seconds_p);
+
 /** Release a simulation; NULL-safe, sets *sim_p to NULL. */
 void halo_sim_destroy(halo_sim *sim_p);
 

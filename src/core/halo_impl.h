@@ -4,6 +4,7 @@
 #define HALO_IMPL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "halo.h"
@@ -125,6 +126,9 @@ halo_status halo_dev_current(int *device_p);
 int halo_strategy_valid(halo_strategy s);
 
 /* ---- utilities ---------------------------------------------------------- */
+
+/** fopen(path, "rb"), or HALO_ERR_IO "cannot open 'path': reason". */
+halo_status halo_file_open_read(const char *path, FILE **fp_p);
 
 /** Sort int64 keys (non-negative) ascending, in place (LSD radix sort). */
 halo_status halo_sort_i64(int64_t *keys, int64_t n);

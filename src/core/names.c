@@ -13,6 +13,7 @@ static const halo_name_entry strategy_names[] = {
     {"2step", HALO_STRATEGY_2STEP},
     {"3step", HALO_STRATEGY_3STEP},
     {"split", HALO_STRATEGY_SPLIT},
+    {"auto", HALO_STRATEGY_AUTO},
 };
 
 static const halo_name_entry memory_names[] = {

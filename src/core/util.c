@@ -1,6 +1,8 @@
 /* Small utilities: radix sort, range search, large messages, clock. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -161,4 +163,15 @@ void halo_vec_free(halo_vec *b) {
   halo_free(b->v);
   b->v = NULL;
   b->n = b->cap = 0;
+}
+
+halo_status halo_file_open_read(const char *path, FILE **fp_p) {
+  errno = 0;
+  *fp_p = fopen(path, "rb");
+  if (!*fp_p) {
+    int err = errno;
+    return HALO_ERROR(HALO_ERR_IO, "cannot open '%s': %s", path,
+                      err ? strerror(err) : "unknown error");
+  }
+  return HALO_SUCCESS;
 }

@@ -100,13 +100,8 @@ static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
   size_t cap, len = 0, hint = 0;
   *buf_p = NULL;
   *len_p = 0;
-  errno = 0;
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    int err = errno;
-    return HALO_ERROR(HALO_ERR_IO, "cannot open '%s': %s", path,
-                      err ? strerror(err) : "unknown error");
-  }
+  FILE *fp;
+  HALO_CHECK(halo_file_open_read(path, &fp));
   if (fseek(fp, 0, SEEK_END) == 0) {
     long size = ftell(fp);
     if (size > 0) hint = (size_t)size;

@@ -213,7 +213,8 @@ halo_status halo_decide_receive(halo_strategy s, const halo_node_input *in, halo
   case HALO_STRATEGY_2STEP: return halo_2step_receive(in, L);
   case HALO_STRATEGY_3STEP: return halo_3step_receive(in, L);
   case HALO_STRATEGY_SPLIT: return halo_split_receive(in, L, message_cap);
-  case HALO_STRATEGY_STANDARD: break;
+  case HALO_STRATEGY_STANDARD:
+  case HALO_STRATEGY_AUTO: break;
   }
   return HALO_ERROR(HALO_ERR_INTERNAL, "strategy %s is not node-aware", halo_strategy_name(s));
 }
@@ -235,7 +236,8 @@ halo_status halo_decide_send(halo_strategy s, const halo_node_input *in, halo_no
   case HALO_STRATEGY_2STEP: return halo_2step_send(in, L);
   case HALO_STRATEGY_3STEP: return halo_3step_send(in, L);
   case HALO_STRATEGY_SPLIT: return halo_split_send(in, L);
-  case HALO_STRATEGY_STANDARD: break;
+  case HALO_STRATEGY_STANDARD:
+  case HALO_STRATEGY_AUTO: break;
   }
   return HALO_ERROR(HALO_ERR_INTERNAL, "strategy %s is not node-aware", halo_strategy_name(s));
 }

@@ -66,7 +66,9 @@ typedef struct {
 } halo_node_links;
 
 /** Whether a strategy is node-aware (built by the functions below). */
-static inline int halo_strategy_node_aware(halo_strategy s) { return s != HALO_STRATEGY_STANDARD; }
+static inline int halo_strategy_node_aware(halo_strategy s) {
+  return s == HALO_STRATEGY_2STEP || s == HALO_STRATEGY_3STEP || s == HALO_STRATEGY_SPLIT;
+}
 
 /** Local index of plan rank r in the node, or -1. */
 int halo_node_local(const halo_node_input *in, int r);

@@ -32,6 +32,11 @@ static halo_status resolve_options(const halo_plan_options *opts, halo_plan_opti
   if (o->device_id < -1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",
                       o->device_id);
+  if (o->autotune < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "autotune = %d: 0 (choose by the model) or the "
+                      "number of timed exchanges per candidate",
+                      o->autotune);
   if (o->remove_duplicates != 0 && o->remove_duplicates != 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "remove_duplicates = %d: must be 0 or 1",
                       o->remove_duplicates);
@@ -52,14 +57,14 @@ static halo_status resolve_options(const halo_plan_options *opts, halo_plan_opti
 
 /* Every rank must plan with the same options. Collective. */
 static halo_status check_same_options(MPI_Comm comm, const halo_plan_options *o) {
-  const char *names[] = {"strategy",          "ranks_per_node", "message_cap",
-                         "remove_duplicates", "memory",         "transport"};
-  int64_t v[6] = {o->strategy,          o->ranks_per_node, o->message_cap,
-                  o->remove_duplicates, o->memory,         o->transport};
-  int64_t lo[6], hi[6];
-  HALO_MPI(MPI_Allreduce(v, lo, 6, MPI_INT64_T, MPI_MIN, comm));
-  HALO_MPI(MPI_Allreduce(v, hi, 6, MPI_INT64_T, MPI_MAX, comm));
-  for (int i = 0; i < 6; i++)
+  const char *names[] = {"strategy", "ranks_per_node", "message_cap", "remove_duplicates",
+                         "memory",   "transport",      "autotune"};
+  int64_t v[7] = {o->strategy, o->ranks_per_node, o->message_cap, o->remove_duplicates,
+                  o->memory,   o->transport,      o->autotune};
+  int64_t lo[7], hi[7];
+  HALO_MPI(MPI_Allreduce(v, lo, 7, MPI_INT64_T, MPI_MIN, comm));
+  HALO_MPI(MPI_Allreduce(v, hi, 7, MPI_INT64_T, MPI_MAX, comm));
+  for (int i = 0; i < 7; i++)
     if (lo[i] != hi[i])
       return HALO_ERROR(HALO_ERR_INCONSISTENT,
                         "plan options differ across ranks: %s is %lld on some ranks and %lld on "
@@ -247,6 +252,138 @@ static void plan_free(halo_plan P) {
   halo_free(P);
 }
 
+/* The schedule of strategy o->strategy (never AUTO), checked on every rank.
+ * Collective. */
+static halo_status build_schedule(halo_plan P, const halo_plan_options *o, halo_schedule *s) {
+  halo_status st = HALO_SUCCESS;
+  memset(s, 0, sizeof *s);
+  if (halo_strategy_node_aware(o->strategy))
+    HALO_CHECK(halo_nodeaware_build(P->comm, &P->topo, &P->pattern, P->A->ghost_ids,
+                                    P->A->col_ranges, o, s));
+  else
+    st = halo_build_standard(&P->pattern, s);
+  if (st == HALO_SUCCESS) st = halo_schedule_check(s);
+  st = halo_agree(P->comm, st);
+  if (st != HALO_SUCCESS) halo_schedule_free(s);
+  return st;
+}
+
+static int plan_is_helper(halo_plan P) {
+  return P->A->col_end == P->A->col_begin && P->A->n_ghost == 0;
+}
+
+/* Time n exchanges of a plan of candidate c: the mean per exchange, the
+ * largest over ranks. Collective. */
+static halo_status time_candidate(halo_plan P, const halo_plan_options *o, double *x, int n,
+                                  halo_candidate *c) {
+  halo_status st = HALO_SUCCESS;
+  halo_plan_options co = *o;
+  halo_plan sub = NULL;
+  co.strategy = c->strategy, co.transport = c->transport, co.message_cap = c->message_cap;
+  co.autotune = 0;
+  HALO_CHECK(halo_plan_create(P->A, &co, &sub));
+  for (int i = 0; i < 2 && st == HALO_SUCCESS; i++) { /* warm-up */
+    st = halo_exchange_begin(sub, x, NULL);
+    if (st == HALO_SUCCESS) st = halo_exchange_end(sub);
+  }
+  if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
+  HALO_TRY(halo_agree(P->comm, st));
+  HALO_TRY_MPI(MPI_Barrier(P->comm));
+  double t0 = halo_wtime();
+  for (int i = 0; i < n && st == HALO_SUCCESS; i++) {
+    st = halo_exchange_begin(sub, x, NULL);
+    if (st == HALO_SUCCESS) st = halo_exchange_end(sub);
+    if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
+  }
+  double t = (halo_wtime() - t0) / n;
+  HALO_TRY(halo_agree(P->comm, st));
+  HALO_TRY_MPI(MPI_Allreduce(&t, &c->seconds, 1, MPI_DOUBLE, MPI_MAX, P->comm));
+cleanup:
+  halo_plan_destroy(&sub);
+  return st;
+}
+
+/* Strategy AUTO: every strategy on every transport the plan may use (a
+ * device plan with transport AUTO: staged, ipc, and nccl and mpi-device
+ * where they serve), Split with several message_caps; the lowest modeled
+ * time wins, or with autotune the fastest timed. Sets o->strategy and
+ * o->message_cap, and a deferred transport. Collective. */
+static halo_status choose_plan(halo_plan P, halo_plan_options *o, int transport_deferred) {
+  halo_status st = HALO_SUCCESS;
+  halo_params prm;
+  halo_choice *ch = &P->choice;
+  halo_model_rank *ranks = NULL;
+  double *x = NULL;
+  int size;
+  const int device = P->memory == HALO_MEMORY_DEVICE;
+  const int rpg = device ? halo_gpu_ranks_per_gpu(P->gpu) : 1;
+  HALO_TRY_MPI(MPI_Comm_size(P->comm, &size));
+  st = halo_choose_params(o->params, &prm);
+  HALO_TRY(halo_agree(P->comm, st));
+  ch->how = o->autotune > 0 ? 2 : 1;
+  snprintf(ch->params, sizeof ch->params, "%s", prm.name);
+  halo_transport tr[4];
+  int n_tr = 0;
+  if (transport_deferred) {
+    tr[n_tr++] = HALO_TRANSPORT_STAGED;
+    tr[n_tr++] = HALO_TRANSPORT_IPC;
+    if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
+    if (halo_gpu_mpi_device_aware(P->gpu)) tr[n_tr++] = HALO_TRANSPORT_MPI_DEVICE;
+  } else {
+    tr[n_tr++] = P->transport;
+  }
+  /* Split's caps: the option's and a spread around the default */
+  int64_t caps[5] = {o->message_cap, 4096, 16384, 65536, 262144};
+  int n_caps = 1;
+  for (int i = 1; i < 5; i++)
+    if (caps[i] != o->message_cap) caps[n_caps++] = caps[i];
+  if (o->autotune > 0) {
+    const int64_t n_x = P->A->col_end - P->A->col_begin;
+    if (device)
+      HALO_TRY(halo_dev_malloc((void **)&x, (size_t)n_x * sizeof *x));
+    else
+      HALO_TRY(HALO_CALLOC(x, n_x));
+  }
+  HALO_TRY(HALO_ALLOC(ranks, size));
+  ch->n = 0;
+  for (int a = 0; a < n_tr; a++) {
+    HALO_TRY(
+        halo_choose_ranks(P->comm, &P->topo, &prm, device, plan_is_helper(P), rpg, tr[a], ranks));
+    for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
+      for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++) {
+        if (ch->n == HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
+        halo_candidate *c = &ch->c[ch->n++];
+        *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0};
+        if (o->autotune > 0) {
+          HALO_TRY(time_candidate(P, o, x, o->autotune, c));
+          continue;
+        }
+        halo_plan_options co = *o;
+        halo_schedule s;
+        double phase[HALO_MAX_PHASES];
+        co.strategy = c->strategy, co.message_cap = c->message_cap;
+        HALO_TRY(build_schedule(P, &co, &s));
+        st = halo_choose_model(P->comm, &P->topo, &prm, tr[a], &s, ranks, phase, &c->seconds);
+        halo_schedule_free(&s);
+        HALO_TRY(halo_agree(P->comm, st));
+      }
+  }
+  ch->best = 0;
+  for (int i = 1; i < ch->n; i++)
+    if (ch->c[i].seconds < ch->c[ch->best].seconds) ch->best = i;
+  o->strategy = ch->c[ch->best].strategy;
+  o->message_cap = ch->c[ch->best].message_cap;
+  if (transport_deferred)
+    HALO_TRY(halo_gpu_transport(P->gpu, P->comm, ch->c[ch->best].transport, &P->transport));
+cleanup:
+  if (device)
+    halo_dev_free(x);
+  else
+    halo_free(x);
+  halo_free(ranks);
+  return st;
+}
+
 halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p) {
   halo_status st = HALO_SUCCESS;
   halo_plan P = NULL;
@@ -267,6 +404,9 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
   }
   HALO_TRY(halo_agree(A->comm, st));
   HALO_TRY(check_same_options(A->comm, &o));
+  const int transport_deferred =
+      o.strategy == HALO_STRATEGY_AUTO && o.transport == HALO_TRANSPORT_AUTO &&
+      (o.memory == HALO_MEMORY_AUTO ? A->mem : o.memory) == HALO_MEMORY_DEVICE;
   P->A = A;
   P->remove_duplicates = o.remove_duplicates;
   P->memory = o.memory == HALO_MEMORY_AUTO ? A->mem : o.memory;
@@ -276,7 +416,8 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
     /* the device first: the matrix goes there, the buffers are made there */
     HALO_TRY(halo_gpu_create(P->comm, o.device_id, o.stream, &P->gpu));
     HALO_TRY(halo_agree(P->comm, halo_matrix_upload(A)));
-    HALO_TRY(halo_gpu_transport(P->gpu, P->comm, o.transport, &P->transport));
+    if (!transport_deferred)
+      HALO_TRY(halo_gpu_transport(P->gpu, P->comm, o.transport, &P->transport));
   } else if (o.transport != HALO_TRANSPORT_AUTO && o.transport != HALO_TRANSPORT_HOST) {
     HALO_FAIL(HALO_ERR_INVALID_ARG,
               "transport %s needs device memory (the plan's memory is host): use auto or host",
@@ -286,15 +427,10 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
   }
   HALO_TRY(halo_topology_create(P->comm, o.ranks_per_node, &P->topo));
   HALO_TRY(halo_pattern_create(P->comm, A->col_ranges, A->ghost_ids, A->n_ghost, &P->pattern));
-  if (halo_strategy_node_aware(o.strategy)) {
-    HALO_TRY(halo_nodeaware_build(P->comm, &P->topo, &P->pattern, A->ghost_ids, A->col_ranges, &o,
-                                  &P->sched));
-  } else {
-    st = halo_build_standard(&P->pattern, &P->sched);
-  }
-  if (st == HALO_SUCCESS) st = halo_schedule_check(&P->sched);
+  if (o.strategy == HALO_STRATEGY_AUTO) HALO_TRY(choose_plan(P, &o, transport_deferred));
+  st = build_schedule(P, &o, &P->sched);
   halo_pattern_free(&P->pattern); /* the schedule holds all the exchange needs */
-  HALO_TRY(halo_agree(P->comm, st));
+  HALO_TRY(st);
   st = handshake(P->comm, &P->topo, &P->sched, node_of_send);
   HALO_TRY(halo_agree(P->comm, st));
   if (P->memory == HALO_MEMORY_DEVICE) {
@@ -317,6 +453,65 @@ cleanup:
   for (int k = 0; k < HALO_MAX_PHASES; k++) halo_free(node_of_send[k]);
   plan_free(P);
   return st;
+}
+
+halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_seconds_p,
+                            double *seconds_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_params prm;
+  halo_model_rank *ranks = NULL;
+  double phase[HALO_MAX_PHASES], total = 0.0;
+  int size;
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  if (!seconds_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "seconds_p is NULL");
+  HALO_TRY_MPI(MPI_Comm_size(plan->comm, &size));
+  st = halo_choose_params(params, &prm);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(ranks, size);
+  HALO_TRY(halo_agree(plan->comm, st));
+  const int device = plan->memory == HALO_MEMORY_DEVICE;
+  HALO_TRY(halo_choose_ranks(plan->comm, &plan->topo, &prm, device, plan_is_helper(plan),
+                             device ? halo_gpu_ranks_per_gpu(plan->gpu) : 1, plan->transport,
+                             ranks));
+  HALO_TRY(halo_choose_model(plan->comm, &plan->topo, &prm, plan->transport, &plan->sched, ranks,
+                             phase, &total));
+  if (phase_seconds_p) memcpy(phase_seconds_p, phase, sizeof phase);
+  *seconds_p = total;
+cleanup:
+  halo_free(ranks);
+  return st;
+}
+
+halo_status halo_plan_describe(halo_plan plan, char *buf, size_t len) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  if (!buf || len == 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "no buffer to describe into");
+  const halo_choice *ch = &plan->choice;
+  size_t n = 0;
+#define HALO_PUT(...)                                                                              \
+  do {                                                                                             \
+    int w_ = snprintf(buf + n, len - n, __VA_ARGS__);                                              \
+    if (w_ > 0) n = n + (size_t)w_ < len ? n + (size_t)w_ : len - 1;                               \
+  } while (0)
+  HALO_PUT("%s, %s", halo_strategy_name(plan->sched.strategy),
+           halo_transport_name(plan->transport));
+  if (plan->sched.strategy == HALO_STRATEGY_SPLIT && plan->sched.message_cap_used > 0)
+    HALO_PUT(", message_cap %lld B", (long long)plan->sched.message_cap_used);
+  if (ch->how == 0) {
+    HALO_PUT(": as asked");
+  } else {
+    HALO_PUT(": the %s of %d candidates", ch->how == 1 ? "lowest modeled time" : "fastest timed",
+             ch->n);
+    if (ch->how == 1) HALO_PUT(" (parameters %s)", ch->params);
+    HALO_PUT(":");
+    for (int i = 0; i < ch->n; i++) {
+      const halo_candidate *c = &ch->c[i];
+      HALO_PUT(" %s%s/%s", i == ch->best ? "*" : "", halo_strategy_name(c->strategy),
+               halo_transport_name(c->transport));
+      if (c->strategy == HALO_STRATEGY_SPLIT) HALO_PUT("/%lld", (long long)c->message_cap);
+      HALO_PUT(" %.3g us%s", 1e6 * c->seconds, i + 1 < ch->n ? "," : "");
+    }
+  }
+#undef HALO_PUT
+  return HALO_SUCCESS;
 }
 
 halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p) {

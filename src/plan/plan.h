@@ -3,6 +3,7 @@
 #define HALO_PLAN_PLAN_H
 
 #include "exec/exec.h"
+#include "plan/choose.h"
 #include "plan/matrix.h"
 
 struct halo_plan_s {
@@ -20,6 +21,7 @@ struct halo_plan_s {
   halo_gpu_spmv *gsp; /* device plans: the cuSPARSE product */
   int in_flight;      /* an exchange was begun and not ended */
   double *user_ghost; /* where the exchange in flight delivers, NULL: exec.ghost */
+  halo_choice choice; /* strategy AUTO: the candidates and the one chosen */
 };
 
 #endif

@@ -4,6 +4,7 @@
  * and the statistics counted as halo_plan_create counts them. */
 #include <string.h>
 
+#include "plan/model.h"
 #include "plan/simulate.h"
 #include "plan/topology.h"
 
@@ -28,6 +29,7 @@ void halo_sim_destroy(halo_sim *sim_p) {
   halo_free(s->pat);
   halo_free(s->ghost_ids);
   halo_free(s->col_ranges);
+  halo_free(s->row_ranges);
   halo_free(s);
   *sim_p = NULL;
 }
@@ -55,6 +57,8 @@ halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
   s->P = P;
   HALO_TRY(HALO_ALLOC(s->col_ranges, P + 1));
   memcpy(s->col_ranges, col_begin, (size_t)(P + 1) * sizeof *col_begin);
+  HALO_TRY(HALO_ALLOC(s->row_ranges, P + 1));
+  memcpy(s->row_ranges, row_begin, (size_t)(P + 1) * sizeof *row_begin);
   HALO_TRY(HALO_CALLOC(s->ghost_ids, P));
   HALO_TRY(HALO_CALLOC(s->pat, P));
   /* receive side of every rank: its off-range columns, sorted and unique */
@@ -130,6 +134,10 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
                       "the simulator needs ranks_per_node > 0 (virtual nodes), got %d", K);
   if (!halo_strategy_valid(o->strategy))
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)o->strategy);
+  if (o->strategy == HALO_STRATEGY_AUTO)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "strategy auto: the simulator builds one strategy at a time; compare them "
+                      "with halo_sim_model (halo simulate --strategy auto does)");
   if (o->message_cap < (int64_t)sizeof(double))
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "message_cap = %lld bytes: at least 8",
                       (long long)o->message_cap);
@@ -307,5 +315,71 @@ halo_status halo_sim_schedules(halo_sim sim, const halo_plan_options *opts, halo
   halo_status st = sim_build(sim, &o, keep_node, sched);
   if (st != HALO_SUCCESS)
     for (int r = 0; r < sim->P; r++) halo_schedule_free(&sched[r]);
+  return st;
+}
+
+/* ---- the modeled time of a plan ------------------------------------------ */
+
+halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
+                           const char *params, double *phase_seconds_p, double *seconds_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_params prm;
+  halo_schedule *sched = NULL;
+  halo_model_rank *ranks = NULL;
+  double phases[HALO_MAX_PHASES], total = 0.0;
+  if (!sim || !params || !seconds_p)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_model: NULL argument");
+  const halo_plan_options o = opts ? *opts : halo_plan_options_default();
+  const int P = sim->P, K = o.ranks_per_node, device = o.memory == HALO_MEMORY_DEVICE;
+  if (K < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "the simulator needs ranks_per_node > 0 (virtual nodes), got %d", K);
+  if (gpus_per_node < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "gpus_per_node = %d: at least 0", gpus_per_node);
+  if (device && gpus_per_node < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "a plan in device memory needs gpus_per_node >= 1 (got %d)", gpus_per_node);
+  if (!device && o.transport != HALO_TRANSPORT_AUTO && o.transport != HALO_TRANSPORT_HOST)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "transport %s needs device memory (the plan's memory is host): use auto or "
+                      "host",
+                      halo_transport_name(o.transport));
+  if (device && o.transport == HALO_TRANSPORT_HOST)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "transport host is for host memory; device memory takes auto, staged, nccl, "
+                      "mpi-device or ipc");
+  HALO_CHECK(halo_params_load(params, &prm));
+  /* where each rank runs: virtual nodes of K consecutive ranks, one host each */
+  HALO_TRY(HALO_ALLOC(ranks, P));
+  int most_per_gpu = 1;
+  for (int r = 0; r < P; r++) {
+    const int node = halo_virtual_node(r, K), on_node = node + K <= P ? K : P - node;
+    halo_model_rank *m = &ranks[r];
+    m->host = m->node = node;
+    m->socket = (int)((int64_t)(r - node) * prm.sockets_per_node / on_node);
+    m->on_gpu = device && (sim->row_ranges[r + 1] > sim->row_ranges[r] || sim->pat[r].n_ghost > 0);
+    m->ranks_per_gpu = device ? (on_node + gpus_per_node - 1) / gpus_per_node : 1;
+    if (m->ranks_per_gpu > most_per_gpu) most_per_gpu = m->ranks_per_gpu;
+  }
+  halo_transport t = o.transport;
+  if (t == HALO_TRANSPORT_AUTO)
+    t = !device             ? HALO_TRANSPORT_HOST
+        : most_per_gpu == 1 ? HALO_TRANSPORT_NCCL
+                            : HALO_TRANSPORT_IPC;
+  if (t == HALO_TRANSPORT_NCCL && most_per_gpu > 1)
+    HALO_FAIL(HALO_ERR_INVALID_ARG,
+              "transport nccl needs one rank per GPU, but %d ranks per node on %d GPUs per node "
+              "share a GPU %d at a time: use staged or ipc",
+              K < P ? K : P, gpus_per_node, most_per_gpu);
+  HALO_TRY(HALO_CALLOC(sched, P));
+  HALO_TRY(halo_sim_schedules(sim, &o, sched));
+  HALO_TRY(halo_model_schedules(&prm, t, sched, P, ranks, phases, &total));
+  if (phase_seconds_p) memcpy(phase_seconds_p, phases, sizeof phases);
+  *seconds_p = total;
+cleanup:
+  if (sched)
+    for (int r = 0; r < P; r++) halo_schedule_free(&sched[r]);
+  halo_free(sched);
+  halo_free(ranks);
   return st;
 }

@@ -8,6 +8,7 @@
 struct halo_sim_s {
   int P;
   int64_t *col_ranges; /* P+1 */
+  int64_t *row_ranges; /* P+1 */
   int64_t **ghost_ids; /* per rank */
   halo_pattern *pat;   /* per rank */
 };

@@ -1,0 +1,51 @@
+/* The performance model applied to a real plan, and strategy AUTO: the
+ * model's view of every rank of the plan, the modeled time of a schedule
+ * (collective), and the choice of strategy, transport and message_cap by
+ * the model or by a timed trial. */
+#ifndef HALO_PLAN_CHOOSE_H
+#define HALO_PLAN_CHOOSE_H
+
+#include "plan/model.h"
+#include "plan/topology.h"
+
+/** Most candidates a plan of strategy AUTO weighs. */
+#define HALO_MAX_CANDIDATES 48
+
+typedef struct {
+  halo_strategy strategy;
+  halo_transport transport;
+  int64_t message_cap;
+  double seconds; /* modeled, or timed (mean per exchange, max over ranks) */
+} halo_candidate;
+
+/** How a plan was chosen (strategy AUTO), for halo_plan_describe. */
+typedef struct {
+  int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial */
+  char params[64];
+  int n;
+  halo_candidate c[HALO_MAX_CANDIDATES];
+  int best;
+} halo_choice;
+
+/** The parameters named by a plan option: name_or_path, else HALO_PARAMS,
+ *  else "lassen". */
+halo_status halo_choose_params(const char *name_or_path, halo_params *p);
+
+/**
+ * Where every rank runs, as the model sees it, for transport t: its machine
+ * (shared-memory domain), node, socket, whether its values are on a GPU (a
+ * rank of a device plan that has rows or ghosts, or that keeps device
+ * buffers because the transport is NCCL) and how many ranks share its GPU.
+ * ranks: P entries. Collective over comm.
+ */
+halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_params *p,
+                              int device, int helper, int ranks_per_gpu, halo_transport tr,
+                              halo_model_rank *ranks);
+
+/** Modeled seconds of a schedule: per phase the most of any rank (phase:
+ *  HALO_MAX_PHASES entries) and their sum. Collective over comm. */
+halo_status halo_choose_model(MPI_Comm comm, const halo_topology *t, const halo_params *p,
+                              halo_transport tr, const halo_schedule *s,
+                              const halo_model_rank *ranks, double *phase, double *total_p);
+
+#endif

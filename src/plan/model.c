@@ -1,0 +1,147 @@
+/* The performance model of a schedule: the rules are in model.h. */
+#include <string.h>
+
+#include "plan/model.h"
+
+typedef enum { CHANNEL_CPU, CHANNEL_GPU, CHANNEL_IPC } channel;
+
+halo_locality halo_model_locality(const halo_model_rank *a, const halo_model_rank *b) {
+  if (a->node != b->node) return HALO_LOC_OFF_NODE;
+  return a->socket == b->socket ? HALO_LOC_ON_SOCKET : HALO_LOC_ON_NODE;
+}
+
+/* The channel of a message from a to b. */
+static channel channel_of(halo_transport t, const halo_model_rank *a, const halo_model_rank *b) {
+  switch (t) {
+  case HALO_TRANSPORT_NCCL:
+  case HALO_TRANSPORT_MPI_DEVICE: return CHANNEL_GPU;
+  case HALO_TRANSPORT_IPC: return a->host == b->host && a->on_gpu ? CHANNEL_IPC : CHANNEL_CPU;
+  default: return CHANNEL_CPU;
+  }
+}
+
+static double postal(const halo_postal *m, int64_t bytes) {
+  return m->alpha + m->beta * (double)bytes;
+}
+
+double halo_model_phase(const halo_params *p, halo_transport t, const halo_schedule *s, int k,
+                        const halo_model_rank *ranks, int64_t node_inter_bytes) {
+  if (k < 0 || k >= s->n_phases) return 0.0;
+  const halo_phase *ph = &s->phase[k];
+  const int r = s->rank;
+  const halo_model_rank *me = &ranks[r];
+  const int c = me->ranks_per_gpu >= 2;
+  double cpu = 0.0, cpu_alpha = 0.0, cpu_beta = 0.0, gpu = 0.0, ipc = 0.0, copy = 0.0;
+  int64_t cpu_sent = 0, cpu_received = 0;
+  int cpu_sends = 0;
+  for (int i = 0; i < ph->n_send; i++) {
+    const int q = ph->send[i].peer;
+    if (q == r) continue;
+    const int64_t bytes = ph->send[i].count * (int64_t)sizeof(double);
+    const halo_locality loc = halo_model_locality(me, &ranks[q]);
+    switch (channel_of(t, me, &ranks[q])) {
+    case CHANNEL_CPU: {
+      const halo_postal *m = &p->cpu[halo_params_protocol(p, bytes)][loc];
+      cpu_alpha += m->alpha;
+      cpu_beta += m->beta * (double)bytes;
+      cpu_sent += bytes;
+      cpu_sends++;
+      break;
+    }
+    case CHANNEL_GPU: gpu += halo_params_message(p, 1, loc, bytes); break;
+    case CHANNEL_IPC: break; /* the receiver reads it */
+    }
+  }
+  if (cpu_sends > 0) {
+    if (ph->scope == HALO_SCOPE_GLOBAL) {
+      const double injection = (double)node_inter_bytes * p->injection_beta;
+      cpu = cpu_alpha + (cpu_beta > injection ? cpu_beta : injection);
+    } else {
+      cpu = cpu_alpha + cpu_beta;
+    }
+  }
+  for (int i = 0; i < ph->n_recv; i++) {
+    const int q = ph->recv[i].peer;
+    if (q == r) continue;
+    const int64_t bytes = ph->recv[i].count * (int64_t)sizeof(double);
+    switch (channel_of(t, &ranks[q], me)) {
+    case CHANNEL_IPC:
+      ipc += me->on_gpu ? halo_params_message(p, 1, halo_model_locality(&ranks[q], me), bytes)
+                        : postal(&p->d2h[c], bytes);
+      break;
+    case CHANNEL_CPU: cpu_received += bytes; break;
+    case CHANNEL_GPU: break; /* paid by the sender */
+    }
+  }
+  if (me->on_gpu && (t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC)) {
+    if (cpu_sent > 0) copy += postal(&p->d2h[c], cpu_sent);
+    if (cpu_received > 0) copy += postal(&p->h2d[c], cpu_received);
+  }
+  return cpu + gpu + ipc + copy;
+}
+
+halo_status halo_model_schedules(const halo_params *p, halo_transport t, const halo_schedule *sched,
+                                 int P, const halo_model_rank *ranks, double *phase_seconds,
+                                 double *total_p) {
+  halo_status st = HALO_SUCCESS;
+  int64_t *node_bytes = NULL;
+  double phases[HALO_MAX_PHASES] = {0}, total = 0.0;
+  int n_phases = 0;
+  if (!p || !sched || !ranks || !total_p || P < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_model_schedules: NULL argument or P < 1");
+  if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
+      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "the model needs a resolved transport (host, staged, nccl, mpi-device or "
+                      "ipc), got %s",
+                      halo_transport_name(t));
+  for (int r = 0; r < P; r++) {
+    const halo_schedule *s = &sched[r];
+    if (s->rank != r || s->size != P)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                        "schedule %d is that of rank %d of %d, expected rank %d of %d", r, s->rank,
+                        s->size, r, P);
+    if (s->n_phases < 0 || s->n_phases > HALO_MAX_PHASES)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "schedule of rank %d has %d phases", r, s->n_phases);
+    if (ranks[r].node < 0 || ranks[r].node >= P)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d: node %d outside [0, %d)", r, ranks[r].node,
+                        P);
+    if (ranks[r].ranks_per_gpu < 1)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d: ranks_per_gpu = %d, at least 1", r,
+                        ranks[r].ranks_per_gpu);
+    for (int k = 0; k < s->n_phases; k++)
+      for (int i = 0; i < s->phase[k].n_send; i++)
+        if (s->phase[k].send[i].peer < 0 || s->phase[k].send[i].peer >= P)
+          return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d phase %d: send to %d outside [0, %d)", r,
+                            k, s->phase[k].send[i].peer, P);
+    for (int k = 0; k < s->n_phases; k++)
+      for (int i = 0; i < s->phase[k].n_recv; i++)
+        if (s->phase[k].recv[i].peer < 0 || s->phase[k].recv[i].peer >= P)
+          return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                            "rank %d phase %d: receive from %d outside [0, %d)", r, k,
+                            s->phase[k].recv[i].peer, P);
+    if (s->n_phases > n_phases) n_phases = s->n_phases;
+  }
+  HALO_TRY(HALO_ALLOC(node_bytes, P));
+  for (int k = 0; k < n_phases; k++) {
+    /* what each node sends to other nodes in this phase */
+    memset(node_bytes, 0, (size_t)P * sizeof *node_bytes);
+    for (int r = 0; r < P; r++) {
+      if (k >= sched[r].n_phases) continue;
+      const halo_phase *ph = &sched[r].phase[k];
+      for (int i = 0; i < ph->n_send; i++)
+        if (ranks[ph->send[i].peer].node != ranks[r].node)
+          node_bytes[ranks[r].node] += ph->send[i].count * (int64_t)sizeof(double);
+    }
+    for (int r = 0; r < P; r++) {
+      const double x = halo_model_phase(p, t, &sched[r], k, ranks, node_bytes[ranks[r].node]);
+      if (x > phases[k]) phases[k] = x;
+    }
+    total += phases[k];
+  }
+  if (phase_seconds) memcpy(phase_seconds, phases, sizeof phases);
+  *total_p = total;
+cleanup:
+  halo_free(node_bytes);
+  return st;
+}

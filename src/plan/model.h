@@ -1,0 +1,86 @@
+/* The performance model of a schedule (DESIGN.md §6): the modeled time of
+ * every phase of every rank from the machine parameters (plan/params.h), and
+ * of a plan, the sum over its phases of the slowest rank's time. Pure
+ * functions: no MPI, no CUDA.
+ *
+ * Locality of a message from rank a to rank b: OFF_NODE when their nodes
+ * differ; ON_SOCKET on one node and one socket; else ON_NODE.
+ *
+ * Channel of a message from a to b, by the plan's transport t:
+ *   HOST, STAGED:     CPU (inter-CPU parameters; STAGED adds the copies below)
+ *   NCCL, MPI_DEVICE: GPU (inter-GPU parameters)
+ *   IPC:              IPC when a and b share a host and a is on a GPU (the
+ *                     receiver reads a's device buffer), else CPU (staged)
+ * A message of a rank to itself is a copy and costs nothing.
+ *
+ * Time of rank r in phase k = CPU + GPU + IPC + copy, where, with s_i the
+ * bytes of message i and the postal parameters (alpha, beta) chosen by the
+ * message's protocol (halo_params_protocol) and locality:
+ *   CPU   r's sends over the CPU channel; a node phase: sum_i (alpha_i +
+ *         beta_i s_i) (postal); a global phase: sum_i alpha_i +
+ *         max(sum_i beta_i s_i, node_inter_bytes * injection_beta) (max-rate,
+ *         node_inter_bytes: what r's node sends to other nodes in the phase).
+ *         A rank without CPU-channel sends in the phase pays nothing here.
+ *   GPU   r's sends over the GPU channel: sum_i (alpha_i + beta_i s_i) with
+ *         the inter-GPU parameters (a short message costs an eager one).
+ *   IPC   paid by the receiver, for each of r's receives over the IPC
+ *         channel: r on a GPU: the inter-GPU postal time at the pair's
+ *         locality; r not on a GPU (a helper reading a GPU's buffer,
+ *         Split+DD): the copy d2h[c].alpha + d2h[c].beta s.
+ *   copy  only when r is on a GPU and t is STAGED or IPC: d2h[c].alpha +
+ *         d2h[c].beta S when r's CPU-channel sends total S > 0 bytes, plus
+ *         h2d[c].alpha + h2d[c].beta R when its CPU-channel receives total
+ *         R > 0 bytes.
+ * where c = 1 (the 4-process copy parameters) when r's ranks_per_gpu >= 2,
+ * else 0. A message's bytes are 8 per value.
+ */
+#ifndef HALO_PLAN_MODEL_H
+#define HALO_PLAN_MODEL_H
+
+#include "plan/params.h"
+#include "plan/schedule.h"
+
+/** Where a rank runs, as the model sees it. */
+typedef struct {
+  int host;          /* shared-memory machine (for the reach of CUDA IPC); the simulator uses
+                        the node */
+  int node;          /* node of the plan (real or virtual), in [0, P) */
+  int socket;        /* socket within the node: local_index * sockets_per_node / ranks_on_node */
+  int on_gpu;        /* 1: x and ghosts on a GPU (device plan, a rank with rows or ghosts);
+                        0: host plan, or a rank of a device plan without rows and ghosts (a
+                        helper) */
+  int ranks_per_gpu; /* ranks sharing its GPU (>= 1): copies use copy.*.1 below 2, copy.*.4
+                        from 2 */
+} halo_model_rank;
+
+/** Locality of a message between two ranks. */
+halo_locality halo_model_locality(const halo_model_rank *a, const halo_model_rank *b);
+
+/**
+ * Modeled seconds of phase k of rank s->rank (0 when the schedule has no
+ * phase k). ranks: all P ranks of the plan, indexed by plan rank (s->size
+ * entries); node_inter_bytes: the bytes the rank's node sends to other nodes
+ * in phase k (the max-rate term of a global phase). t: the resolved transport
+ * (HOST, STAGED, NCCL, MPI_DEVICE or IPC; never AUTO). Peers of the schedule
+ * must be in [0, s->size).
+ */
+double halo_model_phase(const halo_params *p, halo_transport t, const halo_schedule *s, int k,
+                        const halo_model_rank *ranks, int64_t node_inter_bytes);
+
+/**
+ * Modeled time of a plan: for every phase, the most seconds of any rank
+ * (halo_model_phase, with node_inter_bytes summed over the ranks of each
+ * node), and their sum. Not collective.
+ *
+ * @param sched          the schedules of all P ranks (sched[r] of rank r)
+ * @param ranks          P entries: where each rank runs
+ * @param phase_seconds  HALO_MAX_PHASES entries (phases past the last are 0), or NULL
+ * @param total_p        the sum over phases
+ * @return HALO_ERR_INVALID_ARG for transport AUTO, a schedule of another rank or
+ *         size, a node outside [0, P) or ranks_per_gpu < 1.
+ */
+halo_status halo_model_schedules(const halo_params *p, halo_transport t, const halo_schedule *sched,
+                                 int P, const halo_model_rank *ranks, double *phase_seconds,
+                                 double *total_p);
+
+#endif

@@ -1,0 +1,86 @@
+/* Machine parameters of the performance model (DESIGN.md §6): postal
+ * alpha/beta of messages by kind (inter-CPU, inter-GPU), protocol and
+ * locality, of cudaMemcpyAsync copies for one and four processes copying at
+ * once, and the node's injection limit. A parameter set is a plain text file
+ * of `key = value` lines ('#' starts a comment); every key below must be
+ * given once, unknown keys are errors that name the key and the line.
+ *
+ *   name = lassen                         a word: letters, digits, - _ .
+ *   sockets_per_node = 2                  on-socket vs on-node messages
+ *   short_max = 256                       bytes: a message of s bytes is short
+ *   eager_max = 16384                     when s < short_max, eager when
+ *                                         s < eager_max, else rendezvous
+ *   cpu.<short|eager|rendezvous>.<on_socket|on_node|off_node>.<alpha|beta>
+ *   gpu.<eager|rendezvous>.<on_socket|on_node|off_node>.<alpha|beta>
+ *                                         device-aware messages; a short one
+ *                                         costs what an eager one does
+ *   copy.<h2d|d2h>.<1|4>.<alpha|beta>     cudaMemcpyAsync, 1 or 4 processes
+ *   injection.beta = 4.19e-11             s/byte a node injects (1/R_N)
+ *
+ * alpha in seconds, beta in seconds per byte; every value finite and >= 0. */
+#ifndef HALO_PLAN_PARAMS_H
+#define HALO_PLAN_PARAMS_H
+
+#include <stdio.h>
+
+#include "halo_impl.h"
+
+typedef enum {
+  HALO_LOC_ON_SOCKET = 0,
+  HALO_LOC_ON_NODE = 1, /* another socket of the node */
+  HALO_LOC_OFF_NODE = 2,
+  HALO_N_LOC = 3
+} halo_locality;
+
+typedef enum {
+  HALO_PROTO_SHORT = 0,
+  HALO_PROTO_EAGER = 1,
+  HALO_PROTO_RENDEZVOUS = 2,
+  HALO_N_PROTO = 3
+} halo_protocol;
+
+typedef struct {
+  double alpha; /* s */
+  double beta;  /* s/byte */
+} halo_postal;
+
+typedef struct {
+  char name[64];
+  int sockets_per_node;
+  int64_t short_max, eager_max; /* bytes */
+  halo_postal cpu[HALO_N_PROTO][HALO_N_LOC];
+  halo_postal gpu[HALO_N_PROTO][HALO_N_LOC]; /* [HALO_PROTO_SHORT] mirrors [HALO_PROTO_EAGER] */
+  halo_postal h2d[2], d2h[2];                /* [0]: one process copies, [1]: four at once */
+  double injection_beta;                     /* s/byte */
+} halo_params;
+
+/** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4).
+ *  HALO_ERR_INVALID_ARG naming the known sets otherwise. */
+halo_status halo_params_builtin(const char *name, halo_params *p);
+
+/** Parse the text of a parameter file; source names it in errors
+ *  ("SOURCE:LINE: ...", naming the key: unknown, duplicate or missing key,
+ *  bad or negative or non-finite number, short_max >= eager_max,
+ *  sockets_per_node < 1). HALO_ERR_FORMAT on any error; p is set only on
+ *  success. */
+halo_status halo_params_parse(const char *text, const char *source, halo_params *p);
+
+/** Read a parameter file (halo_params_parse on its text); HALO_ERR_IO when
+ *  it cannot be read. */
+halo_status halo_params_read(const char *path, halo_params *p);
+
+/** A built-in name, else a file path; HALO_ERR_IO naming the built-in sets
+ *  when it is neither. */
+halo_status halo_params_load(const char *name_or_path, halo_params *p);
+
+/** Write p as a parameter file that reads back to the same values, bit for
+ *  bit (%.17g). HALO_ERR_IO when the stream fails. */
+halo_status halo_params_write(const halo_params *p, FILE *f);
+
+/** The protocol of a message of s bytes. */
+halo_protocol halo_params_protocol(const halo_params *p, int64_t bytes);
+
+/** Postal time of one message of s bytes: gpu = 0 inter-CPU, 1 device-aware. */
+double halo_params_message(const halo_params *p, int gpu, halo_locality loc, int64_t bytes);
+
+#endif

@@ -1,0 +1,136 @@
+/* Strategy AUTO and halo_plan_model: the plan AUTO makes has the lowest
+ * modeled time of all concrete plans (every strategy, Split with several
+ * message_caps), computed here plan by plan with halo_plan_model; its ghosts
+ * are bit for bit those of standard; the timed choice (autotune) gives a
+ * valid plan too; bad parameters fail on every rank. Host memory, virtual
+ * nodes of 1 and 2 ranks, generated matrices and the files given. */
+#include "verify.h"
+
+static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const char *label) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  halo_matrix A;
+  CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
+                                  rows->row_ptr, rows->col_ids, rows->values, HALO_MEMORY_HOST,
+                                  &A));
+  int64_t n = rb[rank + 1] - rb[rank], ng;
+  CHECK_OK(halo_matrix_get_local_sizes(A, NULL, NULL, &ng));
+  double *x = malloc((size_t)(n + 1) * sizeof *x), *g_std = malloc((size_t)(ng + 1) * sizeof *x);
+  double *g = malloc((size_t)(ng + 1) * sizeof *x);
+  for (int64_t i = 0; i < n; i++) x[i] = test_x(rb[rank] + i);
+  const char *params[] = {"lassen", NULL};
+  for (int K = 1; K <= 2; K++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.ranks_per_node = K;
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    CHECK_OK(halo_exchange_begin(plan, x, g_std));
+    CHECK_OK(halo_exchange_end(plan));
+    halo_plan_destroy(&plan);
+    for (int pi = 0; pi < 2; pi++) {
+      /* every concrete plan, modeled */
+      const int64_t caps[] = {4096, 16384, 65536, 262144};
+      double best = INFINITY;
+      for (int s = 0; s < HALO_N_STRATEGIES; s++)
+        for (int c = 0; c < (s == HALO_STRATEGY_SPLIT ? 4 : 1); c++) {
+          o.strategy = (halo_strategy)s;
+          o.message_cap = s == HALO_STRATEGY_SPLIT ? caps[c] : HALO_DEFAULT_MESSAGE_CAP;
+          o.params = params[pi];
+          double t, phase[HALO_MAX_PHASES];
+          CHECK_OK(halo_plan_create(A, &o, &plan));
+          CHECK_OK(halo_plan_model(plan, params[pi], phase, &t));
+          double sum = 0.0;
+          for (int k = 0; k < HALO_MAX_PHASES; k++) sum += phase[k];
+          CHECK_MSG(t >= 0.0 && fabs(sum - t) <= 1e-15 + 1e-12 * t, "%s: phases sum to %g, not %g",
+                    label, sum, t);
+          CHECK_MSG(P == 1 || K == P || t > 0.0, "%s: %s modeled at 0 s", label,
+                    halo_strategy_name(o.strategy));
+          if (t < best) best = t;
+          halo_plan_destroy(&plan);
+        }
+      /* AUTO: the lowest of them */
+      o.strategy = HALO_STRATEGY_AUTO;
+      o.message_cap = HALO_DEFAULT_MESSAGE_CAP;
+      CHECK_OK(halo_plan_create(A, &o, &plan));
+      halo_stats st;
+      CHECK_OK(halo_plan_stats(plan, &st));
+      CHECK(st.strategy != HALO_STRATEGY_AUTO && halo_strategy_name(st.strategy) != NULL);
+      double t;
+      CHECK_OK(halo_plan_model(plan, params[pi], NULL, &t));
+      CHECK_MSG(fabs(t - best) <= 1e-12 * best,
+                "%s, K=%d: auto's plan models %.6g s, the best %.6g", label, K, t, best);
+      char text[2048];
+      CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+      CHECK_MSG(strstr(text, "lowest modeled time") && strstr(text, "(parameters lassen)") &&
+                    strstr(text, "*"),
+                "%s: %.900s", label, text);
+      for (int64_t k = 0; k < ng; k++) g[k] = NAN;
+      CHECK_OK(halo_exchange_begin(plan, x, g));
+      CHECK_OK(halo_exchange_end(plan));
+      CHECK_MSG(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0,
+                "%s: auto's ghosts differ from standard's", label);
+      halo_plan_destroy(&plan);
+    }
+    /* the timed choice */
+    o.strategy = HALO_STRATEGY_AUTO;
+    o.autotune = 3;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    char text[2048];
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    CHECK_MSG(strstr(text, "fastest timed of 7 candidates"), "%s: %.900s", label, text);
+    for (int64_t k = 0; k < ng; k++) g[k] = NAN;
+    CHECK_OK(halo_exchange_begin(plan, x, g));
+    CHECK_OK(halo_exchange_end(plan));
+    CHECK(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0);
+    halo_plan_destroy(&plan);
+    /* a concrete plan says so; a short buffer is cut, not overrun */
+    o.strategy = HALO_STRATEGY_3STEP;
+    o.autotune = 0;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    CHECK_MSG(strcmp(text, "3step, host: as asked") == 0, "%.900s", text);
+    CHECK_OK(halo_plan_describe(plan, text, 6));
+    CHECK(strcmp(text, "3step") == 0);
+    CHECK_ERR(halo_plan_describe(plan, text, 0), HALO_ERR_INVALID_ARG, "buffer");
+    /* parameters that do not exist, on every rank */
+    double t_dummy;
+    CHECK_ERR(halo_plan_model(plan, "nowhere", NULL, &t_dummy), HALO_ERR_IO, "nowhere");
+    halo_plan_destroy(&plan);
+    o.strategy = HALO_STRATEGY_AUTO;
+    o.params = "nowhere";
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_IO, "nowhere");
+    o.params = NULL;
+    o.autotune = -1;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "autotune");
+  }
+  free(x), free(g), free(g_std);
+  halo_matrix_destroy(&A);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  const char *gens[] = {"lap3d27:8", "irregular:2000,5"};
+  for (int i = 0; i < 2; i++) {
+    halo_gen gen;
+    halo_csr rows;
+    int64_t *rb;
+    CHECK_OK(halo_gen_parse(gens[i], &gen));
+    CHECK_OK(halo_gen_distributed(comm, &gen, HALO_PARTITION_NNZ, NULL, &rb, &rows));
+    run(comm, &rows, rb, gens[i]);
+    halo_csr_free(&rows);
+    halo_io_free(rb);
+  }
+  for (int a = 1; a < argc; a++) {
+    halo_csr rows;
+    int64_t *rb;
+    CHECK_OK(halo_mm_read_distributed(comm, 0, argv[a], NULL, HALO_PARTITION_ROWS, NULL, &rb, &rows,
+                                      NULL));
+    if (rows.n_rows == rows.n_cols) run(comm, &rows, rb, argv[a]);
+    halo_csr_free(&rows);
+    halo_io_free(rb);
+  }
+  MPI_Finalize();
+  return 0;
+}
