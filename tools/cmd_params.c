@@ -15,10 +15,8 @@
 
 #include "driver.h"
 #include "plan/fit.h"
+#include "params_gpu.h" /* no CUDA type: its functions exist only with CUDA */
 #include "plan/params.h"
-#if HALO_HAVE_CUDA
-#include "params_gpu.h"
-#endif
 
 static void usage(void) {
   printf("usage: mpirun -n P halo params COMMAND [options]\n"
