@@ -218,7 +218,7 @@ static int run(int argc, char **argv) {
     return EXIT_USAGE;
   }
   opts.ranks_per_node = (int)K;
-  halo_strategy strategies[HALO_N_STRATEGIES];
+  halo_strategy strategies[HALO_N_STRATEGIES + 1];
   int n_strategies;
   if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
   if (strategies[0] == HALO_STRATEGY_AUTO && !params) { /* as a plan of strategy auto */
@@ -228,7 +228,7 @@ static int run(int argc, char **argv) {
   int code = EXIT_OK;
   input_matrix M;
   halo_sim sim = NULL;
-  report_row rows[HALO_N_STRATEGIES];
+  report_row rows[HALO_N_STRATEGIES + 1];
   report rep = {.command = "simulate",
                 .M = &M,
                 .ranks = (int)P,

@@ -37,7 +37,8 @@ static void usage(void) {
          "                         them; with --memory device they share the GPUs: split\n"
          "                         with --transport staged is Split+MD, with ipc Split+DD) [0]\n"
          "  --strategy NAME        standard, 2step, 3step, split, auto (the lowest modeled\n"
-         "                         time, or with --autotune the fastest), or all [all]\n"
+         "                         time, or with --autotune the fastest), all, or a list\n"
+         "                         such as all,auto [all]\n"
          "  --params NAME|FILE     machine parameters of the performance model: a built-in\n"
          "                         set (lassen) or a file of halo params measure; adds the\n"
          "                         modeled exchange time of every plan beside the measured\n"
@@ -174,7 +175,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     driver_error(rank, "spmv", "give one of --matrix FILE or --gen SPEC (see halo spmv --help)");
     return EXIT_USAGE;
   }
-  halo_strategy strategies[HALO_N_STRATEGIES];
+  halo_strategy strategies[HALO_N_STRATEGIES + 1];
   int n_strategies;
   if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
   halo_transport transports[HALO_N_TRANSPORTS];
@@ -197,7 +198,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   halo_plan std_plan = NULL;
   vectors vec = {dev, 0, 0, NULL, NULL, NULL, NULL, NULL};
   double *hx = NULL, *y_std = NULL, *g_std = NULL;
-  report_row rows[HALO_N_STRATEGIES * HALO_N_TRANSPORTS];
+  report_row rows[(HALO_N_STRATEGIES + 1) * HALO_N_TRANSPORTS];
   report rep = {.command = "spmv",
                 .M = &M,
                 .ranks = size,

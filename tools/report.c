@@ -7,16 +7,24 @@
 #include "json.h"
 
 int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
+  char item[64];
   *n = 0;
-  if (strcmp(name, "all") == 0) {
-    for (int s = 0; s < HALO_N_STRATEGIES; s++) list[(*n)++] = (halo_strategy)s;
-    return 1;
+  for (const char *p = name;; p++) { /* a comma-separated list; "all": the four */
+    const char *e = strchr(p, ',');
+    const size_t len = e ? (size_t)(e - p) : strlen(p);
+    snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+    if (strcmp(item, "all") == 0) {
+      for (int s = 0; s < HALO_N_STRATEGIES; s++)
+        if (*n < HALO_N_STRATEGIES + 1) list[(*n)++] = (halo_strategy)s;
+    } else if (halo_strategy_from_name(item, &list[*n]) != HALO_SUCCESS) {
+      driver_error(a->rank, a->cmd, "--strategy: %s, or all", halo_last_error());
+      return 0;
+    } else if (*n < HALO_N_STRATEGIES + 1) {
+      (*n)++;
+    }
+    if (!e) break;
+    p = e;
   }
-  if (halo_strategy_from_name(name, &list[0]) != HALO_SUCCESS) {
-    driver_error(a->rank, a->cmd, "--strategy: %s, or all", halo_last_error());
-    return 0;
-  }
-  *n = 1;
   return 1;
 }
 

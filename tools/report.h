@@ -47,7 +47,8 @@ typedef struct {
 void report_print(const report *r);
 void report_json(FILE *f, const report *r);
 
-/* Strategies named by --strategy: one name or "all". 0 on error (reported). */
+/* Strategies named by --strategy: a comma-separated list of names and "all"
+ * (the four), at most HALO_N_STRATEGIES + 1 entries. 0 on error (reported). */
 int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n);
 /* Transports named by --transport: one name or "all" (every device transport). */
 int parse_transports(args_t *a, const char *name, halo_transport *list, int *n);

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Summarize bench/model.sh: per run, every plan's modeled and measured
+exchange time and their ratio; auto's choice against the fastest measured
+plan (within 10 %?): the measured time of the plan auto chose is taken from
+the same run's row of that strategy, transport and message_cap (so that the
+two are measured side by side), or from auto's own row where no row
+matches. Reads the JSON reports of halo spmv --params."""
+import json
+import os
+import statistics
+import sys
+
+
+def main(d):
+    ratios, cases, near = [], 0, 0
+    misses = []
+    print("| run | strategy | transport | measured us | modeled us | model / measured |")
+    print("|---|---|---|---|---|---|")
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".json"):
+            continue
+        r = json.load(open(os.path.join(d, f)))
+        run = f[:-5]
+        rows = r["strategies"]
+        concrete = [s for s in rows if "auto" not in s]
+        auto = [s for s in rows if "auto" in s]
+        for s in concrete:
+            m = s["modeled"][0]["exchange_s"] if s.get("modeled") else None
+            ratio = m / s["exchange_s"] if m and s["exchange_s"] > 0 else None
+            if ratio:
+                ratios.append(ratio)
+            print("| %s | %s | %s | %.1f | %s | %s |" % (
+                run, s["name"], s["transport"], 1e6 * s["exchange_s"],
+                "%.1f" % (1e6 * m) if m is not None else "-",
+                "%.2f" % ratio if ratio else "-"))
+        for a in auto:
+            best = min(concrete, key=lambda s: s["exchange_s"])
+            # auto's plan as the 'all' run measured it (the same strategy, transport
+            # and message_cap), else auto's own measurement
+            same = [s for s in concrete if s["name"] == a["name"] and
+                    s["transport"] == a["transport"] and
+                    s["message_cap_used"] == a["message_cap_used"]]
+            t_auto = same[0]["exchange_s"] if same else a["exchange_s"]
+            q = t_auto / best["exchange_s"]
+            cases += 1
+            near += q <= 1.10
+            if q > 1.10:
+                misses.append((run, a["name"], a["transport"], best["name"], best["transport"], q))
+            print("| %s | **auto: %s** | %s | %.1f | %.1f | fastest measured: %s / %s %.1f us, auto / fastest %.2f |" % (
+                run, a["name"], a["transport"], 1e6 * a["exchange_s"],
+                1e6 * a["modeled"][0]["exchange_s"], best["name"], best["transport"],
+                1e6 * best["exchange_s"], q))
+    print()
+    if ratios:
+        print("model / measured over %d plans: median %.2f, min %.2f, max %.2f" % (
+            len(ratios), statistics.median(ratios), min(ratios), max(ratios)))
+    if cases:
+        print("auto within 10%% of the fastest measured exchange: %d of %d cases (%.0f%%)" % (
+            near, cases, 100.0 * near / cases))
+        for m in misses:
+            print("  missed: %s: auto %s/%s, fastest %s/%s, auto / fastest %.2f" % m)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else ".")
