@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devmem.h"
+#include "plan/plan.h" /* HALO_TIMELINE: the plan's GPU state */
 #include "report.h"
 
 static void usage(void) {
@@ -115,6 +116,30 @@ static halo_status ghosts_and_product(halo_plan plan, vectors *v) {
   return st;
 }
 
+/* HALO_TIMELINE=1 with device memory: when, from the exchange's start mark,
+ * the diagonal product ended and the exchange's transfer (NCCL group, staged
+ * copy down to copy up, ipc copies) began and ended on each rank's GPU,
+ * averaged over the SpMVs since the last call (printed on rank 0 when print
+ * is set). */
+static halo_status print_timeline(MPI_Comm comm, halo_plan plan, const report_row *r, int print) {
+  int rank, size;
+  double avg[4] = {0};
+  int64_t n = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  HALO_CHECK(halo_gpu_timeline(plan->gpu, avg, &n));
+  avg[3] = (double)n;
+  double *all = rank == 0 ? malloc((size_t)size * sizeof avg) : NULL;
+  MPI_Gather(avg, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, comm);
+  for (int q = 0; print && rank == 0 && all && q < size; q++)
+    printf("timeline %s/%s rank %d: from the exchange's start, product done %.1f us, transfer "
+           "reached %.1f us, done %.1f us (%.0f SpMVs)\n",
+           halo_strategy_name(r->strategy), halo_transport_name(r->transport), q, 1e6 * all[4 * q],
+           1e6 * all[4 * q + 1], 1e6 * all[4 * q + 2], all[4 * q + 3]);
+  free(all);
+  return HALO_SUCCESS;
+}
+
 int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -171,6 +196,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     }
   }
   in.ranks_per_node = opts.ranks_per_node;
+  const int timeline = getenv("HALO_TIMELINE") && strcmp(getenv("HALO_TIMELINE"), "1") == 0 &&
+                       opts.memory == HALO_MEMORY_DEVICE;
   if (!!in.matrix_path == !!in.gen_spec) {
     driver_error(rank, "spmv", "give one of --matrix FILE or --gen SPEC (see halo spmv --help)");
     return EXIT_USAGE;
@@ -313,7 +340,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
         if (!same) code = EXIT_CHECK;
       }
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, warmup, vec.x, vec.y, &r->t_spmv);
+      if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, 0);
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, iters, vec.x, vec.y, &r->t_spmv);
+      if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, !quiet);
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 1, iters, vec.x, vec.y, &r->t_exchange);
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 2, iters, vec.x, vec.y, &r->t_local);
       halo_plan_destroy(&plan);

@@ -18,7 +18,9 @@
 #                              Split+MD and Split+DD, nodes of one GPU rank and 3 or 7
 #                              helpers against nodes of one rank; cap: the 2-rank
 #                              Laplacian with the diagonal product's grid capped
-#                              (HALO_SPMV_MAX_BLOCKS), interleaved
+#                              (HALO_SPMV_MAX_BLOCKS), interleaved; timeline: the same with
+#                              HALO_TIMELINE=1 (when the product, and each transport's
+#                              transfer, start and end on the GPUs)
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,10 +35,12 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
-        -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN)
+        -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
+        -x HALO_TIMELINE)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
+export HALO_TIMELINE=${HALO_TIMELINE:-0}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -133,6 +137,21 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
+  if [ "$what" = timeline ]; then
+    say ""
+    say "## Timelines (each rank's GPU; from the exchange's start mark)"
+    for rep in 1 2 3; do
+      for v in "1 0" "0 0" "1 528"; do
+        set -- $v
+        local label="lap160 2 ranks 2 GPUs timeline product first $1 max blocks $2 rep$rep"
+        HALO_TIMELINE=1 HALO_SPMV_PRODUCT_FIRST=$1 HALO_SPMV_MAX_BLOCKS=$2 \
+          spmv "$label" 2 0,1 "${lap[@]}" --strategy standard --transport all
+        say ""
+        say "$label:"
+        tail -n 60 "$log" | grep -a "^timeline" | tee -a "$summary" >/dev/null
+      done
+    done
+  fi
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -143,7 +162,8 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
-  if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ]; then
+  if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ] &&
+    [ "$what" != timeline ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""
@@ -204,7 +224,7 @@ build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
-quick) build; case ${2:-core} in order | cap) tests gpu-short ;; *) tests gpu-only ;; esac
+quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
 esac

@@ -26,6 +26,14 @@ struct halo_gpu_s {
   ncclComm_t nccl;
 #endif
   int have_nccl;
+  /* HALO_TIMELINE=1: timing events of each product-first SpMV, from the
+   * exchange's start mark: [1] the diagonal product done (compute stream),
+   * [2] the exchange's transfer reached and [3] done on the exchange stream
+   * (NCCL group, staged copies, ipc copies) */
+  int timeline, tl_state; /* tl_state: bit k set once tl[k] is recorded */
+  cudaEvent_t tl[4];
+  double tl_sum[3];
+  int64_t tl_n;
 };
 
 #if HALO_HAVE_NCCL

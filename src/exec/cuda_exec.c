@@ -625,6 +625,7 @@ static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
     HALO_MPI(MPI_Wait(&p->ipc_from[i].ready, MPI_STATUS_IGNORE));
     HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_from[i].remote_event, 0));
   }
+  if (!d->host_fwd) HALO_CHECK(halo_gpu_timeline_mark(ex->gpu, 2));
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
@@ -638,6 +639,7 @@ static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
                               d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice, cs));
   }
   HALO_CUDA(cudaEventRecord(p->ev_done, cs));
+  if (!d->host_fwd) HALO_CHECK(halo_gpu_timeline_mark(ex->gpu, 3));
   for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].done));
   return HALO_SUCCESS;
 }
@@ -715,6 +717,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
     HALO_CUDA(halo_cuda_copy_map(p->d_copy_src, p->d_copy_dst, p->n_copy, d->x, s->n_local,
                                  ex->ghost, d->work, s->n_ghost, cs));
   if (p->n_staged_send) {
+    HALO_CHECK(halo_gpu_timeline_mark(g, 2));
     if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[0], cs));
     HALO_CUDA(cudaMemcpyAsync(p->h_send, p->d_send, (size_t)p->n_staged_send * sizeof(double),
                               cudaMemcpyDeviceToHost, cs));
@@ -727,6 +730,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
 #if HALO_HAVE_NCCL
   if (p->n_nccl_send + p->n_nccl_recv) {
     halo_status st = HALO_SUCCESS;
+    HALO_TRY(halo_gpu_timeline_mark(g, 2));
     HALO_TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < ph->n_send; i++)
       if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
@@ -741,6 +745,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
           ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, g->nccl, cs));
     }
     HALO_TRY_NCCL(ncclGroupEnd());
+    HALO_TRY(halo_gpu_timeline_mark(g, 3));
   cleanup:
     if (st != HALO_SUCCESS) return st;
   }
@@ -770,6 +775,7 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
     if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[2], cs));
     HALO_CUDA(cudaMemcpyAsync(to, p->h_recv, (size_t)p->n_staged_recv * sizeof(double),
                               cudaMemcpyHostToDevice, cs));
+    HALO_CHECK(halo_gpu_timeline_mark(ex->gpu, 3));
     if (d->timing) {
       HALO_CUDA(cudaEventRecord(p->ev_t[3], cs));
       p->timed_up = 1;

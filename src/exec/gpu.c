@@ -70,6 +70,8 @@ void halo_gpu_destroy(halo_gpu **g_p) {
 #endif
   if (g->ev_start) cudaEventDestroy(g->ev_start);
   if (g->ev_end) cudaEventDestroy(g->ev_end);
+  for (int k = 0; k < 4; k++)
+    if (g->tl[k]) cudaEventDestroy(g->tl[k]);
   if (g->comm) cudaStreamDestroy(g->comm);
   if (g->own_comp && g->comp) cudaStreamDestroy(g->comp);
   if (g->shared_comm != MPI_COMM_NULL) MPI_Comm_free(&g->shared_comm);
@@ -166,6 +168,12 @@ halo_status halo_gpu_create(MPI_Comm comm, int device_id, void *stream, halo_gpu
     g->product_first = !(env && strcmp(env, "0") == 0);
   }
   if (st == HALO_SUCCESS) st = halo_event_create(&g->ev_end, cudaEventDisableTiming);
+  {
+    const char *env = getenv("HALO_TIMELINE");
+    g->timeline = env && strcmp(env, "1") == 0;
+    for (int k = 0; k < 4 && g->timeline && st == HALO_SUCCESS; k++)
+      st = halo_event_create(&g->tl[k], cudaEventDefault);
+  }
   HALO_TRY(halo_agree(comm, st));
   HALO_TRY(halo_agree(comm, count_sharing(g, comm)));
   aware = detect_mpi_device_aware();
@@ -241,11 +249,47 @@ cleanup:
 
 int halo_gpu_product_first(const halo_gpu *g) { return g->product_first; }
 
+/* HALO_TIMELINE: add the last SpMV's timeline, if complete, to the sums. */
+static halo_status timeline_harvest(halo_gpu *g) {
+  if (g->tl_state == 0xF) {
+    float ms;
+    for (int k = 1; k < 4; k++) {
+      HALO_CUDA(cudaEventSynchronize(g->tl[k]));
+      HALO_CUDA(cudaEventElapsedTime(&ms, g->tl[0], g->tl[k]));
+      g->tl_sum[k - 1] += 1e-3 * ms;
+    }
+    g->tl_n++;
+  }
+  g->tl_state = 0;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_gpu_timeline_mark(halo_gpu *g, int k) {
+  if (!g->timeline || !(g->tl_state & 1) || (g->tl_state & (1 << k))) return HALO_SUCCESS;
+  HALO_CUDA(cudaEventRecord(g->tl[k], k == 1 ? g->comp : g->comm));
+  g->tl_state |= 1 << k;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_gpu_timeline(halo_gpu *g, double avg[3], int64_t *n_p) {
+  HALO_CHECK(timeline_harvest(g));
+  for (int k = 0; k < 3; k++) avg[k] = g->tl_n ? g->tl_sum[k] / (double)g->tl_n : 0.0;
+  *n_p = g->tl_n;
+  g->tl_sum[0] = g->tl_sum[1] = g->tl_sum[2] = 0.0;
+  g->tl_n = 0;
+  return HALO_SUCCESS;
+}
+
 halo_status halo_gpu_mark_start(halo_gpu *g, int on) {
   g->start_marked = 0;
+  if (g->timeline) HALO_CHECK(timeline_harvest(g));
   if (on) {
     HALO_CUDA(cudaEventRecord(g->ev_start, g->comp));
     g->start_marked = 1;
+    if (g->timeline) {
+      HALO_CUDA(cudaEventRecord(g->tl[0], g->comp));
+      g->tl_state = 1;
+    }
   }
   return HALO_SUCCESS;
 }
@@ -280,6 +324,14 @@ int halo_gpu_product_first(const halo_gpu *g) {
 }
 halo_status halo_gpu_mark_start(halo_gpu *g, int on) {
   (void)g, (void)on;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_gpu_timeline_mark(halo_gpu *g, int k) {
+  (void)g, (void)k;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_gpu_timeline(halo_gpu *g, double avg[3], int64_t *n_p) {
+  (void)g, (void)avg, (void)n_p;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 halo_status halo_gpu_synchronize(halo_gpu *g) {

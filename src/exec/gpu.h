@@ -61,6 +61,16 @@ int halo_gpu_product_first(const halo_gpu *g);
  * that no exchange used.
  */
 halo_status halo_gpu_mark_start(halo_gpu *g, int on);
+/** HALO_TIMELINE=1: record timing event k of the SpMV in flight (1: the
+ *  diagonal product is enqueued, on the compute stream; 2 and 3, on the
+ *  exchange stream, the first time in the SpMV: before and after the NCCL
+ *  group, before the staged copy down and after the copy up, before and after
+ *  the ipc copies); no-op otherwise. */
+halo_status halo_gpu_timeline_mark(halo_gpu *g, int k);
+/** HALO_TIMELINE=1: the mean seconds, over the product-first SpMVs since the
+ *  last call, from the exchange's start mark to events 1, 2 and 3; n_p: how
+ *  many SpMVs recorded all of them. Resets the sums. */
+halo_status halo_gpu_timeline(halo_gpu *g, double avg[3], int64_t *n_p);
 /** Wait for the plan's streams. */
 halo_status halo_gpu_synchronize(halo_gpu *g);
 

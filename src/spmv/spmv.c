@@ -18,12 +18,12 @@ static halo_status check_vectors(halo_plan plan, const double *x, const double *
 halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y) {
   HALO_CHECK(check_vectors(plan, x, y));
   const halo_matrix A = plan->A;
-  if (plan->memory == HALO_MEMORY_DEVICE && !plan->in_flight &&
-      halo_gpu_product_first(plan->gpu)) {
+  if (plan->memory == HALO_MEMORY_DEVICE && !plan->in_flight && halo_gpu_product_first(plan->gpu)) {
     /* the local product first, from the exchange's starting point: it need
      * not wait for the host work of the exchange's start */
     HALO_CHECK(halo_gpu_mark_start(plan->gpu, 1));
     halo_status st = halo_gpu_spmv_diag(plan->gsp, alpha, x, beta, y);
+    if (st == HALO_SUCCESS) st = halo_gpu_timeline_mark(plan->gpu, 1);
     if (st == HALO_SUCCESS) st = halo_exchange_begin(plan, x, NULL);
     if (st != HALO_SUCCESS) {
       (void)halo_gpu_mark_start(plan->gpu, 0);
