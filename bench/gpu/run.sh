@@ -20,7 +20,8 @@
 #                              Laplacian with the diagonal product's grid capped
 #                              (HALO_SPMV_MAX_BLOCKS), interleaved; timeline: the same with
 #                              HALO_TIMELINE=1 (when the product, and each transport's
-#                              transfer, start and end on the GPUs)
+#                              transfer, start and end on the GPUs); nthreads: nccl with
+#                              NCCL_NTHREADS 512 to 64 and a capped product grid, timelines
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,11 +37,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
-        -x HALO_TIMELINE)
+        -x HALO_TIMELINE -x NCCL_NTHREADS)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
-export HALO_TIMELINE=${HALO_TIMELINE:-0}
+export HALO_TIMELINE=${HALO_TIMELINE:-0} NCCL_NTHREADS=${NCCL_NTHREADS:-512}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -152,6 +153,21 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
+  if [ "$what" = nthreads ]; then # NCCL's block size and the product's grid, with timelines
+    say ""
+    say "## NCCL threads per block and the product's grid (timelines per rank)"
+    for rep in 1 2 3; do
+      for v in "512 0" "256 0" "128 0" "64 0" "512 264"; do
+        set -- $v
+        local label="lap160 2 ranks 2 GPUs nccl threads $1 max blocks $2 rep$rep"
+        HALO_TIMELINE=1 NCCL_NTHREADS=$1 HALO_SPMV_MAX_BLOCKS=$2 \
+          spmv "$label" 2 0,1 "${lap[@]}" --strategy standard --transport nccl
+        say ""
+        say "$label:"
+        tail -n 40 "$log" | grep -a -E "^standard +nccl|^timeline" | tee -a "$summary" >/dev/null
+      done
+    done
+  fi
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -163,7 +179,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
     done
   fi
   if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ] &&
-    [ "$what" != timeline ]; then
+    [ "$what" != timeline ] && [ "$what" != nthreads ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""
