@@ -21,7 +21,9 @@
 #                              (HALO_SPMV_MAX_BLOCKS), interleaved; timeline: the same with
 #                              HALO_TIMELINE=1 (when the product, and each transport's
 #                              transfer, start and end on the GPUs); nthreads: nccl with
-#                              NCCL_NTHREADS 512 to 64 and a capped product grid, timelines
+#                              NCCL_NTHREADS 512 to 64 and a capped product grid, timelines;
+#                              stream: the plan's compute stream blocking or not
+#                              (HALO_COMPUTE_STREAM), with and without a capped grid
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,11 +39,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
-        -x HALO_TIMELINE -x NCCL_NTHREADS)
+        -x HALO_TIMELINE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
 export HALO_TIMELINE=${HALO_TIMELINE:-0} NCCL_NTHREADS=${NCCL_NTHREADS:-512}
+export HALO_COMPUTE_STREAM=${HALO_COMPUTE_STREAM:-blocking}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -168,6 +171,16 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
+  if [ "$what" = stream ]; then # the compute stream blocking (default) or not, with timelines
+    for rep in 1 2 3; do
+      for v in "blocking 0" "nonblocking 0" "blocking 264" "nonblocking 264"; do
+        set -- $v
+        HALO_TIMELINE=1 HALO_COMPUTE_STREAM=$1 HALO_SPMV_MAX_BLOCKS=$2 \
+          spmv "lap160 2 ranks 2 GPUs compute stream $1 max blocks $2 rep$rep" 2 0,1 "${lap[@]}" \
+          --strategy standard --transport all
+      done
+    done
+  fi
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -179,7 +192,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
     done
   fi
   if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ] &&
-    [ "$what" != timeline ] && [ "$what" != nthreads ]; then
+    [ "$what" != timeline ] && [ "$what" != nthreads ] && [ "$what" != stream ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""

@@ -153,9 +153,13 @@ halo_status halo_gpu_create(MPI_Comm comm, int device_id, void *stream, halo_gpu
       g->comp = (cudaStream_t)stream;
     } else {
       /* a blocking stream: ordered with the legacy default stream, so that a
-       * caller's cudaMemcpy or cudaMemset before a product is seen by it */
+       * caller's cudaMemcpy or cudaMemset before a product is seen by it
+       * (HALO_COMPUTE_STREAM=nonblocking: not, for experiments) */
+      const char *env = getenv("HALO_COMPUTE_STREAM");
+      const unsigned flags =
+          env && strcmp(env, "nonblocking") == 0 ? cudaStreamNonBlocking : cudaStreamDefault;
       halo_debug_count_alloc();
-      cudaError_t e = cudaStreamCreateWithFlags(&g->comp, cudaStreamDefault);
+      cudaError_t e = cudaStreamCreateWithFlags(&g->comp, flags);
       if (e != cudaSuccess)
         st = halo_error_cuda(e, "cudaStreamCreate", __FILE__, __LINE__);
       else
