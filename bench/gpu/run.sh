@@ -23,7 +23,8 @@
 #                              transfer, start and end on the GPUs); nthreads: nccl with
 #                              NCCL_NTHREADS 512 to 64 and a capped product grid, timelines;
 #                              stream: the plan's compute stream blocking or not
-#                              (HALO_COMPUTE_STREAM), with and without a capped grid
+#                              (HALO_COMPUTE_STREAM), with and without a capped grid; cga:
+#                              NCCL_CGA_CLUSTER_SIZE 4 (Hopper's default), 0 and 1
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,12 +40,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
-        -x HALO_TIMELINE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM)
+        -x HALO_TIMELINE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
 export HALO_TIMELINE=${HALO_TIMELINE:-0} NCCL_NTHREADS=${NCCL_NTHREADS:-512}
 export HALO_COMPUTE_STREAM=${HALO_COMPUTE_STREAM:-blocking}
+export NCCL_CGA_CLUSTER_SIZE=${NCCL_CGA_CLUSTER_SIZE:-4} # NCCL's default on Hopper
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -181,6 +183,16 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
+  if [ "$what" = cga ]; then # NCCL's thread block clusters against the product, with timelines
+    for rep in 1 2 3; do
+      for v in "4 0" "0 0" "1 0" "4 264" "0 264"; do
+        set -- $v
+        HALO_TIMELINE=1 NCCL_CGA_CLUSTER_SIZE=$1 HALO_SPMV_MAX_BLOCKS=$2 \
+          spmv "lap160 2 ranks 2 GPUs nccl cluster $1 max blocks $2 rep$rep" 2 0,1 "${lap[@]}" \
+          --strategy standard --transport nccl
+      done
+    done
+  fi
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -192,7 +204,8 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
     done
   fi
   if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ] &&
-    [ "$what" != timeline ] && [ "$what" != nthreads ] && [ "$what" != stream ]; then
+    [ "$what" != timeline ] && [ "$what" != nthreads ] && [ "$what" != stream ] &&
+    [ "$what" != cga ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""
