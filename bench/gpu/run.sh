@@ -24,7 +24,9 @@
 #                              NCCL_NTHREADS 512 to 64 and a capped product grid, timelines;
 #                              stream: the plan's compute stream blocking or not
 #                              (HALO_COMPUTE_STREAM), with and without a capped grid; cga:
-#                              NCCL_CGA_CLUSTER_SIZE 4 (Hopper's default), 0 and 1
+#                              NCCL_CGA_CLUSTER_SIZE 4 (Hopper's default), 0 and 1;
+#                              carveout: the product's shared-memory carveout left to
+#                              the driver or 100 % (HALO_SPMV_CARVEOUT)
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,13 +42,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
-        -x HALO_TIMELINE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE)
+        -x HALO_TIMELINE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
+        -x HALO_SPMV_CARVEOUT)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
 export HALO_TIMELINE=${HALO_TIMELINE:-0} NCCL_NTHREADS=${NCCL_NTHREADS:-512}
 export HALO_COMPUTE_STREAM=${HALO_COMPUTE_STREAM:-blocking}
 export NCCL_CGA_CLUSTER_SIZE=${NCCL_CGA_CLUSTER_SIZE:-4} # NCCL's default on Hopper
+export HALO_SPMV_CARVEOUT=${HALO_SPMV_CARVEOUT:-}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
@@ -193,6 +197,16 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
+  if [ "$what" = carveout ]; then # the product's shared-memory carveout, with timelines
+    for rep in 1 2 3; do
+      for v in "- 0" "100 0" "- 264" "100 264"; do
+        set -- $v
+        HALO_TIMELINE=1 HALO_SPMV_CARVEOUT=${1#-} HALO_SPMV_MAX_BLOCKS=$2 \
+          spmv "lap160 2 ranks 2 GPUs carveout $1 max blocks $2 rep$rep" 2 0,1 "${lap[@]}" \
+          --strategy standard --transport all
+      done
+    done
+  fi
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -205,7 +219,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
   fi
   if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ] &&
     [ "$what" != timeline ] && [ "$what" != nthreads ] && [ "$what" != stream ] &&
-    [ "$what" != cga ]; then
+    [ "$what" != cga ] && [ "$what" != carveout ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""

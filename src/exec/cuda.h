@@ -78,6 +78,8 @@ cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, c
                                const double *vals, const double *x, double alpha, double beta,
                                double *y, const int32_t *rows, int group, int unroll,
                                int64_t max_blocks, cudaStream_t s);
+/* The preferred shared-memory carveout (0-100, percent) of halo's CSR kernel. */
+cudaError_t halo_cuda_csr_carveout(int percent);
 /* y = beta * y (beta = 0: y = 0, whatever y held) */
 cudaError_t halo_cuda_scale(double *y, int64_t n, double beta, cudaStream_t s);
 

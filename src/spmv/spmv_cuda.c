@@ -125,6 +125,12 @@ halo_status halo_gpu_spmv_create(halo_gpu *g, halo_matrix A, halo_gpu_spmv **sp_
    * exchange's kernels (NCCL) while the diagonal product runs */
   const char *cap = getenv("HALO_SPMV_MAX_BLOCKS");
   sp->max_blocks = cap && atoll(cap) > 0 ? atoll(cap) : 0;
+  /* an experiment on overlap: the shared-memory share of the SMs while the
+   * product runs (an SM changes its share only when idle, so a kernel that
+   * needs more shared memory than the product's share leaves can start only
+   * on an SM the product has drained) */
+  const char *carve = getenv("HALO_SPMV_CARVEOUT");
+  if (carve && *carve) HALO_TRY_CUDA(halo_cuda_csr_carveout(atoi(carve)));
   sp->n_rows = A->d_diag.n_rows;
   sp->has_diag = sp->n_rows > 0 && A->col_end > A->col_begin && A->d_diag.nnz > 0;
   sp->n_offd_rows = A->d_offd.n_rows;

@@ -108,4 +108,22 @@ cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, c
                                  rows, max_blocks, s);
 }
 
+/* The preferred shared-memory carveout (percent of the unified L1/shared
+ * storage) of every instantiation of the kernel. */
+cudaError_t halo_cuda_csr_carveout(int percent) {
+  cudaError_t e = cudaSuccess;
+#define SET(g, u, I)                                                                               \
+  if (e == cudaSuccess)                                                                            \
+    e = cudaFuncSetAttribute((const void *)csr_group_kernel<g, u, I>,                              \
+                             cudaFuncAttributePreferredSharedMemoryCarveout, percent);
+#define SET_U(g, I) SET(g, 1, I) SET(g, 2, I) SET(g, 4, I)
+#define SET_G(I) SET_U(1, I) SET_U(2, I) SET_U(4, I) SET_U(8, I) SET_U(16, I) SET_U(32, I)
+  SET_G(int32_t)
+  SET_G(int64_t)
+#undef SET_G
+#undef SET_U
+#undef SET
+  return e;
+}
+
 } // extern "C"
