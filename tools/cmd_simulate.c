@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "halo/sim.h"
+#include "plan/choose.h" /* the candidates and their description, as plans make them */
 #include "report.h"
 
 static void usage(void) {
@@ -118,16 +119,14 @@ static halo_status model_paths(halo_sim sim, const halo_plan_options *opts, int 
  * path, modeled; *o becomes the one of lowest modeled time. */
 static halo_status choose(halo_sim sim, halo_plan_options *o, int G, int ranks_per_gpu,
                           const char *params, report_row *row) {
-  const int64_t caps[5] = {o->message_cap, 4096, 16384, 65536, 262144};
-  halo_plan_options best = *o;
-  double best_t = 0.0;
-  int n = 0, used = 0;
-  char *d = row->describe;
-  const size_t len = sizeof row->describe;
-  row->asked_auto = 1;
+  static halo_choice ch; /* large: not on the stack */
+  int64_t caps[5];
+  const int n_caps = halo_choose_caps(o->message_cap, caps);
+  memset(&ch, 0, sizeof ch);
+  ch.how = 1;
+  snprintf(ch.params, sizeof ch.params, "%s", params);
   for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
-    for (int c = 0; c < (sg == HALO_STRATEGY_SPLIT ? 5 : 1); c++) {
-      if (c > 0 && caps[c] == o->message_cap) continue;
+    for (int c = 0; c < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); c++) {
       halo_plan_options co = *o;
       report_row r;
       co.strategy = (halo_strategy)sg;
@@ -135,42 +134,18 @@ static halo_status choose(halo_sim sim, halo_plan_options *o, int G, int ranks_p
       memset(&r, 0, sizeof r);
       halo_status st = model_paths(sim, &co, G, ranks_per_gpu, params, &r);
       if (st != HALO_SUCCESS) return st;
-      for (int m = 0; m < r.n_model; m++, n++) {
-        if (n == 0 || r.model[m].seconds < best_t) {
-          best_t = r.model[m].seconds;
-          best = co;
-          best.transport = r.model[m].transport;
-        }
-        if (used < (int)len - 1) {
-          int w =
-              snprintf(d + used, len - (size_t)used, "%s%s/%s", n ? ", " : "",
-                       halo_strategy_name(co.strategy), halo_transport_name(r.model[m].transport));
-          if (w > 0) used += w;
-          if (co.strategy == HALO_STRATEGY_SPLIT && used < (int)len - 1 &&
-              (w = snprintf(d + used, len - (size_t)used, "/%lld", (long long)caps[c])) > 0)
-            used += w;
-          if (used < (int)len - 1 && (w = snprintf(d + used, len - (size_t)used, " %.3g us",
-                                                   1e6 * r.model[m].seconds)) > 0)
-            used += w;
-        }
-      }
+      for (int m = 0; m < r.n_model && ch.n < HALO_MAX_CANDIDATES; m++)
+        ch.c[ch.n++] =
+            (halo_candidate){co.strategy, r.model[m].transport, co.message_cap, r.model[m].seconds};
     }
-  char head[160];
-  snprintf(head, sizeof head, "%s, %s", halo_strategy_name(best.strategy),
-           halo_transport_name(best.transport));
-  if (best.strategy == HALO_STRATEGY_SPLIT)
-    snprintf(head + strlen(head), sizeof head - strlen(head), ", message_cap %lld B",
-             (long long)best.message_cap);
-  snprintf(head + strlen(head), sizeof head - strlen(head),
-           ": the lowest modeled time of %d candidates (parameters %s): ", n, params);
-  const size_t hl = strlen(head);
-  if (hl < len) {
-    memmove(d + hl, d, len - hl - 1);
-    memcpy(d, head, hl);
-    d[len - 1] = '\0';
-  }
-  *o = best;
-  row->strategy = best.strategy;
+  const halo_candidate *b = &ch.c[halo_choice_best(&ch)];
+  o->strategy = b->strategy;
+  o->message_cap = b->message_cap;
+  o->transport = b->transport;
+  row->asked_auto = 1;
+  row->strategy = b->strategy;
+  halo_choice_describe(&ch, b->strategy, b->transport, b->message_cap, row->describe,
+                       sizeof row->describe);
   return HALO_SUCCESS;
 }
 

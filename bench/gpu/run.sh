@@ -118,6 +118,7 @@ spmv() { # label, np, visible devices, args...
   local label=$1 np=$2 vis=$3
   shift 3
   local json=$OUT/json/$(echo "$label" | tr -c 'a-zA-Z0-9_' '_').json
+  echo "# run: $label" >>"$log"
   if CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -n "$np" ${WRAP:-} $B/tools/halo spmv \
       --memory device --json "$json" "$@"; then
     echo "- $label: ok" >>"$log"
@@ -126,87 +127,54 @@ spmv() { # label, np, visible devices, args...
   fi
 }
 
+# interleave "VARS=NAME ..." VALUES... -- ARGS: the 2-rank Laplacian on 2 GPUs with each set
+# of values of the environment variables NAME ("-": empty), 3 interleaved repeats
+interleave() {
+  local vars=(${1#VARS=}) sets=()
+  shift
+  while [ "$1" != -- ]; do sets+=("$1"); shift; done
+  shift
+  for rep in 1 2 3; do
+    for v in "${sets[@]}"; do
+      local vals=($v) label="lap160 2 ranks 2 GPUs"
+      for i in "${!vars[@]}"; do label+=" ${vars[$i]}=${vals[$i]}"; done
+      (
+        for i in "${!vars[@]}"; do export "${vars[$i]}=${vals[$i]#-}"; done
+        spmv "$label rep$rep" 2 0,1 "$@"
+      )
+    done
+  done
+}
+
 bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra (more
            # ranks per GPU, the bundled matrices), or all
   local what=${1:-all}
   local lap=(--gen lap3d27:160 --iterations 100 --warmup 20)
   all_gpus=$(seq -s, 0 $((ngpu - 1)))
-  if [ "$what" = order ]; then
-    for rep in 1 2 3; do
-      for pf in 1 0; do
-        HALO_SPMV_PRODUCT_FIRST=$pf spmv "lap160 2 ranks 2 GPUs product first $pf rep$rep" 2 0,1 \
-          "${lap[@]}" --strategy standard --transport all
-      done
-    done
-  fi
-  if [ "$what" = cap ]; then
-    for rep in 1 2 3; do
-      for cap in 0 1056 792 528; do
-        HALO_SPMV_MAX_BLOCKS=$cap spmv "lap160 2 ranks 2 GPUs max blocks $cap rep$rep" 2 0,1 \
-          "${lap[@]}" --strategy standard --transport all
-      done
-    done
-  fi
-  if [ "$what" = timeline ]; then
+  local std=("${lap[@]}" --strategy standard)
+  case $what in
+  order) interleave "VARS=HALO_SPMV_PRODUCT_FIRST" 1 0 -- "${std[@]}" --transport all ;;
+  cap) interleave "VARS=HALO_SPMV_MAX_BLOCKS" 0 1056 792 528 -- "${std[@]}" --transport all ;;
+  timeline) interleave "VARS=HALO_TIMELINE HALO_SPMV_PRODUCT_FIRST HALO_SPMV_MAX_BLOCKS" \
+    "1 1 0" "1 0 0" "1 1 528" -- "${std[@]}" --transport all ;;
+  nthreads) interleave "VARS=HALO_TIMELINE NCCL_NTHREADS HALO_SPMV_MAX_BLOCKS" \
+    "1 512 0" "1 256 0" "1 128 0" "1 64 0" "1 512 264" -- "${std[@]}" --transport nccl ;;
+  stream) interleave "VARS=HALO_TIMELINE HALO_COMPUTE_STREAM HALO_SPMV_MAX_BLOCKS" \
+    "1 blocking 0" "1 nonblocking 0" "1 blocking 264" "1 nonblocking 264" -- "${std[@]}" \
+    --transport all ;;
+  cga) interleave "VARS=HALO_TIMELINE NCCL_CGA_CLUSTER_SIZE HALO_SPMV_MAX_BLOCKS" \
+    "1 4 0" "1 0 0" "1 1 0" "1 4 264" "1 0 264" -- "${std[@]}" --transport nccl ;;
+  carveout) interleave "VARS=HALO_TIMELINE HALO_SPMV_CARVEOUT HALO_SPMV_MAX_BLOCKS" \
+    "1 - 0" "1 100 0" "1 - 264" "1 100 264" -- "${std[@]}" --transport all ;;
+  esac
+  case $what in
+  timeline | nthreads | stream | cga | carveout)
     say ""
-    say "## Timelines (each rank's GPU; from the exchange's start mark)"
-    for rep in 1 2 3; do
-      for v in "1 0" "0 0" "1 528"; do
-        set -- $v
-        local label="lap160 2 ranks 2 GPUs timeline product first $1 max blocks $2 rep$rep"
-        HALO_TIMELINE=1 HALO_SPMV_PRODUCT_FIRST=$1 HALO_SPMV_MAX_BLOCKS=$2 \
-          spmv "$label" 2 0,1 "${lap[@]}" --strategy standard --transport all
-        say ""
-        say "$label:"
-        tail -n 60 "$log" | grep -a "^timeline" | tee -a "$summary" >/dev/null
-      done
-    done
-  fi
-  if [ "$what" = nthreads ]; then # NCCL's block size and the product's grid, with timelines
+    say "## Timelines (each rank's GPU, from the exchange's start mark)"
     say ""
-    say "## NCCL threads per block and the product's grid (timelines per rank)"
-    for rep in 1 2 3; do
-      for v in "512 0" "256 0" "128 0" "64 0" "512 264"; do
-        set -- $v
-        local label="lap160 2 ranks 2 GPUs nccl threads $1 max blocks $2 rep$rep"
-        HALO_TIMELINE=1 NCCL_NTHREADS=$1 HALO_SPMV_MAX_BLOCKS=$2 \
-          spmv "$label" 2 0,1 "${lap[@]}" --strategy standard --transport nccl
-        say ""
-        say "$label:"
-        tail -n 40 "$log" | grep -a -E "^standard +nccl|^timeline" | tee -a "$summary" >/dev/null
-      done
-    done
-  fi
-  if [ "$what" = stream ]; then # the compute stream blocking (default) or not, with timelines
-    for rep in 1 2 3; do
-      for v in "blocking 0" "nonblocking 0" "blocking 264" "nonblocking 264"; do
-        set -- $v
-        HALO_TIMELINE=1 HALO_COMPUTE_STREAM=$1 HALO_SPMV_MAX_BLOCKS=$2 \
-          spmv "lap160 2 ranks 2 GPUs compute stream $1 max blocks $2 rep$rep" 2 0,1 "${lap[@]}" \
-          --strategy standard --transport all
-      done
-    done
-  fi
-  if [ "$what" = cga ]; then # NCCL's thread block clusters against the product, with timelines
-    for rep in 1 2 3; do
-      for v in "4 0" "0 0" "1 0" "4 264" "0 264"; do
-        set -- $v
-        HALO_TIMELINE=1 NCCL_CGA_CLUSTER_SIZE=$1 HALO_SPMV_MAX_BLOCKS=$2 \
-          spmv "lap160 2 ranks 2 GPUs nccl cluster $1 max blocks $2 rep$rep" 2 0,1 "${lap[@]}" \
-          --strategy standard --transport nccl
-      done
-    done
-  fi
-  if [ "$what" = carveout ]; then # the product's shared-memory carveout, with timelines
-    for rep in 1 2 3; do
-      for v in "- 0" "100 0" "- 264" "100 264"; do
-        set -- $v
-        HALO_TIMELINE=1 HALO_SPMV_CARVEOUT=${1#-} HALO_SPMV_MAX_BLOCKS=$2 \
-          spmv "lap160 2 ranks 2 GPUs carveout $1 max blocks $2 rep$rep" 2 0,1 "${lap[@]}" \
-          --strategy standard --transport all
-      done
-    done
-  fi
+    python3 bench/gpu/timeline.py "$log" | tee -a "$summary"
+    ;;
+  esac
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -217,9 +185,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
     done
   fi
-  if [ "$what" != extra ] && [ "$what" != order ] && [ "$what" != cap ] && [ "$what" != helpers ] &&
-    [ "$what" != timeline ] && [ "$what" != nthreads ] && [ "$what" != stream ] &&
-    [ "$what" != cga ] && [ "$what" != carveout ]; then
+  if [ "$what" = core ] || [ "$what" = all ]; then
     say ""
     say "## One halo message, 2 ranks"
     say ""

@@ -1,8 +1,55 @@
 /* The performance model of a real plan; see choose.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/choose.h"
+
+int halo_choose_caps(int64_t option_cap, int64_t caps[5]) {
+  const int64_t spread[4] = {4096, 16384, 65536, 262144};
+  int n = 0;
+  caps[n++] = option_cap;
+  for (int i = 0; i < 4; i++)
+    if (spread[i] != option_cap) caps[n++] = spread[i];
+  return n;
+}
+
+int halo_choice_best(halo_choice *ch) {
+  ch->best = 0;
+  for (int i = 1; i < ch->n; i++)
+    if (ch->c[i].seconds < ch->c[ch->best].seconds) ch->best = i;
+  return ch->best;
+}
+
+void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport t, int64_t cap,
+                          char *buf, size_t len) {
+  size_t n = 0;
+#define HALO_PUT(...)                                                                              \
+  do {                                                                                             \
+    int w_ = snprintf(buf + n, len - n, __VA_ARGS__);                                              \
+    if (w_ > 0) n = n + (size_t)w_ < len ? n + (size_t)w_ : len - 1;                               \
+  } while (0)
+  if (!buf || len == 0) return;
+  buf[0] = '\0';
+  HALO_PUT("%s, %s", halo_strategy_name(s), halo_transport_name(t));
+  if (s == HALO_STRATEGY_SPLIT && cap > 0) HALO_PUT(", message_cap %lld B", (long long)cap);
+  if (ch->how == 0) {
+    HALO_PUT(": as asked");
+  } else {
+    HALO_PUT(": the %s of %d candidates", ch->how == 1 ? "lowest modeled time" : "fastest timed",
+             ch->n);
+    if (ch->how == 1) HALO_PUT(" (parameters %s)", ch->params);
+    HALO_PUT(":");
+    for (int i = 0; i < ch->n; i++) {
+      const halo_candidate *c = &ch->c[i];
+      HALO_PUT(" %s%s/%s", i == ch->best ? "*" : "", halo_strategy_name(c->strategy),
+               halo_transport_name(c->transport));
+      if (c->strategy == HALO_STRATEGY_SPLIT) HALO_PUT("/%lld", (long long)c->message_cap);
+      HALO_PUT(" %.3g us%s", 1e6 * c->seconds, i + 1 < ch->n ? "," : "");
+    }
+  }
+#undef HALO_PUT
+}
 
 halo_status halo_choose_params(const char *name_or_path, halo_params *p) {
   const char *name = name_or_path;

@@ -27,6 +27,20 @@ typedef struct {
   int best;
 } halo_choice;
 
+/** Split's message_caps to weigh: the option's, then 4, 16, 64 and 256 KiB
+ *  (each once). Returns how many (at most 5). */
+int halo_choose_caps(int64_t option_cap, int64_t caps[5]);
+
+/** The candidate of lowest seconds (the first of equals): sets and returns
+ *  ch->best. */
+int halo_choice_best(halo_choice *ch);
+
+/** One line: "strategy, transport[, message_cap C B]: how it was chosen: the
+ *  candidates and their seconds" (the best marked *), truncated to len-1
+ *  characters; cap 0 leaves the message_cap out. */
+void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport t, int64_t cap,
+                          char *buf, size_t len);
+
 /** The parameters named by a plan option: name_or_path, else HALO_PARAMS,
  *  else "lassen". */
 halo_status halo_choose_params(const char *name_or_path, halo_params *p);

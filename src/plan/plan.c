@@ -332,11 +332,8 @@ static halo_status choose_plan(halo_plan P, halo_plan_options *o, int transport_
   } else {
     tr[n_tr++] = P->transport;
   }
-  /* Split's caps: the option's and a spread around the default */
-  int64_t caps[5] = {o->message_cap, 4096, 16384, 65536, 262144};
-  int n_caps = 1;
-  for (int i = 1; i < 5; i++)
-    if (caps[i] != o->message_cap) caps[n_caps++] = caps[i];
+  int64_t caps[5];
+  const int n_caps = halo_choose_caps(o->message_cap, caps);
   if (o->autotune > 0) {
     const int64_t n_x = P->A->col_end - P->A->col_begin;
     if (device)
@@ -368,9 +365,7 @@ static halo_status choose_plan(halo_plan P, halo_plan_options *o, int transport_
         HALO_TRY(halo_agree(P->comm, st));
       }
   }
-  ch->best = 0;
-  for (int i = 1; i < ch->n; i++)
-    if (ch->c[i].seconds < ch->c[ch->best].seconds) ch->best = i;
+  halo_choice_best(ch);
   o->strategy = ch->c[ch->best].strategy;
   o->message_cap = ch->c[ch->best].message_cap;
   if (transport_deferred)
@@ -484,33 +479,8 @@ cleanup:
 halo_status halo_plan_describe(halo_plan plan, char *buf, size_t len) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!buf || len == 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "no buffer to describe into");
-  const halo_choice *ch = &plan->choice;
-  size_t n = 0;
-#define HALO_PUT(...)                                                                              \
-  do {                                                                                             \
-    int w_ = snprintf(buf + n, len - n, __VA_ARGS__);                                              \
-    if (w_ > 0) n = n + (size_t)w_ < len ? n + (size_t)w_ : len - 1;                               \
-  } while (0)
-  HALO_PUT("%s, %s", halo_strategy_name(plan->sched.strategy),
-           halo_transport_name(plan->transport));
-  if (plan->sched.strategy == HALO_STRATEGY_SPLIT && plan->sched.message_cap_used > 0)
-    HALO_PUT(", message_cap %lld B", (long long)plan->sched.message_cap_used);
-  if (ch->how == 0) {
-    HALO_PUT(": as asked");
-  } else {
-    HALO_PUT(": the %s of %d candidates", ch->how == 1 ? "lowest modeled time" : "fastest timed",
-             ch->n);
-    if (ch->how == 1) HALO_PUT(" (parameters %s)", ch->params);
-    HALO_PUT(":");
-    for (int i = 0; i < ch->n; i++) {
-      const halo_candidate *c = &ch->c[i];
-      HALO_PUT(" %s%s/%s", i == ch->best ? "*" : "", halo_strategy_name(c->strategy),
-               halo_transport_name(c->transport));
-      if (c->strategy == HALO_STRATEGY_SPLIT) HALO_PUT("/%lld", (long long)c->message_cap);
-      HALO_PUT(" %.3g us%s", 1e6 * c->seconds, i + 1 < ch->n ? "," : "");
-    }
-  }
-#undef HALO_PUT
+  halo_choice_describe(&plan->choice, plan->sched.strategy, plan->transport,
+                       plan->sched.message_cap_used, buf, len);
   return HALO_SUCCESS;
 }
 
