@@ -35,6 +35,9 @@ static void to_host(void *h, const void *d, size_t bytes) {
 }
 
 static int ranks_per_gpu = 1, mpi_aware = 0;
+/* the virtual node sizes (ranks per node) of the plans: HALO_TEST_RANKS_PER_NODE,
+ * a comma-separated list, else 1 and 2 */
+static int node_sizes[8] = {1, 2}, n_node_sizes = 2;
 
 /* Transports worth trying here. */
 static int transport_usable(halo_transport t) {
@@ -83,13 +86,14 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
     halo_plan_destroy(&hp);
   }
   int have_ref = 0;
-  for (int K = 1; K <= 2; K++)
+  for (int ki = 0; ki < n_node_sizes; ki++)
     for (int s = 0; s < HALO_N_STRATEGIES; s++)
       for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++) {
         if (!transport_usable((halo_transport)t)) continue;
         halo_plan_options o = halo_plan_options_default();
         o.strategy = (halo_strategy)s;
         o.transport = (halo_transport)t;
+        const int K = node_sizes[ki];
         o.ranks_per_node = K;
         o.message_cap = 64;
         char what[256];
@@ -251,6 +255,18 @@ int main(int argc, char **argv) {
   int rank, P, count = 0, have;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
+  const char *sizes = getenv("HALO_TEST_RANKS_PER_NODE");
+  if (sizes && *sizes) {
+    n_node_sizes = 0;
+    for (const char *c = sizes; *c && n_node_sizes < 8;) {
+      char *end;
+      const long k = strtol(c, &end, 10);
+      CHECK_MSG(end != c && k >= 1 && k <= P && (*end == ',' || !*end),
+                "HALO_TEST_RANKS_PER_NODE=%s: a comma-separated list of 1 to %d", sizes, P);
+      node_sizes[n_node_sizes++] = (int)k;
+      c = *end ? end + 1 : end;
+    }
+  }
   have = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
   MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, comm);
   if (!have) {

@@ -10,6 +10,12 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
+#   bench/gpu/run.sh multi [bench]   4 or more GPUs: build, the GPU tests at one, 4 and 8 ranks
+#                              per GPU with virtual nodes of 1, 2 and 4 GPUs (not with
+#                              "bench"), this machine's model parameters, and every
+#                              strategy and transport (with auto and the modeled times) on
+#                              the 27-point Laplacian 200^3 and the bundled matrices, with
+#                              nodes of 1, 2 and 4 GPUs, 4 ranks per GPU, and Split helpers
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -42,7 +48,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
-        -x HALO_TIMELINE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
+        -x HALO_TIMELINE -x HALO_BENCH_GPN -x HALO_TEST_RANKS_PER_NODE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
         -x HALO_SPMV_CARVEOUT)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
@@ -114,6 +120,22 @@ tests() {
   return $fail
 }
 
+# GPU tests on 4 or more GPUs: one rank per GPU (NCCL) with virtual nodes of 1, 2 and 4 GPUs;
+# 4 and 8 ranks per GPU (staged, IPC; the helper cases included) with nodes of 1 and 2 GPUs
+tests_multi() {
+  fail=0
+  local all=$(seq -s, 0 $((ngpu - 1)))
+  say ""
+  say "## Tests on $ngpu GPUs"
+  say ""
+  HALO_TEST_RANKS_PER_NODE=1,2,4 gpu_test "$ngpu GPUs, $ngpu ranks (NCCL), nodes of 1, 2, 4 ranks" "$ngpu" "$all"
+  HALO_TEST_RANKS_PER_NODE=4,8 gpu_test "$ngpu GPUs, $((4 * ngpu)) ranks (staged, IPC), nodes of 4, 8 ranks" \
+    $((4 * ngpu)) "$all"
+  HALO_TEST_RANKS_PER_NODE=8,16 gpu_test "$ngpu GPUs, $((8 * ngpu)) ranks (staged, IPC), nodes of 8, 16 ranks" \
+    $((8 * ngpu)) "$all"
+  return $fail
+}
+
 spmv() { # label, np, visible devices, args...
   local label=$1 np=$2 vis=$3
   shift 3
@@ -146,6 +168,46 @@ interleave() {
   done
 }
 
+# On 4 or more GPUs: this machine's parameters (halo params measure, nodes of 2 GPUs), then every
+# strategy and transport, with auto and the modeled time beside the measured one, on the
+# 27-point Laplacian 200^3 and the bundled matrices: one rank per GPU with nodes of 1, 2 and 4
+# GPUs; 4 ranks per GPU with nodes of 2 GPUs; nodes of 2 GPU ranks and 3 or 7 helpers per GPU
+# rank (Split+MD / Split+DD). Communication per SpMV as the node-aware paper times it: the
+# exchange alone, 1000 times, the maximum over ranks of each rank's mean.
+bench_multi() {
+  local all=$(seq -s, 0 $((ngpu - 1))) params=$OUT/params.txt t0=$SECONDS
+  if CUDA_VISIBLE_DEVICES=$all run "${MPIRUN[@]}" -n "$ngpu" $B/tools/halo params measure \
+      --ranks-per-node 2 --iterations 50 --max-bytes 4194304 -o "$params"; then
+    say "- params measure, $ngpu ranks, nodes of 2 GPUs: $((SECONDS - t0)) s"
+  else
+    say "- params measure FAILED; the model uses lassen"
+    params=lassen
+  fi
+  local lap=(--gen lap3d27:200 --iterations 1000 --warmup 50 --params "$params" --strategy all,auto
+             --transport all)
+  for k in 2 1 $ngpu; do
+    spmv "lap200 $ngpu ranks nodes of $k GPUs" "$ngpu" "$all" "${lap[@]}" --ranks-per-node $k
+  done
+  HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+    "lap200 $((4 * ngpu)) ranks nodes of 2 GPUs and 8 ranks" $((4 * ngpu)) "$all" "${lap[@]}" \
+    --ranks-per-node 8
+  for h in 3 7; do
+    local k=$((2 * (h + 1)))
+    HALO_BENCH_RPN=$k HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+      "lap200 $((ngpu / 2)) nodes of 2 GPU ranks and $((2 * h)) helpers" $((ngpu / 2 * k)) "$all" \
+      "${lap[@]}" --ranks-per-node $k --helpers $h
+  done
+  for m in bcsstk16 bayer10 dw8192 rajat01; do
+    spmv "$m $ngpu ranks nodes of 2 GPUs" "$ngpu" "$all" --matrix matrices/$m.mtx --check \
+      --iterations 1000 --warmup 50 --params "$params" --strategy all,auto --transport all \
+      --ranks-per-node 2
+  done
+  say ""
+  say "## The model against the measurements"
+  python3 bench/model_summary.py "$OUT/json" 2>>"$log" | tee -a "$summary"
+  cp "$params" "$OUT/params.txt" 2>/dev/null
+}
+
 bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra (more
            # ranks per GPU, the bundled matrices), or all
   local what=${1:-all}
@@ -175,6 +237,7 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
     python3 bench/gpu/timeline.py "$log" | tee -a "$summary"
     ;;
   esac
+  [ "$what" = multi ] && bench_multi
   if [ "$what" = helpers ]; then
     for rep in 1 2 3; do
       spmv "lap160 2 nodes of 1 rank rep$rep" 2 0,1 "${lap[@]}" --ranks-per-node 1 \
@@ -246,6 +309,7 @@ build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
+multi) build; [ "${2:-}" = bench ] || tests_multi; bench multi ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
