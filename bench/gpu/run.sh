@@ -10,7 +10,7 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
-#   bench/gpu/run.sh multi [bench]   4 or more GPUs: build, the GPU tests at one, 4 and 8 ranks
+#   bench/gpu/run.sh multi [tests|bench]   4 or more GPUs: build, the GPU tests at 1, 4 and 8 ranks
 #                              per GPU with virtual nodes of 1, 2 and 4 GPUs (not with
 #                              "bench"), this machine's model parameters, and every
 #                              strategy and transport (with auto and the modeled times) on
@@ -309,7 +309,7 @@ build) build ;;
 tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
-multi) build; [ "${2:-}" = bench ] || tests_multi; bench multi ;;
+multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
