@@ -60,7 +60,7 @@ expect 1 "index_zero.mtx: line 4" 1 simulate --matrix "$data/index_zero.mtx" --r
 expect 0 "split" 1 simulate --gen lap3d27:6 --ranks 64 --ranks-per-node 4
 expect 0 "4 ranks on 2 nodes" 2 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2
 expect 0 "auto chose standard, host: the lowest modeled time of 7 candidates (parameters lassen): *standard/host" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto
-expect 0 "the lowest modeled time of 21 candidates (parameters lassen): *standard/staged" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params lassen --gpus-per-node 4
+expect 0 "the lowest modeled time of 21 candidates (parameters lassen): standard/staged 31.2 us, standard/ipc 70 us, *standard/nccl" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params lassen --gpus-per-node 4
 expect 1 "parameter set 'nowhere': not a built-in one (lassen)" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params nowhere
 # halo params
 printf 'name = x\n' >"$out/missing.params"

@@ -98,7 +98,12 @@ static void check_same_params(const halo_params *a, const halo_params *b) {
     CHECK_MSG(SAME_BITS(a->d2h[c], b->d2h[c]), "d2h[%d] differs", c);
   }
   CHECK(SAME_BITS(a->injection_beta, b->injection_beta));
+  CHECK(SAME_BITS(a->staged_alpha, b->staged_alpha));
+  CHECK(a->have_ipc == b->have_ipc);
+  if (a->have_ipc) CHECK(SAME_BITS(a->ipc, b->ipc));
 }
+
+static char *edit(const char *key, const char *line);
 
 static void test_round_trip(void) {
   halo_params p, q;
@@ -119,7 +124,12 @@ static void test_round_trip(void) {
   p.gpu[HALO_PROTO_SHORT][HALO_LOC_ON_SOCKET].beta = 0.0;
   p.d2h[1].beta = 2.2250738585072014e-308 * 3.0 / 7.0;
   p.injection_beta = 1.7976931348623157e308;
+  p.staged_alpha = 1.1e-5;
+  p.have_ipc = 1;
+  p.ipc = (halo_postal){0.7, 1e-300};
   text = params_text(&p);
+  CHECK(strstr(text, "staged.alpha = ") && strstr(text, "ipc.alpha = ") &&
+        strstr(text, "ipc.beta = "));
   CHECK_OK(halo_params_parse(text, "odd.params", &q));
   check_same_params(&p, &q);
   /* and through a file, by halo_params_read and halo_params_load */
@@ -138,6 +148,16 @@ static void test_round_trip(void) {
   CHECK(strcmp(q.name, "lassen") == 0);
   remove(path);
   free(text);
+  /* the optional keys: lassen has none of ipc.* and staged.alpha = 0 */
+  CHECK_OK(halo_params_builtin("lassen", &p));
+  CHECK(p.staged_alpha == 0.0 && !p.have_ipc);
+  text = params_text(&p);
+  CHECK(strstr(text, "staged.alpha = 0\n") && !strstr(text, "ipc."));
+  free(text);
+  char *no_staged = edit("staged.alpha", NULL);
+  CHECK_OK(halo_params_parse(no_staged, "no-staged.params", &q));
+  CHECK(q.staged_alpha == 0.0 && !q.have_ipc);
+  free(no_staged);
   /* comments, blank lines, spaces and CRLF are fine */
   CHECK_OK(halo_params_builtin("lassen", &p));
   text = params_text(&p);
@@ -228,6 +248,11 @@ static void test_errors(void) {
   expect_format_error(edit("injection.beta", "injection.beta"), "expected 'key = value'",
                       "injection.beta");
   expect_format_error(edit("injection.beta", "injection.beta ="), "injection.beta", "has no value");
+  expect_format_error(edit("staged.alpha", "staged.alpha = 1e-5\nipc.alpha = 2e-6"),
+                      "ipc.alpha given without ipc.beta", "both or neither");
+  expect_format_error(edit("staged.alpha", "ipc.beta = 1e-11"), "ipc.beta given without ipc.alpha",
+                      "both or neither");
+  expect_format_error(edit("staged.alpha", "staged.alpha = -1e-6"), "staged.alpha", "negative");
   /* files and names */
   halo_params p;
   CHECK_ERR(halo_params_read("/nonexistent-dir/x.params", &p), HALO_ERR_IO, "cannot open");
@@ -368,7 +393,8 @@ static void test_hand_schedules(void) {
   want[1][3] = cpu1[3] + D2H1(248 + 256) + H2D1(16384 + 160);
   check_model(&p, HALO_TRANSPORT_STAGED, &h, dev, want);
 
-  /* NCCL and MPI_DEVICE: inter-GPU postal per message (short costs eager) */
+  /* MPI_DEVICE: inter-GPU postal per message (short costs eager); NCCL: one
+   * group, the largest alpha and every beta */
   halo_model_rank gpus[NP] = {{0, 0, 0, 1, 1}, {0, 0, 0, 1, 1}, {0, 0, 1, 1, 1}, {3, 3, 0, 1, 1}};
   want[0][0] = (1.87e-06 + 5.79e-11 * 80) + (2.02e-05 + 2.15e-10 * 800);
   want[0][1] = 1.82e-05 + 1.46e-11 * 24000;
@@ -378,8 +404,10 @@ static void test_hand_schedules(void) {
   want[1][1] = 2.02e-05 + 2.15e-10 * 400;
   want[1][2] = 8.95e-06 + 1.72e-10 * 160;
   want[1][3] = (8.95e-06 + 1.72e-10 * 248) + (8.95e-06 + 1.72e-10 * 256);
-  check_model(&p, HALO_TRANSPORT_NCCL, &h, gpus, want);
   check_model(&p, HALO_TRANSPORT_MPI_DEVICE, &h, gpus, want);
+  want[0][0] = 2.02e-05 + 5.79e-11 * 80 + 2.15e-10 * 800;
+  want[1][3] = 8.95e-06 + 1.72e-10 * (248 + 256);
+  check_model(&p, HALO_TRANSPORT_NCCL, &h, gpus, want);
 
   /* IPC: on one host, a message from a GPU rank is read by its receiver
    * (inter-GPU postal on a GPU, a device-to-host copy on a helper); a
@@ -395,6 +423,34 @@ static void test_hand_schedules(void) {
   want[1][2] = cpu1[2] + D2H4(400); /* sends 160 B off-node, reads 1's 400 B */
   want[1][3] = cpu1[3] + D2H1(248 + 256) + H2D1(16384 + 160);
   check_model(&p, HALO_TRANSPORT_IPC, &h, dev, want);
+
+  /* with staged.alpha and ipc.*: a GPU rank that sends or receives through
+   * host memory pays staged.alpha once per phase; a GPU rank's IPC read
+   * costs ipc.* whatever the locality; a helper's read is still a copy */
+  {
+    halo_params q = p;
+    const double sa = 3e-6;
+    q.staged_alpha = sa;
+    q.have_ipc = 1;
+    q.ipc = (halo_postal){4e-6, 1e-11};
+    double ws[2][NP] = {{cpu0[0] + D2H4(80 + 800) + H2D4(24000 + 56) + sa,
+                         cpu0[1] + D2H4(24000) + H2D4(80) + sa, cpu0[2], 0},
+                        {cpu1[0] + D2H4(16384) + H2D4(248) + sa,
+                         cpu1[1] + D2H4(400) + H2D4(256) + sa, cpu1[2],
+                         cpu1[3] + D2H1(248 + 256) + H2D1(16384 + 160) + sa}};
+    check_model(&q, HALO_TRANSPORT_STAGED, &h, dev, ws);
+    double wi[2][NP] = {{(4e-6 + 1e-11 * 24000) + H2D4(56) + sa, 4e-6 + 1e-11 * 80,
+                         (9.25e-07 + 1.19e-09 * 56) + D2H4(800), 0},
+                        {cpu1[0] + D2H4(16384) + H2D4(248) + sa, H2D4(256) + sa,
+                         cpu1[2] + D2H4(400), cpu1[3] + D2H1(248 + 256) + H2D1(16384 + 160) + sa}};
+    check_model(&q, HALO_TRANSPORT_IPC, &h, dev, wi);
+    /* neither touches the inter-GPU paths */
+    double wg[2][NP];
+    for (int k = 0; k < 2; k++)
+      for (int r = 0; r < NP; r++)
+        wg[k][r] = halo_model_phase(&p, HALO_TRANSPORT_NCCL, &h.s[r], k, gpus, node_inter[k][r]);
+    check_model(&q, HALO_TRANSPORT_NCCL, &h, gpus, wg);
+  }
 
   /* hosts decide the reach of IPC, not nodes: on two hosts everything is staged */
   halo_model_rank split_host[NP];

@@ -685,6 +685,94 @@ static void from_base(ctx_t *c, const char *pattern, const char *why) {
 }
 
 #if HALO_HAVE_CUDA
+/* Collective: halo's exchange of one message each way between rank 0 and
+ * peer, transport tr, nodes of rpn ranks, at the n sizes gs; t on rank 0. */
+static int pair_messages(ctx_t *c, int peer, halo_transport tr, int rpn, const int64_t *gs, int n,
+                         double *t, char *msg) {
+  const int active = c->rank == 0 || c->rank == peer;
+  MPI_Comm pair;
+  MPI_Comm_split(c->comm, active ? 0 : MPI_UNDEFINED, c->rank, &pair);
+  int failed = 0;
+  if (active) {
+    failed =
+        params_gpu_messages(pair, tr, rpn, gs, n, (int)c->o.iterations, c->warmup, t, msg, MSG_LEN);
+    MPI_Comm_free(&pair);
+  }
+  wait_all(c, active);
+  return agree(c, failed, msg);
+}
+
+/* Collective, after copy.* and cpu.* are known: staged.alpha, the staged
+ * path's exchange of one message each way less what the model already
+ * counts for it (a copy down, the message, a copy up), the median over the
+ * sizes below eager_max; ipc.*, a fit of the ipc exchange of one message
+ * each way between two ranks of one node. Returns 1 on failure. */
+static int measure_staged_ipc(ctx_t *c, const int64_t *gs, const double *gd, int ng, char *msg) {
+  /* staged: the farthest partner rank 0 has */
+  int l = HALO_LOC_OFF_NODE;
+  while (l > 0 && c->partner[l] < 0) l--;
+  int ns = 0;
+  while (ns < ng && gs[ns] < c->o.eager_max) ns++;
+  if (c->partner[l] < 0 || ns == 0) {
+    from_base(c, "staged.*", c->partner[l] < 0 ? "one rank" : "no size below eager_max");
+  } else {
+    const int rpn = c->o.ranks_per_node ? (l == HALO_LOC_OFF_NODE ? 1 : 2) : 0;
+    double t[MAX_SIZES];
+    if (pair_messages(c, c->partner[l], HALO_TRANSPORT_STAGED, rpn, gs, ns, t, msg)) return 1;
+    if (c->rank == 0) {
+      double rest[MAX_SIZES];
+      for (int k = 0; k < ns; k++) {
+        const halo_postal *m = &c->res.cpu[halo_params_protocol(&c->res, gs[k])][l];
+        rest[k] = t[k] - (c->res.d2h[0].alpha + c->res.d2h[0].beta * gd[k]) -
+                  (m->alpha + m->beta * gd[k]) - (c->res.h2d[0].alpha + c->res.h2d[0].beta * gd[k]);
+      }
+      qsort(rest, (size_t)ns, sizeof *rest, cmp_double);
+      const double med = ns % 2 ? rest[ns / 2] : 0.5 * (rest[ns / 2 - 1] + rest[ns / 2]);
+      c->res.staged_alpha = med > 0 ? med : 0;
+      say(c,
+          "staged.alpha: transport staged, one message each way between ranks 0 and %d "
+          "(%s), %lld to %lld bytes, less copy.*.1 and cpu.*.%s: median %.3g s%s\n",
+          c->partner[l], loc_names[l], (long long)gs[0], (long long)gs[ns - 1], loc_names[l], med,
+          med > 0 ? "" : " (taken as 0)");
+      add_note(c, "staged.*",
+               "staged.alpha: halo's staged exchange of one message each way (%s), %lld to %lld "
+               "bytes, less the copies and the message the model counts: median %.3g s",
+               loc_names[l], (long long)gs[0], (long long)gs[ns - 1], med);
+    }
+  }
+  /* ipc: two ranks of rank 0's node */
+  const int peer = c->partner[HALO_LOC_ON_SOCKET] >= 0 ? c->partner[HALO_LOC_ON_SOCKET]
+                                                       : c->partner[HALO_LOC_ON_NODE];
+  if (peer < 0) {
+    from_base(c, "ipc.*", "no other rank on rank 0's node");
+    return 0;
+  }
+  double t[MAX_SIZES];
+  if (pair_messages(c, peer, HALO_TRANSPORT_IPC, c->o.ranks_per_node ? 2 : 0, gs, ng, t, msg))
+    return 1;
+  int failed = 0;
+  if (c->rank == 0) {
+    halo_fit f;
+    if (halo_fit_postal(gd, t, ng, c->o.fit, &f) != HALO_SUCCESS) {
+      snprintf(msg, MSG_LEN, "ipc.*: %s", halo_last_error());
+      failed = 1;
+    } else {
+      char r[64];
+      snprintf(r, sizeof r, "[%lld, %lld]", (long long)gs[0], (long long)gs[ng - 1]);
+      say(c, "ipc.*: transport ipc, one message each way between ranks 0 and %d\n", peer);
+      say_fit(c, "ipc", r, &f);
+      c->res.ipc = (halo_postal){f.alpha, f.beta};
+      c->res.have_ipc = 1;
+      add_note(c, "ipc.*",
+               "ipc.*: halo_exchange_begin/end + halo_plan_synchronize of one message each way, "
+               "transport ipc, ranks 0 and %d",
+               peer);
+    }
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, c->comm);
+  return failed;
+}
+
 /* Collective: copy.* and gpu.* on the devices. Returns 1 on failure. */
 static int measure_gpu(ctx_t *c, char *msg) {
   char err[MSG_LEN] = "";
@@ -701,6 +789,7 @@ static int measure_gpu(ctx_t *c, char *msg) {
              err[0] ? ": " : "", err);
     from_base(c, "gpu.*", why);
     from_base(c, "copy.*", why);
+    from_base(c, "staged.*", why);
     return 0;
   }
   int dev = -1;
@@ -825,7 +914,7 @@ static int measure_gpu(ctx_t *c, char *msg) {
            "gpu.*: halo_exchange_begin/end + halo_plan_synchronize of one message each way, "
            "transport %s (%s)",
            halo_transport_name(tr), twhy);
-  return 0;
+  return measure_staged_ipc(c, gs, gd, ng, msg);
 }
 #endif
 
@@ -951,6 +1040,7 @@ static int measure(ctx_t *c) {
 #else
   from_base(c, "gpu.*", "halo built without CUDA");
   from_base(c, "copy.*", "halo built without CUDA");
+  from_base(c, "staged.*", "halo built without CUDA");
 #endif
   failed = c->rank == 0 && write_file(c, msg);
   MPI_Bcast(&failed, 1, MPI_INT, 0, c->comm);

@@ -32,6 +32,7 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
   const halo_model_rank *me = &ranks[r];
   const int c = me->ranks_per_gpu >= 2;
   double cpu = 0.0, cpu_alpha = 0.0, cpu_beta = 0.0, gpu = 0.0, ipc = 0.0, copy = 0.0;
+  double nccl_alpha = 0.0, nccl_beta = 0.0; /* one group: the largest alpha, all betas */
   int64_t cpu_sent = 0, cpu_received = 0;
   int cpu_sends = 0;
   for (int i = 0; i < ph->n_send; i++) {
@@ -48,7 +49,15 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
       cpu_sends++;
       break;
     }
-    case CHANNEL_GPU: gpu += halo_params_message(p, 1, loc, bytes); break;
+    case CHANNEL_GPU:
+      if (t == HALO_TRANSPORT_NCCL) {
+        const halo_postal *m = &p->gpu[halo_params_protocol(p, bytes)][loc];
+        if (m->alpha > nccl_alpha) nccl_alpha = m->alpha;
+        nccl_beta += m->beta * (double)bytes;
+      } else {
+        gpu += halo_params_message(p, 1, loc, bytes);
+      }
+      break;
     case CHANNEL_IPC: break; /* the receiver reads it */
     }
   }
@@ -66,8 +75,9 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
     const int64_t bytes = ph->recv[i].count * (int64_t)sizeof(double);
     switch (channel_of(t, &ranks[q], me)) {
     case CHANNEL_IPC:
-      ipc += me->on_gpu ? halo_params_message(p, 1, halo_model_locality(&ranks[q], me), bytes)
-                        : postal(&p->d2h[c], bytes);
+      ipc += !me->on_gpu   ? postal(&p->d2h[c], bytes)
+             : p->have_ipc ? postal(&p->ipc, bytes)
+                           : halo_params_message(p, 1, halo_model_locality(&ranks[q], me), bytes);
       break;
     case CHANNEL_CPU: cpu_received += bytes; break;
     case CHANNEL_GPU: break; /* paid by the sender */
@@ -76,7 +86,9 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
   if (me->on_gpu && (t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC)) {
     if (cpu_sent > 0) copy += postal(&p->d2h[c], cpu_sent);
     if (cpu_received > 0) copy += postal(&p->h2d[c], cpu_received);
+    if (cpu_sent > 0 || cpu_received > 0) copy += p->staged_alpha;
   }
+  gpu += nccl_alpha + nccl_beta;
   return cpu + gpu + ipc + copy;
 }
 

@@ -21,16 +21,19 @@
  *         max(sum_i beta_i s_i, node_inter_bytes * injection_beta) (max-rate,
  *         node_inter_bytes: what r's node sends to other nodes in the phase).
  *         A rank without CPU-channel sends in the phase pays nothing here.
- *   GPU   r's sends over the GPU channel: sum_i (alpha_i + beta_i s_i) with
- *         the inter-GPU parameters (a short message costs an eager one).
+ *   GPU   r's sends over the GPU channel, with the inter-GPU parameters (a
+ *         short message costs an eager one): MPI_DEVICE, postal per message,
+ *         sum_i (alpha_i + beta_i s_i); NCCL, one group whose messages
+ *         progress together, max_i alpha_i + sum_i beta_i s_i.
  *   IPC   paid by the receiver, for each of r's receives over the IPC
- *         channel: r on a GPU: the inter-GPU postal time at the pair's
- *         locality; r not on a GPU (a helper reading a GPU's buffer,
- *         Split+DD): the copy d2h[c].alpha + d2h[c].beta s.
+ *         channel: r on a GPU: ipc.alpha + ipc.beta s when the set has ipc.*,
+ *         else the inter-GPU postal time at the pair's locality; r not on a
+ *         GPU (a helper reading a GPU's buffer, Split+DD): the copy
+ *         d2h[c].alpha + d2h[c].beta s.
  *   copy  only when r is on a GPU and t is STAGED or IPC: d2h[c].alpha +
  *         d2h[c].beta S when r's CPU-channel sends total S > 0 bytes, plus
  *         h2d[c].alpha + h2d[c].beta R when its CPU-channel receives total
- *         R > 0 bytes.
+ *         R > 0 bytes, plus staged.alpha when S + R > 0.
  * where c = 1 (the 4-process copy parameters) when r's ranks_per_gpu >= 2,
  * else 0. A message's bytes are 8 per value.
  */
@@ -49,8 +52,9 @@ typedef struct {
   int on_gpu;        /* 1: x and ghosts on a GPU (device plan, a rank with rows or ghosts);
                         0: host plan, or a rank of a device plan without rows and ghosts (a
                         helper) */
-  int ranks_per_gpu; /* ranks sharing its GPU (>= 1): copies use copy.*.1 below 2, copy.*.4
-                        from 2 */
+  int ranks_per_gpu; /* ranks that copy to or from its GPU at once (>= 1): copies use copy.*.1
+                        below 2, copy.*.4 from 2. The ranks sharing the GPU; under transport
+                        STAGED only those on the GPU (a helper gets its share by host MPI) */
 } halo_model_rank;
 
 /** Locality of a message between two ranks. */

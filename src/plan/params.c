@@ -83,13 +83,15 @@ typedef enum { KEY_NAME, KEY_INT, KEY_INT64, KEY_DOUBLE } key_kind;
 typedef struct {
   char key[48];
   key_kind kind;
-  void *dst; /* char[64], int, int64_t or double of the parameter set */
-  int line;  /* where the key was given; 0: not yet */
+  void *dst;    /* char[64], int, int64_t or double of the parameter set */
+  int line;     /* where the key was given; 0: not yet */
+  int optional; /* may be left out */
 } key_entry;
 
 /* name, sockets_per_node, short_max, eager_max; cpu 3 protocols x 3
- * localities x 2; gpu 2 x 3 x 2; copy 2 directions x 2 x 2; injection */
-#define N_KEYS (4 + 18 + 12 + 8 + 1)
+ * localities x 2; gpu 2 x 3 x 2; copy 2 directions x 2 x 2; injection; the
+ * optional staged.alpha, ipc.alpha and ipc.beta */
+#define N_KEYS (4 + 18 + 12 + 8 + 1 + 3)
 
 /* The keys in the order a file is written, each bound to its field of p. */
 static void key_table(halo_params *p, key_entry *t) {
@@ -100,6 +102,7 @@ static void key_table(halo_params *p, key_entry *t) {
     t[n].kind = (kind_);                                                                           \
     t[n].dst = (dst_);                                                                             \
     t[n].line = 0;                                                                                 \
+    t[n].optional = 0;                                                                             \
     n++;                                                                                           \
   } while (0)
   KEY(KEY_NAME, p->name, "name");
@@ -125,6 +128,12 @@ static void key_table(halo_params *p, key_entry *t) {
     KEY(KEY_DOUBLE, &p->d2h[c].beta, "copy.d2h.%d.beta", c ? 4 : 1);
   }
   KEY(KEY_DOUBLE, &p->injection_beta, "injection.beta");
+  KEY(KEY_DOUBLE, &p->staged_alpha, "staged.alpha");
+  t[n - 1].optional = 1;
+  KEY(KEY_DOUBLE, &p->ipc.alpha, "ipc.alpha");
+  t[n - 1].optional = 1;
+  KEY(KEY_DOUBLE, &p->ipc.beta, "ipc.beta");
+  t[n - 1].optional = 1;
 #undef KEY
 }
 
@@ -238,9 +247,16 @@ halo_status halo_params_parse(const char *text, const char *source, halo_params 
     k->line = line;
   }
   for (int i = 0; i < N_KEYS; i++)
-    if (!t[i].line)
-      return HALO_ERROR(HALO_ERR_FORMAT, "%s: missing key '%s' (every key is required)", src,
-                        t[i].key);
+    if (!t[i].line && !t[i].optional)
+      return HALO_ERROR(HALO_ERR_FORMAT,
+                        "%s: missing key '%s' (every key but staged.alpha and ipc.* is required)",
+                        src, t[i].key);
+  const key_entry *ia = key_named(t, "ipc.alpha"), *ib = key_named(t, "ipc.beta");
+  if (!ia->line != !ib->line)
+    return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: %s given without %s (both or neither)", src,
+                      ia->line ? ia->line : ib->line, ia->line ? ia->key : ib->key,
+                      ia->line ? ib->key : ia->key);
+  q.have_ipc = ia->line != 0;
   if (q.sockets_per_node < 1)
     return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: sockets_per_node = %d: at least 1", src,
                       key_named(t, "sockets_per_node")->line, q.sockets_per_node);
@@ -312,6 +328,7 @@ halo_status halo_params_write(const halo_params *p, FILE *f) {
   fprintf(f, "# halo performance model parameters: alpha in s, beta in s/byte; a message of\n"
              "# s bytes is short when s < short_max, eager when s < eager_max, else rendezvous\n");
   for (int i = 0; i < N_KEYS; i++) {
+    if (!q.have_ipc && strncmp(t[i].key, "ipc.", 4) == 0) continue;
     switch (t[i].kind) {
     case KEY_NAME: fprintf(f, "%s = %s\n", t[i].key, (const char *)t[i].dst); break;
     case KEY_INT: fprintf(f, "%s = %d\n", t[i].key, *(const int *)t[i].dst); break;

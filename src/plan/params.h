@@ -17,6 +17,20 @@
  *   copy.<h2d|d2h>.<1|4>.<alpha|beta>     cudaMemcpyAsync, 1 or 4 processes
  *   injection.beta = 4.19e-11             s/byte a node injects (1/R_N)
  *
+ * Optional keys, for what the node-aware paper's model has no parameter for
+ * (halo params measure writes them on a machine with GPUs):
+ *   staged.alpha = 0                      s: the staged path's fixed cost in a
+ *                                         phase where a GPU rank sends or
+ *                                         receives through host memory, beyond
+ *                                         its copies and messages (waiting for
+ *                                         the copy down, starting MPI, enqueueing
+ *                                         the copy up); 0 when not given
+ *   ipc.alpha, ipc.beta                   postal time of one on-host device
+ *                                         copy through a CUDA IPC handle, read by
+ *                                         the receiving GPU; both or neither:
+ *                                         when not given, such a copy costs an
+ *                                         inter-GPU message (gpu.*)
+ *
  * alpha in seconds, beta in seconds per byte; every value finite and >= 0. */
 #ifndef HALO_PLAN_PARAMS_H
 #define HALO_PLAN_PARAMS_H
@@ -52,6 +66,9 @@ typedef struct {
   halo_postal gpu[HALO_N_PROTO][HALO_N_LOC]; /* [HALO_PROTO_SHORT] mirrors [HALO_PROTO_EAGER] */
   halo_postal h2d[2], d2h[2];                /* [0]: one process copies, [1]: four at once */
   double injection_beta;                     /* s/byte */
+  double staged_alpha;                       /* s, per phase (optional key; 0 if not given) */
+  int have_ipc;                              /* ipc.* given: */
+  halo_postal ipc;                           /* an IPC pull by a GPU rank */
 } halo_params;
 
 /** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4).
