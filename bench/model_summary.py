@@ -13,7 +13,9 @@ import sys
 
 
 def main(d):
-    ratios, cases, near = [], 0, 0
+    ratios = []
+    cases = {False: 0, True: 0}  # auto with the transport given / free
+    near = {False: 0, True: 0}
     misses = []
     print("| run | strategy | transport | measured us | modeled us | model / measured |")
     print("|---|---|---|---|---|---|")
@@ -48,10 +50,11 @@ def main(d):
                     s["message_cap_used"] == a["message_cap_used"]]
             t_auto = same[0]["exchange_s"] if same else a["exchange_s"]
             q = t_auto / best["exchange_s"]
-            cases += 1
-            near += q <= 1.10
+            cases[free] += 1
+            near[free] += q <= 1.10
             if q > 1.10:
-                misses.append((run, a["name"], a["transport"], best["name"], best["transport"], q))
+                misses.append((run, "transport free" if free else "transport given", a["name"],
+                               a["transport"], best["name"], best["transport"], q))
             print("| %s | **auto: %s** | %s | %.1f | %.1f | fastest measured%s: %s / %s %.1f us, auto / fastest %.2f |" % (
                 run, a["name"], a["transport"], 1e6 * a["exchange_s"],
                 1e6 * a["modeled"][0]["exchange_s"], "" if free else " on " + a["transport"],
@@ -61,11 +64,14 @@ def main(d):
     if ratios:
         print("model / measured over %d plans: median %.2f, min %.2f, max %.2f" % (
             len(ratios), statistics.median(ratios), min(ratios), max(ratios)))
-    if cases:
-        print("auto within 10%% of the fastest measured exchange: %d of %d cases (%.0f%%)" % (
-            near, cases, 100.0 * near / cases))
-        for m in misses:
-            print("  missed: %s: auto %s/%s, fastest %s/%s, auto / fastest %.2f" % m)
+    for free in (False, True):
+        if cases[free]:
+            print("auto within 10%% of the fastest measured exchange, %s: %d of %d cases (%.0f%%)" % (
+                "choosing the transport too (against every plan)" if free
+                else "transport given (against the plans of that transport)",
+                near[free], cases[free], 100.0 * near[free] / cases[free]))
+    for m in misses:
+        print("  missed: %s (%s): auto %s/%s, fastest %s/%s, auto / fastest %.2f" % m)
 
 
 if __name__ == "__main__":

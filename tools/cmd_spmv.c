@@ -54,7 +54,8 @@ static void usage(void) {
          "  --memory host|device   where x, y and the ghosts live [host]; device uploads the\n"
          "                         matrix to this rank's GPU and multiplies there\n"
          "  --transport NAME       device memory: auto, staged, nccl, mpi-device, ipc, or all\n"
-         "                         (every one this run can use) [auto]\n"
+         "                         (every one this run can use; with strategy auto, auto\n"
+         "                         also once choosing the transport too) [auto]\n"
          "  --device-id N          device memory: this rank's GPU [the rank on its node\n"
          "                         modulo the visible GPUs]\n"
          "  --iterations N         timed calls of each kind [100]\n"
@@ -218,6 +219,12 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     }
     transports[0] = HALO_TRANSPORT_HOST;
   }
+  /* --transport all with auto: auto also chooses the transport, as a last row */
+  for (int s = 0; s < n_strategies; s++)
+    if (dev && all_transports && strategies[s] == HALO_STRATEGY_AUTO) {
+      transports[n_transports++] = HALO_TRANSPORT_AUTO;
+      break;
+    }
 
   int code = EXIT_OK;
   input_matrix M;
@@ -225,7 +232,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   halo_plan std_plan = NULL;
   vectors vec = {dev, 0, 0, NULL, NULL, NULL, NULL, NULL};
   double *hx = NULL, *y_std = NULL, *g_std = NULL;
-  report_row rows[(HALO_N_STRATEGIES + 1) * HALO_N_TRANSPORTS];
+  report_row rows[(HALO_N_STRATEGIES + 1) * HALO_N_TRANSPORTS + 1];
   report rep = {.command = "spmv",
                 .M = &M,
                 .ranks = size,
@@ -294,6 +301,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   }
   for (int t = 0; t < n_transports; t++) {
     for (int s = 0; s < n_strategies; s++) {
+      if (transports[t] == HALO_TRANSPORT_AUTO && all_transports &&
+          strategies[s] != HALO_STRATEGY_AUTO)
+        continue;
       report_row *r = &rows[rep.n_rows];
       halo_plan plan = NULL;
       halo_plan_options o = opts;

@@ -185,9 +185,22 @@ bench_multi() {
   fi
   local lap=(--gen lap3d27:200 --iterations 1000 --warmup 50 --params "$params" --strategy all,auto
              --transport all)
+  for g in 1 2; do
+    spmv "lap200 $g ranks on $g GPUs" $g "$(seq -s, 0 $((g - 1)))" "${lap[@]}" --ranks-per-node 1
+  done
   for k in 2 1 $ngpu; do
     spmv "lap200 $ngpu ranks nodes of $k GPUs" "$ngpu" "$all" "${lap[@]}" --ranks-per-node $k
   done
+  # many messages and duplicate data: every rank needs entries of every other
+  local irr=(--gen irregular:2000000,1 --params "$params" --strategy all,auto --transport all)
+  spmv "irregular2M $ngpu ranks nodes of 2 GPUs" "$ngpu" "$all" "${irr[@]}" --iterations 1000 \
+    --warmup 50 --ranks-per-node 2
+  HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+    "irregular2M $((4 * ngpu)) ranks nodes of 2 GPUs and 8 ranks" $((4 * ngpu)) "$all" "${irr[@]}" \
+    --iterations 200 --warmup 20 --ranks-per-node 8
+  HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+    "irregular2M $((ngpu / 2)) nodes of 2 GPU ranks and 6 helpers" $((ngpu / 2 * 8)) "$all" \
+    "${irr[@]}" --iterations 200 --warmup 20 --ranks-per-node 8 --helpers 3
   HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
     "lap200 $((4 * ngpu)) ranks nodes of 2 GPUs and 8 ranks" $((4 * ngpu)) "$all" "${lap[@]}" \
     --ranks-per-node 8
