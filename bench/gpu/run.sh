@@ -15,7 +15,9 @@
 #                              "bench"), this machine's model parameters, and every
 #                              strategy and transport (with auto and the modeled times) on
 #                              the 27-point Laplacian 200^3 and the bundled matrices, with
-#                              nodes of 1, 2 and 4 GPUs, 4 ranks per GPU, and Split helpers
+#                              nodes of 1, 2 and 4 GPUs, 4 ranks per GPU, and Split helpers;
+#                              PARAMS=FILE skips the measurement, MULTI_PARTS="lap irregular
+#                              ranks helpers matrices" (the default) picks the runs
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -54,6 +56,7 @@ export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
 export HALO_TIMELINE=${HALO_TIMELINE:-0} NCCL_NTHREADS=${NCCL_NTHREADS:-512}
+export HALO_BENCH_GPN=${HALO_BENCH_GPN:-1} HALO_TEST_RANKS_PER_NODE=${HALO_TEST_RANKS_PER_NODE:-}
 export HALO_COMPUTE_STREAM=${HALO_COMPUTE_STREAM:-blocking}
 export NCCL_CGA_CLUSTER_SIZE=${NCCL_CGA_CLUSTER_SIZE:-4} # NCCL's default on Hopper
 export HALO_SPMV_CARVEOUT=${HALO_SPMV_CARVEOUT:-}
@@ -176,7 +179,10 @@ interleave() {
 # exchange alone, 1000 times, the maximum over ranks of each rank's mean.
 bench_multi() {
   local all=$(seq -s, 0 $((ngpu - 1))) params=$OUT/params.txt t0=$SECONDS
-  if CUDA_VISIBLE_DEVICES=$all run "${MPIRUN[@]}" -n "$ngpu" $B/tools/halo params measure \
+  local parts=" ${MULTI_PARTS:-lap irregular ranks helpers matrices} "
+  if [ -n "${PARAMS:-}" ]; then # a file measured before on this kind of machine
+    cp "$PARAMS" "$params" && say "- parameters from $PARAMS"
+  elif CUDA_VISIBLE_DEVICES=$all run "${MPIRUN[@]}" -n "$ngpu" $B/tools/halo params measure \
       --ranks-per-node 2 --iterations 50 --max-bytes 4194304 -o "$params"; then
     say "- params measure, $ngpu ranks, nodes of 2 GPUs: $((SECONDS - t0)) s"
   else
@@ -185,32 +191,32 @@ bench_multi() {
   fi
   local lap=(--gen lap3d27:200 --iterations 1000 --warmup 50 --params "$params" --strategy all,auto
              --transport all)
-  for g in 1 2; do
+  [[ $parts == *" lap "* ]] && for g in 1 2; do
     spmv "lap200 $g ranks on $g GPUs" $g "$(seq -s, 0 $((g - 1)))" "${lap[@]}" --ranks-per-node 1
   done
-  for k in 2 1 $ngpu; do
+  [[ $parts == *" lap "* ]] && for k in 2 1 $ngpu; do
     spmv "lap200 $ngpu ranks nodes of $k GPUs" "$ngpu" "$all" "${lap[@]}" --ranks-per-node $k
   done
   # many messages and duplicate data: every rank needs entries of every other
   local irr=(--gen irregular:2000000,1 --params "$params" --strategy all,auto --transport all)
-  spmv "irregular2M $ngpu ranks nodes of 2 GPUs" "$ngpu" "$all" "${irr[@]}" --iterations 1000 \
+  [[ $parts == *" irregular "* ]] && spmv "irregular2M $ngpu ranks nodes of 2 GPUs" "$ngpu" "$all" "${irr[@]}" --iterations 1000 \
     --warmup 50 --ranks-per-node 2
-  HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+  [[ $parts == *" irregular "* ]] && HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
     "irregular2M $((4 * ngpu)) ranks nodes of 2 GPUs and 8 ranks" $((4 * ngpu)) "$all" "${irr[@]}" \
     --iterations 200 --warmup 20 --ranks-per-node 8
-  HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+  [[ $parts == *" irregular "* ]] && HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
     "irregular2M $((ngpu / 2)) nodes of 2 GPU ranks and 6 helpers" $((ngpu / 2 * 8)) "$all" \
     "${irr[@]}" --iterations 200 --warmup 20 --ranks-per-node 8 --helpers 3
-  HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
+  [[ $parts == *" ranks "* ]] && HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
     "lap200 $((4 * ngpu)) ranks nodes of 2 GPUs and 8 ranks" $((4 * ngpu)) "$all" "${lap[@]}" \
     --ranks-per-node 8
-  for h in 3 7; do
+  [[ $parts == *" helpers "* ]] && for h in 3 7; do
     local k=$((2 * (h + 1)))
     HALO_BENCH_RPN=$k HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
       "lap200 $((ngpu / 2)) nodes of 2 GPU ranks and $((2 * h)) helpers" $((ngpu / 2 * k)) "$all" \
       "${lap[@]}" --ranks-per-node $k --helpers $h
   done
-  for m in bcsstk16 bayer10 dw8192 rajat01; do
+  [[ $parts == *" matrices "* ]] && for m in bcsstk16 bayer10 dw8192 rajat01; do
     spmv "$m $ngpu ranks nodes of 2 GPUs" "$ngpu" "$all" --matrix matrices/$m.mtx --check \
       --iterations 1000 --warmup 50 --params "$params" --strategy all,auto --transport all \
       --ranks-per-node 2
