@@ -16,8 +16,11 @@
 #                              strategy and transport (with auto and the modeled times) on
 #                              the 27-point Laplacian 200^3 and the bundled matrices, with
 #                              nodes of 1, 2 and 4 GPUs, 4 ranks per GPU, and Split helpers;
-#                              PARAMS=FILE skips the measurement, MULTI_PARTS="lap irregular
-#                              ranks helpers matrices" (the default) picks the runs
+#                              PARAMS=FILE skips the measurement, MULTI_PARTS="counts lap
+#                              irregular ranks helpers matrices" (the default) picks the
+#                              runs, MULTI_NODES the GPUs per node of "lap" (2 1 all),
+#                              MULTI_IRREGULAR_NODE that of "irregular" (2), MULTI_TESTS
+#                              the tests ("nccl ranks4 ranks8")
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -131,10 +134,13 @@ tests_multi() {
   say ""
   say "## Tests on $ngpu GPUs"
   say ""
-  HALO_TEST_RANKS_PER_NODE=1,2,4 gpu_test "$ngpu GPUs, $ngpu ranks (NCCL), nodes of 1, 2, 4 ranks" "$ngpu" "$all"
-  HALO_TEST_RANKS_PER_NODE=4,8 gpu_test "$ngpu GPUs, $((4 * ngpu)) ranks (staged, IPC), nodes of 4, 8 ranks" \
-    $((4 * ngpu)) "$all"
-  HALO_TEST_RANKS_PER_NODE=8,16 gpu_test "$ngpu GPUs, $((8 * ngpu)) ranks (staged, IPC), nodes of 8, 16 ranks" \
+  local q=$((ngpu / 4)) h=$((ngpu / 2)) parts=" ${MULTI_TESTS:-nccl ranks4 ranks8} "
+  [[ $parts == *" nccl "* ]] && HALO_TEST_RANKS_PER_NODE=$q,$h,$ngpu gpu_test \
+    "$ngpu GPUs, $ngpu ranks (NCCL), nodes of $q, $h, $ngpu ranks" "$ngpu" "$all"
+  [[ $parts == *" ranks4 "* ]] && HALO_TEST_RANKS_PER_NODE=$ngpu,$((2 * ngpu)) gpu_test \
+    "$ngpu GPUs, $((4 * ngpu)) ranks (staged, IPC), nodes of $ngpu, $((2 * ngpu)) ranks" $((4 * ngpu)) "$all"
+  [[ $parts == *" ranks8 "* ]] && HALO_TEST_RANKS_PER_NODE=$((2 * ngpu)),$((4 * ngpu)) gpu_test \
+    "$ngpu GPUs, $((8 * ngpu)) ranks (staged, IPC), nodes of $((2 * ngpu)), $((4 * ngpu)) ranks" \
     $((8 * ngpu)) "$all"
   return $fail
 }
@@ -179,7 +185,7 @@ interleave() {
 # exchange alone, 1000 times, the maximum over ranks of each rank's mean.
 bench_multi() {
   local all=$(seq -s, 0 $((ngpu - 1))) params=$OUT/params.txt t0=$SECONDS
-  local parts=" ${MULTI_PARTS:-lap irregular ranks helpers matrices} "
+  local parts=" ${MULTI_PARTS:-counts lap irregular ranks helpers matrices} "
   if [ -n "${PARAMS:-}" ]; then # a file measured before on this kind of machine
     cp "$PARAMS" "$params" && say "- parameters from $PARAMS"
   elif CUDA_VISIBLE_DEVICES=$all run "${MPIRUN[@]}" -n "$ngpu" $B/tools/halo params measure \
@@ -191,16 +197,17 @@ bench_multi() {
   fi
   local lap=(--gen lap3d27:200 --iterations 1000 --warmup 50 --params "$params" --strategy all,auto
              --transport all)
-  [[ $parts == *" lap "* ]] && for g in 1 2; do
+  [[ $parts == *" counts "* ]] && for g in 1 2; do
     spmv "lap200 $g ranks on $g GPUs" $g "$(seq -s, 0 $((g - 1)))" "${lap[@]}" --ranks-per-node 1
   done
-  [[ $parts == *" lap "* ]] && for k in 2 1 $ngpu; do
+  [[ $parts == *" lap "* ]] && for k in ${MULTI_NODES:-2 1 $ngpu}; do
     spmv "lap200 $ngpu ranks nodes of $k GPUs" "$ngpu" "$all" "${lap[@]}" --ranks-per-node $k
   done
   # many messages and duplicate data: every rank needs entries of every other
   local irr=(--gen irregular:2000000,1 --params "$params" --strategy all,auto --transport all)
-  [[ $parts == *" irregular "* ]] && spmv "irregular2M $ngpu ranks nodes of 2 GPUs" "$ngpu" "$all" "${irr[@]}" --iterations 1000 \
-    --warmup 50 --ranks-per-node 2
+  local ki=${MULTI_IRREGULAR_NODE:-2}
+  [[ $parts == *" irregular "* ]] && spmv "irregular2M $ngpu ranks nodes of $ki GPUs" "$ngpu" \
+    "$all" "${irr[@]}" --iterations 1000 --warmup 50 --ranks-per-node $ki
   [[ $parts == *" irregular "* ]] && HALO_BENCH_RPN=8 HALO_BENCH_GPN=2 WRAP=bench/gpu/by_node.sh spmv \
     "irregular2M $((4 * ngpu)) ranks nodes of 2 GPUs and 8 ranks" $((4 * ngpu)) "$all" "${irr[@]}" \
     --iterations 200 --warmup 20 --ranks-per-node 8
