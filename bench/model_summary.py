@@ -42,6 +42,8 @@ def main(d):
             cands = a["auto"].split(": ", 2)[-1]
             free = len({c.split("/")[1].split(" ")[0] for c in cands.split(", ")}) > 1
             pool = [s for s in concrete if free or s["transport"] == a["transport"]]
+            if all(s.get("modeled") and s["modeled"][0]["exchange_s"] == 0 for s in pool):
+                continue  # no messages (one rank): nothing to choose
             best = min(pool, key=lambda s: s["exchange_s"])
             # auto's plan as the 'all' run measured it (the same strategy, transport
             # and message_cap), else auto's own measurement

@@ -4,22 +4,8 @@
 set -u
 halo=$1 launcher=$2 flags=$3 data=$4 out=$5
 mkdir -p "$out"
-fail=0
-n=0
-# expect CODE TEXT NP ARGS...: exit status CODE and TEXT in the output
-expect() {
-  local code=$1 text=$2 np=$3
-  shift 3
-  n=$((n + 1))
-  # shellcheck disable=SC2086
-  $launcher "$np" $flags "$halo" "$@" >"$out/$n.log" 2>&1
-  local got=$?
-  if [ "$got" -ne "$code" ] || ! grep -qF -- "$text" "$out/$n.log"; then
-    echo "FAIL: halo $* (np $np): exit $got, expected $code with '$text'; output:"
-    cat "$out/$n.log"
-    fail=1
-  fi
-}
+# shellcheck source=cli_expect.sh
+. "$(dirname "$0")/cli_expect.sh"
 expect 2 "usage: mpirun -n P halo COMMAND" 1
 expect 0 "commands:" 1 --help
 expect 0 "halo 0." 1 --version
@@ -32,7 +18,7 @@ expect 2 "option --iterations needs a value" 2 spmv --gen lap2d:4 --iterations
 expect 2 "--iterations 'ten': expected an integer" 2 spmv --gen lap2d:4 --iterations ten
 expect 2 "--iterations '-1': expected an integer" 2 spmv --gen lap2d:4 --iterations=-1
 expect 2 "--tol '-1': expected a number >= 0" 2 spmv --gen lap2d:4 --tol -1
-expect 2 "unknown partition 'metis' (known: rows, nnz)" 2 spmv --gen lap2d:4 --partition metis
+expect 2 "unknown partition 'scotch' (known: rows, nnz, metis)" 2 spmv --gen lap2d:4 --partition scotch
 expect 2 "unknown strategy 'fast'" 2 spmv --gen lap2d:4 --strategy fast
 expect 1 "unknown kind" 2 spmv --gen cube:4
 expect 1 "N must be a positive integer" 3 spmv --gen lap3d:0

@@ -126,7 +126,8 @@ static void test_partitions(void) {
   halo_partition_kind k;
   CHECK_OK(halo_partition_from_name("nnz", &k));
   CHECK(k == HALO_PARTITION_NNZ);
-  CHECK_ERR(halo_partition_from_name("metis", &k), HALO_ERR_INVALID_ARG, "known: rows, nnz");
+  CHECK_ERR(halo_partition_from_name("scotch", &k), HALO_ERR_INVALID_ARG,
+            "known: rows, nnz, metis");
 }
 
 /* Structure of a generated matrix: sorted unique columns in range, the

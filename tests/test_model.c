@@ -497,7 +497,15 @@ static double sim_by_hand(halo_sim sim, const halo_plan_options *o, const int64_
     ranks[r].socket = (r - node) * 2 / n;
     ranks[r].on_gpu =
         o->memory == HALO_MEMORY_DEVICE && (row_begin[r + 1] > row_begin[r] || sim->pat[r].n_ghost);
-    ranks[r].ranks_per_gpu = G ? (n + G - 1) / G : 1;
+  }
+  for (int r = 0; r < P; r++) { /* staged: only the GPU ranks copy, helpers use host MPI */
+    const int node = r / K * K, n = node + K <= P ? K : P - node;
+    int copiers = n;
+    if (t == HALO_TRANSPORT_STAGED) {
+      copiers = 0;
+      for (int q = node; q < node + n; q++) copiers += ranks[q].on_gpu;
+    }
+    ranks[r].ranks_per_gpu = G && copiers > G ? (copiers + G - 1) / G : 1;
   }
   CHECK_OK(halo_sim_schedules(sim, o, sched));
   CHECK_OK(halo_model_schedules(&p, t, sched, P, ranks, NULL, &total));
@@ -542,6 +550,10 @@ static void test_sim_model(void) {
     o.transport = HALO_TRANSPORT_STAGED;
     CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", NULL, &t));
     CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 4, HALO_TRANSPORT_STAGED));
+    /* 3 GPUs per node: two ranks share a GPU, but under staged the helper
+     * copies nothing, and the 3 GPU ranks of a node copy one per GPU */
+    CHECK_OK(halo_sim_model(sim, &o, 3, "lassen", NULL, &t));
+    CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 3, HALO_TRANSPORT_STAGED));
     /* 2 GPUs per node: auto is ipc, two ranks share a GPU */
     o.transport = HALO_TRANSPORT_AUTO;
     CHECK_OK(halo_sim_model(sim, &o, 2, "lassen", NULL, &t));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "halo/sim.h"
+#include "halo_impl.h"   /* the message of a component not compiled in */
 #include "plan/choose.h" /* the candidates and their description, as plans make them */
 #include "report.h"
 
@@ -18,11 +19,14 @@ static void usage(void) {
       "(messages and bytes per phase, inter-node volume, most messages per node):\n"
       "the plan of a run on thousands of GPUs, without the GPUs.\n"
       "\n"
-      "  --matrix FILE         Matrix Market file\n"
+      "  --matrix FILE         Matrix Market file, or .hcsr (halo convert)\n"
       "  --gen SPEC            generated matrix (lap2d:N, lap3d:N, lap3d27:N, irregular:N,SEED)\n"
       "  --ranks P             ranks to simulate\n"
       "  --ranks-per-node K    ranks per (virtual) node\n"
-      "  --partition rows|nnz  contiguous rows balanced by count or by entries [rows]\n"
+      "  --partition rows|nnz|metis\n"
+      "                        contiguous rows balanced by count or by entries, or\n"
+      "                        METIS's graph partition (rows renumbered; reports the\n"
+      "                        edge cut and the ghosts against rows) [rows]\n"
       "  --strategy NAME       standard, 2step, 3step, split, auto (the lowest modeled\n"
       "                        time over every strategy, message_cap and path), or all\n"
       "                        [all]\n"
@@ -46,10 +50,38 @@ static void usage(void) {
       "exit status: 0 ok, 1 error, 2 bad command line\n");
 }
 
+/* --partition metis: METIS's parts over the ranks that hold rows, the matrix
+ * renumbered (P A P^T), the partition measured against the contiguous one. */
+static halo_status partition_graph(input_matrix *M, int P, const int *holds) {
+  halo_status st;
+  halo_csr B = {0};
+  int64_t *new_ids = malloc((size_t)(M->n_rows ? M->n_rows : 1) * sizeof *new_ids);
+  int64_t *contiguous = malloc((size_t)(P + 1) * sizeof *contiguous);
+  st = new_ids && contiguous ? HALO_SUCCESS : HALO_ERR_OUT_OF_MEMORY;
+  if (st == HALO_SUCCESS) st = halo_partition_metis(&M->global, P, holds, new_ids, M->row_begin);
+  if (st == HALO_SUCCESS)
+    st = halo_partition_measure(&M->global, new_ids, P, M->row_begin, &M->quality);
+  if (st == HALO_SUCCESS)
+    st = halo_partition_compute(HALO_PARTITION_ROWS, M->n_rows, NULL, P, holds, contiguous);
+  if (st == HALO_SUCCESS)
+    st = halo_partition_measure(&M->global, NULL, P, contiguous, &M->contiguous);
+  if (st == HALO_SUCCESS) st = halo_csr_permute(&M->global, new_ids, &B);
+  if (st == HALO_SUCCESS) {
+    halo_csr_free(&M->global);
+    M->global = B;
+    M->measured = 1;
+  }
+  free(contiguous);
+  free(new_ids);
+  return st;
+}
+
 /* The whole matrix on this process, and the partition of P ranks. */
 static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *M) {
   halo_status st;
   memset(M, 0, sizeof *M);
+  if (in->partition == HALO_PARTITION_METIS && !HALO_HAVE_METIS)
+    return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_METIS_MESSAGE);
   if (in->gen_spec) {
     int64_t N;
     M->is_gen = 1;
@@ -62,7 +94,8 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
     mo.sum_duplicates = in->sum_duplicates;
     const char *base = strrchr(in->matrix_path, '/');
     snprintf(M->name, sizeof M->name, "%s", base ? base + 1 : in->matrix_path);
-    st = halo_mm_read(in->matrix_path, &mo, &M->global);
+    st = input_is_hcsr(in->matrix_path) ? halo_hcsr_read(in->matrix_path, &M->global)
+                                        : halo_mm_read(in->matrix_path, &mo, &M->global);
   }
   if (st != HALO_SUCCESS) return st;
   M->n_rows = M->global.n_rows;
@@ -79,7 +112,11 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
       holds[r] = r % K < (n / (in->helpers + 1) > 0 ? n / (in->helpers + 1) : 1);
     }
   }
-  st = halo_partition_compute(in->partition, M->n_rows, M->global.row_ptr, P, holds, M->row_begin);
+  if (in->partition == HALO_PARTITION_METIS)
+    st = partition_graph(M, P, holds);
+  else
+    st =
+        halo_partition_compute(in->partition, M->n_rows, M->global.row_ptr, P, holds, M->row_begin);
   free(holds);
   if (st != HALO_SUCCESS) return st;
   if (M->n_rows == M->n_cols)

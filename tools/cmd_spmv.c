@@ -24,7 +24,9 @@ static void usage(void) {
          "\n"
          "input (one of):\n"
          "  --matrix FILE          Matrix Market file (coordinate; real, integer or pattern;\n"
-         "                         general, symmetric or skew-symmetric), read on rank 0\n"
+         "                         general, symmetric or skew-symmetric), read on rank 0;\n"
+         "                         or binary CSR (.hcsr name or magic; halo convert),\n"
+         "                         each rank reading its own rows with MPI-IO\n"
          "  --gen SPEC             generated matrix, made in parallel:\n"
          "                           lap2d:N           2-D 5-point Laplacian, N^2 rows\n"
          "                           lap3d:N           3-D 7-point Laplacian, N^3 rows\n"
@@ -32,7 +34,11 @@ static void usage(void) {
          "                           irregular:N,SEED  random N-row matrix with dense rows and\n"
          "                                             columns (SEED defaults to 1)\n"
          "options:\n"
-         "  --partition rows|nnz   contiguous rows balanced by count or by entries [rows]\n"
+         "  --partition rows|nnz|metis\n"
+         "                         contiguous rows balanced by count or by entries, or\n"
+         "                         METIS's graph partition (rows renumbered; rank 0 reads\n"
+         "                         or generates the whole matrix; reports the edge cut and\n"
+         "                         the ghosts against rows) [rows]\n"
          "  --helpers H            H of every H+1 ranks of a node get no rows: they only\n"
          "                         forward messages (split spreads inter-node messages over\n"
          "                         them; with --memory device they share the GPUs: split\n"
@@ -289,7 +295,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     code = EXIT_ERROR;
     goto done;
   }
-  for (int64_t j = cb; j < ce; j++) hx[j - cb] = input_x(j);
+  for (int64_t j = cb; j < ce; j++) hx[j - cb] = input_x(input_orig_col(&M, cb, j));
   buf_from_host(dev, vec.x, hx, (size_t)(ce - cb) * sizeof(double));
   if ((st = ghosts_and_product(std_plan, &vec)) != HALO_SUCCESS) goto done;
   memcpy(y_std, vec.hy, (size_t)n_rows * sizeof *y_std);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "halo_impl.h" /* halo_agree, the message of a component not compiled in */
+
 void driver_error(int rank, const char *cmd, const char *fmt, ...) {
   if (rank != 0) return;
   va_list ap;
@@ -103,6 +105,8 @@ void input_free(input_matrix *M) {
   halo_csr_free(&M->global);
   halo_io_free(M->row_begin);
   halo_io_free(M->col_begin);
+  halo_io_free(M->orig_ids);
+  halo_io_free(M->new_ids);
   memset(M, 0, sizeof *M);
 }
 
@@ -132,6 +136,85 @@ halo_status input_holds_rows(MPI_Comm comm, int helpers, int ranks_per_node, int
   return HALO_SUCCESS;
 }
 
+/* --partition metis: the whole matrix on rank 0 (read, or generated there: a
+ * graph partition needs every row in one place), cut by METIS into the ranks
+ * that hold rows, renumbered and distributed; rank 0 measures the partition
+ * against the contiguous one (rows) and keeps what the check needs. */
+static halo_status input_load_graph(MPI_Comm comm, const input_opts *o, const int *holds,
+                                    int keep_global, input_matrix *M) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size;
+  halo_csr G = {0};
+  int64_t *contiguous = NULL;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (!HALO_HAVE_METIS) return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_METIS_MESSAGE);
+  if (o->gen_spec) {
+    M->is_gen = 1;
+    if ((st = halo_gen_parse(o->gen_spec, &M->gen)) != HALO_SUCCESS) return st; /* on every rank */
+    halo_gen_name(&M->gen, M->name, sizeof M->name);
+  } else {
+    const char *base = strrchr(o->matrix_path, '/');
+    snprintf(M->name, sizeof M->name, "%s", base ? base + 1 : o->matrix_path);
+  }
+  if (rank == 0) {
+    if (o->gen_spec) {
+      int64_t N = 0;
+      st = halo_gen_size(&M->gen, &N, NULL);
+      if (st == HALO_SUCCESS) st = halo_gen_rows(&M->gen, 0, N, &G);
+    } else if (input_is_hcsr(o->matrix_path)) {
+      st = halo_hcsr_read(o->matrix_path, &G);
+    } else {
+      halo_mm_options mo = halo_mm_options_default();
+      mo.sum_duplicates = o->sum_duplicates;
+      st = halo_mm_read(o->matrix_path, &mo, &G);
+    }
+  }
+  st = halo_agree(comm, st);
+  if (st == HALO_SUCCESS)
+    st = halo_csr_distribute(comm, 0, &G, HALO_PARTITION_METIS, holds, &M->row_begin, &M->new_ids,
+                             &M->orig_ids, &M->local);
+  if (st == HALO_SUCCESS) { /* rank 0 measures both partitions */
+    if (rank == 0) {
+      contiguous = malloc((size_t)(size + 1) * sizeof *contiguous);
+      st = contiguous ? HALO_SUCCESS : HALO_ERR_OUT_OF_MEMORY;
+      if (st == HALO_SUCCESS)
+        st = halo_partition_measure(&G, M->new_ids, size, M->row_begin, &M->quality);
+      if (st == HALO_SUCCESS)
+        st = halo_partition_compute(HALO_PARTITION_ROWS, G.n_rows, NULL, size, holds, contiguous);
+      if (st == HALO_SUCCESS)
+        st = halo_partition_measure(&G, NULL, size, contiguous, &M->contiguous);
+    }
+    st = halo_agree(comm, st);
+  }
+  if (st == HALO_SUCCESS) {
+    int64_t q[6] = {M->quality.edge_cut,    M->quality.ghosts,    M->quality.max_rows,
+                    M->contiguous.edge_cut, M->contiguous.ghosts, M->contiguous.max_rows};
+    MPI_Bcast(q, 6, MPI_INT64_T, 0, comm);
+    M->quality = (halo_partition_quality){q[0], q[1], q[2]};
+    M->contiguous = (halo_partition_quality){q[3], q[4], q[5]};
+    M->measured = 1;
+    if (keep_global && rank == 0 && !o->gen_spec) { /* the reference of the check */
+      M->global = G;
+      memset(&G, 0, sizeof G);
+    }
+    if (!keep_global) {
+      halo_io_free(M->new_ids);
+      M->new_ids = NULL;
+    }
+  }
+  free(contiguous);
+  halo_csr_free(&G);
+  return st;
+}
+
+int input_is_hcsr(const char *path) {
+  size_t n = strlen(path);
+  int magic = 0;
+  if (n >= 5 && strcmp(path + n - 5, ".hcsr") == 0) return 1;
+  return halo_hcsr_probe(path, &magic) == HALO_SUCCESS && magic;
+}
+
 halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M) {
   halo_status st;
   int rank, size, *holds = NULL;
@@ -146,7 +229,9 @@ halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, inpu
       return st;
     }
   }
-  if (o->gen_spec) {
+  if (o->partition == HALO_PARTITION_METIS) {
+    st = input_load_graph(comm, o, holds, keep_global, M);
+  } else if (o->gen_spec) {
     M->is_gen = 1;
     if ((st = halo_gen_parse(o->gen_spec, &M->gen)) == HALO_SUCCESS) {
       halo_gen_name(&M->gen, M->name, sizeof M->name);
@@ -157,8 +242,14 @@ halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, inpu
     mo.sum_duplicates = o->sum_duplicates;
     const char *base = strrchr(o->matrix_path, '/');
     snprintf(M->name, sizeof M->name, "%s", base ? base + 1 : o->matrix_path);
-    st = halo_mm_read_distributed(comm, 0, o->matrix_path, &mo, o->partition, holds, &M->row_begin,
-                                  &M->local, keep_global ? &M->global : NULL);
+    int hcsr = rank == 0 && input_is_hcsr(o->matrix_path);
+    MPI_Bcast(&hcsr, 1, MPI_INT, 0, comm);
+    if (hcsr) /* every rank reads its own rows */
+      st = halo_hcsr_read_distributed(comm, 0, o->matrix_path, o->partition, holds, &M->row_begin,
+                                      &M->local, keep_global ? &M->global : NULL);
+    else
+      st = halo_mm_read_distributed(comm, 0, o->matrix_path, &mo, o->partition, holds,
+                                    &M->row_begin, &M->local, keep_global ? &M->global : NULL);
   }
   free(holds);
   if (st != HALO_SUCCESS) {
@@ -180,6 +271,10 @@ halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, inpu
   else
     halo_partition_rows(M->n_cols, size, M->col_begin);
   return HALO_SUCCESS;
+}
+
+int64_t input_orig_col(const input_matrix *M, int64_t col_begin, int64_t j) {
+  return M->orig_ids ? M->orig_ids[j - col_begin] : j;
 }
 
 double input_x(int64_t j) {
@@ -233,6 +328,13 @@ halo_status check_spmv(MPI_Comm comm, const input_matrix *M, const double *y, do
         int c = (int)(n - done < (1 << 28) ? n - done : (1 << 28));
         MPI_Recv(y_all ? y_all + b + done : NULL, c, MPI_DOUBLE, r, 77, comm, MPI_STATUS_IGNORE);
       }
+    }
+    if (st == HALO_SUCCESS && M->new_ids) { /* y back in the original numbering */
+      double *y_orig = malloc((size_t)(M->n_rows ? M->n_rows : 1) * sizeof *y_orig);
+      if (!y_orig) st = HALO_ERR_OUT_OF_MEMORY;
+      for (int64_t i = 0; y_orig && i < M->n_rows; i++) y_orig[i] = y_all[M->new_ids[i]];
+      free(y_all);
+      y_all = y_orig;
     }
     if (st == HALO_SUCCESS) {
       for (int64_t j = 0; j < M->n_cols; j++) x[j] = input_x(j);

@@ -66,6 +66,12 @@ typedef struct {
   int64_t *col_begin; /* P+1: entries of x of each rank */
   halo_csr local;     /* this rank's rows */
   halo_csr global;    /* the whole matrix on rank 0 (file input with keep_global) */
+  /* --partition metis: rows and columns renumbered so that each rank's are
+   * contiguous; local and row_begin are in the new numbering */
+  int64_t *orig_ids; /* the original index of each of this rank's rows (NULL: not renumbered) */
+  int64_t *new_ids;  /* rank 0 (keep_global): the new index of every original row */
+  int measured;      /* metis: the partition against the contiguous one, on every rank */
+  halo_partition_quality quality, contiguous;
 } input_matrix;
 
 /* Which ranks get rows: with H helpers per row-holding rank, the first
@@ -74,12 +80,21 @@ typedef struct {
  * flags, the same on every rank. Collective. */
 halo_status input_holds_rows(MPI_Comm comm, int helpers, int ranks_per_node, int *holds);
 
-/* Collective: read (rank 0) and distribute, or generate in parallel. */
+/* Whether --matrix FILE is read as .hcsr: its name ends in .hcsr, or it
+ * begins with hcsr's magic (else it is Matrix Market). Not collective. */
+int input_is_hcsr(const char *path);
+
+/* Collective: read (rank 0) and distribute, or read .hcsr in parallel, or
+ * generate in parallel. */
 halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M);
 void input_free(input_matrix *M);
 
 /* The input vector: x[j], a function of the global index alone. */
 double input_x(int64_t j);
+
+/* The original index of column j of the distributed matrix, j among this
+ * rank's entries of x starting at col_begin (the identity unless renumbered). */
+int64_t input_orig_col(const input_matrix *M, int64_t col_begin, int64_t j);
 
 /* ---- check against the serial reference ---- */
 
@@ -92,5 +107,6 @@ halo_status check_spmv(MPI_Comm comm, const input_matrix *M, const double *y, do
 int cmd_spmv(int argc, char **argv, MPI_Comm comm);
 int cmd_simulate(int argc, char **argv, MPI_Comm comm);
 int cmd_params(int argc, char **argv, MPI_Comm comm);
+int cmd_convert(int argc, char **argv, MPI_Comm comm);
 
 #endif

@@ -15,6 +15,8 @@ static void usage(void) {
          "  simulate  the statistics of every strategy on P ranks, built in one process\n"
          "  params    the performance model's machine parameters: measure them here,\n"
          "            show a set\n"
+         "  convert   write a matrix as binary CSR (.hcsr), read fast in parallel, or as\n"
+         "            Matrix Market (serial)\n"
          "\n"
          "  halo COMMAND --help   options of a command\n"
          "  halo --version        version of halo\n");
@@ -36,10 +38,13 @@ int main(int argc, char **argv) {
     code = cmd_simulate(argc - 1, argv + 1, MPI_COMM_WORLD);
   } else if (strcmp(argv[1], "params") == 0) {
     code = cmd_params(argc - 1, argv + 1, MPI_COMM_WORLD);
+  } else if (strcmp(argv[1], "convert") == 0) {
+    code = cmd_convert(argc - 1, argv + 1, MPI_COMM_WORLD);
   } else {
     if (rank == 0)
       fprintf(stderr,
-              "halo: unknown command '%s' (commands: spmv, simulate, params; see halo --help)\n",
+              "halo: unknown command '%s' (commands: spmv, simulate, params, convert; see halo "
+              "--help)\n",
               argv[1]);
     code = EXIT_USAGE;
   }

@@ -111,6 +111,16 @@ void report_print(const report *r) {
   else
     printf("; %s %.3f s, patterns of all ranks %.3f s", M->is_gen ? "generated in" : "read in",
            r->t_load, r->t_patterns);
+  if (M->measured) {
+    const halo_partition_quality *q = &M->quality, *c = &M->contiguous;
+    printf("\npartition metis: edge cut %lld, communication volume %lld values (%lld bytes), "
+           "largest part %lld rows\n"
+           "partition rows:  edge cut %lld, communication volume %lld values (%lld bytes), "
+           "largest part %lld rows",
+           (long long)q->edge_cut, (long long)q->ghosts, (long long)(8 * q->ghosts),
+           (long long)q->max_rows, (long long)c->edge_cut, (long long)c->ghosts,
+           (long long)(8 * c->ghosts), (long long)c->max_rows);
+  }
   printf("\n\n");
   if (r->rows[0].timed) {
     printf("%-9s %-10s %10s %12s %10s %10s %8s %10s %10s %11s %9s %8s\n", "strategy", "transport",
@@ -194,6 +204,19 @@ void report_json(FILE *f, const report *r) {
   json_begin_array(&w, "row_begin");
   for (int q = 0; q <= r->ranks; q++) json_int(&w, NULL, M->row_begin[q]);
   json_end_array(&w);
+  if (M->measured) {
+    const halo_partition_quality *qs[2] = {&M->quality, &M->contiguous};
+    json_begin_object(&w, "partition_quality");
+    for (int i = 0; i < 2; i++) {
+      json_begin_object(&w, i == 0 ? "metis" : "rows");
+      json_int(&w, "edge_cut", qs[i]->edge_cut);
+      json_int(&w, "ghosts", qs[i]->ghosts);
+      json_int(&w, "bytes", 8 * qs[i]->ghosts);
+      json_int(&w, "max_rows", qs[i]->max_rows);
+      json_end_object(&w);
+    }
+    json_end_object(&w);
+  }
   if (r->n_rows && r->rows[0].timed) {
     json_double(&w, "load_s", r->t_load);
     json_double(&w, "matrix_s", r->t_matrix);

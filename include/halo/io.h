@@ -1,6 +1,7 @@
-/* halo input: Matrix Market reader, matrix generators, row partitions, and
- * the distribution of a matrix read on one rank. Used by the `halo` driver;
- * available to any program that wants the same inputs. */
+/* halo input: Matrix Market reader, matrix generators, row partitions, the
+ * distribution of a matrix read on one rank, and the binary CSR format
+ * (.hcsr) read in parallel. Used by the `halo` driver; available to any
+ * program that wants the same inputs. */
 #ifndef HALO_IO_H
 #define HALO_IO_H
 
@@ -97,7 +98,8 @@ void halo_gen_name(const halo_gen *gen, char *buf, size_t len);
 
 typedef enum {
   HALO_PARTITION_ROWS = 0, /**< row_begin[r] = floor(r*N/P) */
-  HALO_PARTITION_NNZ = 1   /**< balanced stored entries (rows stay whole) */
+  HALO_PARTITION_NNZ = 1,  /**< balanced stored entries (rows stay whole) */
+  HALO_PARTITION_METIS = 2 /**< graph partition by METIS, rows renumbered (halo_partition_metis) */
 } halo_partition_kind;
 
 halo_status halo_partition_from_name(const char *name, halo_partition_kind *kind_p);
@@ -116,9 +118,58 @@ halo_status halo_partition_nnz(int64_t n_rows, const int64_t *row_ptr, int P, in
  *  take part in the exchange as communication helpers (the Split strategy
  *  spreads a node's inter-node messages over them). row_ptr: the global row
  *  offsets, needed by HALO_PARTITION_NNZ only. HALO_ERR_INVALID_ARG when no
- *  rank holds rows. */
+ *  rank holds rows, and for HALO_PARTITION_METIS, which renumbers the rows
+ *  (halo_partition_metis, halo_csr_distribute). */
 halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, const int64_t *row_ptr,
                                    int P, const int *holds_rows, int64_t *row_begin);
+
+/**
+ * A graph partition of a square matrix held whole (row_begin = 0): the graph
+ * of the pattern of A + A^T without its diagonal (row i and row j adjacent
+ * when a_ij or a_ji is stored) is cut by METIS_PartGraphKway into one part per
+ * rank r with holds_rows[r] != 0 (NULL: every rank), balancing the rows and
+ * minimizing the edges cut; the k-th part goes to the k-th such rank. The
+ * rows are then renumbered so that each rank's rows are contiguous, in their
+ * original order within a rank: the distributed matrix is P A P^T
+ * (halo_csr_permute). One part, a graph without edges and a matrix of no
+ * more rows than parts are partitioned without METIS (by rows). Parts may be
+ * empty. Not collective.
+ *
+ * @param new_ids    n_rows entries: new_ids[i] is the index of original row i
+ *                   (and column i) in the renumbered matrix
+ * @param row_begin  P+1 entries: rank r gets new rows [row_begin[r], row_begin[r+1])
+ * @return HALO_ERR_NOT_COMPILED in a build without METIS (HALO_ENABLE_METIS);
+ *         HALO_ERR_UNSUPPORTED for a matrix that is not square;
+ *         HALO_ERR_OUT_OF_RANGE when the graph exceeds METIS's idx_t;
+ *         HALO_ERR_INVALID_ARG when no rank holds rows.
+ */
+halo_status halo_partition_metis(const halo_csr *A, int P, const int *holds_rows, int64_t *new_ids,
+                                 int64_t *row_begin);
+
+/**
+ * B = P A P^T for a square matrix held whole: b[new_ids[i]][new_ids[j]] =
+ * a_ij, sorted by column within each row. Not collective.
+ *
+ * @param new_ids  a permutation of 0..n_rows-1 (checked)
+ * @param B        the renumbered matrix (free with halo_csr_free)
+ */
+halo_status halo_csr_permute(const halo_csr *A, const int64_t *new_ids, halo_csr *B);
+
+/** What a partition of a square matrix costs in communication. */
+typedef struct {
+  int64_t edge_cut; /**< edges of the graph of A + A^T (no diagonal) between two ranks */
+  int64_t ghosts;   /**< communication volume: the entries of x each rank needs from the
+                         others, summed over ranks (the ghosts of all ranks; 8 bytes each) */
+  int64_t max_rows; /**< the most rows of one rank */
+} halo_partition_quality;
+
+/**
+ * Measure a partition of a square matrix held whole: rank r holds the rows
+ * (and entries of x) i with new_ids[i] in [row_begin[r], row_begin[r+1])
+ * (new_ids NULL: the rows as they are). Not collective.
+ */
+halo_status halo_partition_measure(const halo_csr *A, const int64_t *new_ids, int P,
+                                   const int64_t *row_begin, halo_partition_quality *q);
 
 /* ---- distribution ------------------------------------------------------- */
 
@@ -133,6 +184,30 @@ halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, con
  */
 halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *global,
                              const int64_t *row_begin, halo_csr *local);
+
+/**
+ * Partition a matrix held whole on @p root and distribute it. Collective; an
+ * error of root's partition is returned on every rank with root's message.
+ * A contiguous partition (rows, nnz: halo_partition_compute) keeps the
+ * numbering; HALO_PARTITION_METIS renumbers the rows and columns
+ * (halo_partition_metis) and distributes P A P^T.
+ *
+ * @param global       the whole matrix, on root only (ignored elsewhere)
+ * @param holds_rows   P flags, the same on every rank: the ranks that get
+ *                     rows; NULL: every rank
+ * @param row_begin_p  the partition in the distributed numbering, P+1
+ *                     entries on every rank (free with halo_io_free)
+ * @param new_ids_p    if not NULL: with METIS, on root, the new index of every
+ *                     original row (n_rows entries; halo_io_free); otherwise NULL
+ * @param orig_ids_p   if not NULL: with METIS, the original index of each of
+ *                     this rank's rows (halo_io_free; NULL for a rank without
+ *                     rows); otherwise NULL
+ * @param local        this rank's rows, in the distributed numbering
+ */
+halo_status halo_csr_distribute(MPI_Comm comm, int root, const halo_csr *global,
+                                halo_partition_kind part, const int *holds_rows,
+                                int64_t **row_begin_p, int64_t **new_ids_p, int64_t **orig_ids_p,
+                                halo_csr *local);
 
 /**
  * Read a Matrix Market file on @p root, partition it and distribute it.
@@ -156,6 +231,110 @@ halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
  */
 halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partition_kind part,
                                  const int *holds_rows, int64_t **row_begin_p, halo_csr *local);
+
+/* ---- binary CSR (.hcsr) ------------------------------------------------- */
+
+/*
+ * An .hcsr file holds one whole CSR matrix, little-endian, in four parts
+ * (README.md, "Binary CSR input", gives every byte):
+ *
+ *   offset  bytes  field
+ *        0      8  magic "HALOCSR" and a zero byte
+ *        8      4  version, uint32: 1
+ *       12      4  flags, uint32: bit 0 set = 8-byte column indices (else 4);
+ *                  the other bits are 0
+ *       16      8  n_rows, int64
+ *       24      8  n_cols, int64
+ *       32      8  nnz, int64
+ *       40      8  checksum of the row pointers, uint64
+ *       48      8  checksum of the column indices, uint64
+ *       56      8  checksum of the values, uint64
+ *       64      8  FNV-1a 64 of bytes 0..63, uint64
+ *       72         row pointers: n_rows+1 int64 (0 first, nnz last, never
+ *                  decreasing)
+ *                  column indices: nnz int32 or int64, 0-based, in [0,
+ *                  n_cols), increasing within each row; then zero bytes
+ *                  up to a multiple of 8
+ *                  values: nnz IEEE-754 doubles, finite
+ *
+ * The file is exactly as long as these parts. The checksum of a part of
+ * elements e_0, e_1, ... (each read as an unsigned integer of its width) is
+ * the sum modulo 2^64 of H(i, e_i) = mix(e_i XOR (i * 0x9e3779b97f4a7c15)),
+ * with mix the finalizer of splitmix64; a sum, so that every rank adds up
+ * the elements it reads and one MPI_Allreduce verifies the whole part.
+ */
+
+/** Options of the hcsr writer. */
+typedef struct {
+  /** Width of the column indices: 4 or 8 bytes; 0 (the default) takes 4
+   *  when n_cols fits an int32, else 8. */
+  int index_bytes;
+} halo_hcsr_options;
+
+halo_hcsr_options halo_hcsr_options_default(void);
+
+/**
+ * Write a whole matrix (row_begin = 0, row_end = n_rows) as an .hcsr file.
+ * Not collective.
+ *
+ * Errors: HALO_ERR_INVALID_ARG for a matrix that is not whole, row pointers
+ * that do not start at 0 or decrease, a column out of range or not
+ * increasing within its row, a value that is not finite;
+ * HALO_ERR_OUT_OF_RANGE for index_bytes 4 and more than INT32_MAX columns;
+ * HALO_ERR_IO when the file cannot be written (a partial file is removed).
+ *
+ * @param path  file name
+ * @param A     the whole matrix
+ * @param opts  options, or NULL for the defaults
+ */
+halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr_options *opts);
+
+/**
+ * Read a whole .hcsr file on the calling process. Not collective.
+ *
+ * Errors are HALO_ERR_IO (cannot open or read) or HALO_ERR_FORMAT with the
+ * file name and the problem: truncated file, wrong magic, unsupported
+ * version, unknown flags, bad header checksum, sizes that disagree with the
+ * file's length, a bad checksum of a part, row pointers that do not start at
+ * 0, decrease or do not end at nnz, a column index out of range (negative
+ * ones included) or not increasing within its row, a value that is not
+ * finite, non-zero padding.
+ *
+ * @param path  file name
+ * @param A     the whole matrix (row_begin = 0, row_end = n_rows)
+ */
+halo_status halo_hcsr_read(const char *path, halo_csr *A);
+
+/**
+ * Read an .hcsr file in parallel: every rank reads its own rows with MPI-IO
+ * (collective reads of its row pointers, column indices and values) and
+ * checks them; the checksums are added over the ranks. Collective; an error
+ * of any rank is returned on every rank with the lowest failing rank's
+ * message (the errors of halo_hcsr_read(), and HALO_ERR_IO when the file
+ * cannot be opened).
+ *
+ * The partition is that of halo_mm_read_distributed(): computed on @p root
+ * (which reads the whole row pointers for HALO_PARTITION_NNZ) and broadcast.
+ * HALO_PARTITION_METIS, which renumbers the rows, is refused
+ * (HALO_ERR_INVALID_ARG): read the file whole with halo_hcsr_read() and
+ * distribute it with halo_csr_distribute().
+ *
+ * @param holds_rows   P flags: the ranks that get rows; NULL: every rank
+ * @param row_begin_p  the partition, P+1 entries (free with halo_io_free)
+ * @param local        this rank's rows
+ * @param global_p     if not NULL, on root the whole matrix is read into it
+ *                     as well (a second, serial read, for a serial
+ *                     reference); elsewhere it is zeroed
+ */
+halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path,
+                                       halo_partition_kind part, const int *holds_rows,
+                                       int64_t **row_begin_p, halo_csr *local, halo_csr *global_p);
+
+/**
+ * Whether the file @p path begins with the magic of an .hcsr file. Not
+ * collective. HALO_ERR_IO when the file cannot be opened.
+ */
+halo_status halo_hcsr_probe(const char *path, int *is_hcsr_p);
 
 /** Free memory returned by the io functions (row_begin arrays). */
 void halo_io_free(void *p);

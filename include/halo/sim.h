@@ -46,8 +46,10 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
  * shared-memory machine each, split evenly over the parameter set's sockets
  * per node. opts->memory = HALO_MEMORY_DEVICE models a device plan: ranks
  * with rows or ghosts hold x on a GPU, the others are helpers, and
- * ceil(ranks on the node / gpus_per_node) ranks share a GPU; any other memory
- * models a host plan. opts->transport AUTO is host for a host plan, and for a
+ * ceil(ranks on the node / gpus_per_node) ranks share a GPU (with transport
+ * staged only the GPU ranks copy to and from it, ceil(GPU ranks on the node /
+ * gpus_per_node) at a time: a helper gets its share by host MPI); any other
+ * memory models a host plan. opts->transport AUTO is host for a host plan, and for a
  * device plan nccl with one rank per GPU, else ipc.
  *
  * @param opts             options as for halo_sim_run(), or NULL for the defaults

@@ -121,6 +121,9 @@ halo_status halo_dev_pointer_kind(const void *p, int *is_device_p);
 halo_status halo_dev_current(int *device_p);
 /** Message for device memory in a build without CUDA. */
 #define HALO_NO_CUDA_MESSAGE "device memory: not compiled in: rebuild with HALO_ENABLE_CUDA=ON"
+/** Message for the graph partition in a build without METIS. */
+#define HALO_NO_METIS_MESSAGE                                                                      \
+  "partition metis: not compiled in: rebuild with HALO_ENABLE_METIS=ON (Debian: libmetis-dev)"
 
 /** Whether a strategy value is one this build knows. */
 int halo_strategy_valid(halo_strategy s);
@@ -129,6 +132,11 @@ int halo_strategy_valid(halo_strategy s);
 
 /** fopen(path, "rb"), or HALO_ERR_IO "cannot open 'path': reason". */
 halo_status halo_file_open_read(const char *path, FILE **fp_p);
+
+/** Close a file just written to path (*fp_p set to NULL). bad: a write
+ *  failed, with errno err (0: unknown). When bad or fclose fails, the file
+ *  is removed and HALO_ERR_IO "cannot write 'path': reason" returned. */
+halo_status halo_file_close_written(FILE **fp_p, const char *path, int bad, int err);
 
 /** Sort int64 keys (non-negative) ascending, in place (LSD radix sort). */
 halo_status halo_sort_i64(int64_t *keys, int64_t n);

@@ -175,3 +175,15 @@ halo_status halo_file_open_read(const char *path, FILE **fp_p) {
   }
   return HALO_SUCCESS;
 }
+
+halo_status halo_file_close_written(FILE **fp_p, const char *path, int bad, int err) {
+  if (fclose(*fp_p) != 0 && !bad) {
+    bad = 1;
+    err = errno;
+  }
+  *fp_p = NULL;
+  if (!bad) return HALO_SUCCESS;
+  remove(path);
+  return HALO_ERROR(HALO_ERR_IO, "cannot write '%s': %s", path,
+                    err ? strerror(err) : "write error");
+}

@@ -5,7 +5,7 @@
 #include "halo/io.h"
 #include "halo_impl.h"
 
-enum { TAG_SCATTER_PTR = 301, TAG_SCATTER_COL = 302, TAG_SCATTER_VAL = 303 };
+enum { TAG_SCATTER_PTR = 301, TAG_SCATTER_COL = 302, TAG_SCATTER_VAL = 303, TAG_SCATTER_IDS = 304 };
 
 void halo_io_free(void *p) { halo_free(p); }
 
@@ -130,6 +130,75 @@ halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partit
 cleanup:
   if (st != HALO_SUCCESS) halo_csr_free(local);
   halo_free(row_ptr);
+  halo_free(row_begin);
+  return st;
+}
+
+halo_status halo_csr_distribute(MPI_Comm comm, int root, const halo_csr *global,
+                                halo_partition_kind part, const int *holds_rows,
+                                int64_t **row_begin_p, int64_t **new_ids_p, int64_t **orig_ids_p,
+                                halo_csr *local) {
+  halo_status st = HALO_SUCCESS;
+  int rank, size;
+  int64_t *row_begin = NULL, *new_ids = NULL, *orig_ids = NULL, *old_of = NULL;
+  halo_csr B = {0};
+  const int renumber = part == HALO_PARTITION_METIS;
+  memset(local, 0, sizeof *local);
+  *row_begin_p = NULL;
+  if (new_ids_p) *new_ids_p = NULL;
+  if (orig_ids_p) *orig_ids_p = NULL;
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+  st = HALO_ALLOC(row_begin, size + 1);
+  if (st == HALO_SUCCESS && rank == root) {
+    if (!global) {
+      st = HALO_ERROR(HALO_ERR_INVALID_ARG, "distribute: no matrix on the root rank");
+    } else if (renumber) {
+      st = HALO_ALLOC(new_ids, global->n_rows);
+      if (st == HALO_SUCCESS)
+        st = halo_partition_metis(global, size, holds_rows, new_ids, row_begin);
+      if (st == HALO_SUCCESS) st = halo_csr_permute(global, new_ids, &B);
+    } else {
+      st = halo_partition_compute(part, global->n_rows, global->row_ptr, size, holds_rows,
+                                  row_begin);
+    }
+  }
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY_MPI(MPI_Bcast(row_begin, size + 1, MPI_INT64_T, root, comm));
+  HALO_TRY(halo_csr_scatter(comm, root, renumber ? &B : global, row_begin, local));
+  halo_csr_free(&B);
+  if (renumber) {
+    /* every rank's original row ids, from root */
+    const int64_t n_local = row_begin[rank + 1] - row_begin[rank];
+    st = HALO_ALLOC(orig_ids, n_local);
+    if (st == HALO_SUCCESS && rank == root) {
+      st = HALO_ALLOC(old_of, global->n_rows);
+      for (int64_t i = 0; st == HALO_SUCCESS && i < global->n_rows; i++) old_of[new_ids[i]] = i;
+    }
+    HALO_TRY(halo_agree(comm, st));
+    if (rank == root) {
+      for (int r = 0; r < size; r++) {
+        const int64_t b = row_begin[r], n = row_begin[r + 1] - b;
+        if (r == root) {
+          if (n) memcpy(orig_ids, old_of + b, (size_t)n * sizeof *orig_ids);
+        } else {
+          HALO_TRY(halo_send_large(old_of + b, n, MPI_INT64_T, r, TAG_SCATTER_IDS, comm));
+        }
+      }
+    } else {
+      HALO_TRY(halo_recv_large(orig_ids, n_local, MPI_INT64_T, root, TAG_SCATTER_IDS, comm));
+    }
+  }
+  *row_begin_p = row_begin;
+  row_begin = NULL;
+  if (new_ids_p) *new_ids_p = new_ids, new_ids = NULL;
+  if (orig_ids_p) *orig_ids_p = orig_ids, orig_ids = NULL;
+cleanup:
+  if (st != HALO_SUCCESS) halo_csr_free(local);
+  halo_csr_free(&B);
+  halo_free(old_of);
+  halo_free(orig_ids);
+  halo_free(new_ids);
   halo_free(row_begin);
   return st;
 }

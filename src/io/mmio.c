@@ -708,16 +708,7 @@ halo_status halo_mm_write(const char *path, const halo_csr *A) {
         bad = 1;
         break;
       }
-  int err = errno;
-  if (fclose(fp) != 0 && !bad) {
-    bad = 1;
-    err = errno;
-  }
-  fp = NULL;
-  if (bad) {
-    remove(path);
-    HALO_FAIL(HALO_ERR_IO, "cannot write '%s': %s", path, err ? strerror(err) : "write error");
-  }
+  HALO_TRY(halo_file_close_written(&fp, path, bad, bad ? errno : 0));
 cleanup:
   if (fp) fclose(fp);
   return st;

@@ -1,22 +1,26 @@
-/* Contiguous row partitions: balanced by rows or by stored entries. */
+/* Contiguous row partitions: balanced by rows or by stored entries. The
+ * graph partition (metis) is in graph.c. */
 #include <string.h>
 
 #include "halo/io.h"
 #include "halo_impl.h"
 
+/* The partitions by name, in enum order. */
+static const char *const partition_names[] = {"rows", "nnz", "metis"};
+enum { N_PARTITIONS = (int)(sizeof partition_names / sizeof partition_names[0]) };
+
 halo_status halo_partition_from_name(const char *name, halo_partition_kind *kind_p) {
   if (!name || !kind_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition name is NULL");
-  if (strcmp(name, "rows") == 0)
-    *kind_p = HALO_PARTITION_ROWS;
-  else if (strcmp(name, "nnz") == 0)
-    *kind_p = HALO_PARTITION_NNZ;
-  else
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown partition '%s' (known: rows, nnz)", name);
-  return HALO_SUCCESS;
+  for (int k = 0; k < N_PARTITIONS; k++)
+    if (strcmp(name, partition_names[k]) == 0) {
+      *kind_p = (halo_partition_kind)k;
+      return HALO_SUCCESS;
+    }
+  return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown partition '%s' (known: rows, nnz, metis)", name);
 }
 
 const char *halo_partition_name(halo_partition_kind kind) {
-  return kind == HALO_PARTITION_NNZ ? "nnz" : "rows";
+  return (int)kind >= 0 && (int)kind < N_PARTITIONS ? partition_names[kind] : "unknown";
 }
 
 /* floor(r * n / P) without overflow for n < 2^62, P < 2^31. */
@@ -59,6 +63,11 @@ halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, con
   if (P < 1 || !row_begin)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition of %lld rows into %d parts",
                       (long long)n_rows, P);
+  if (kind == HALO_PARTITION_METIS)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition metis renumbers the rows: use "
+                                            "halo_partition_metis or halo_csr_distribute");
+  if (kind != HALO_PARTITION_ROWS && kind != HALO_PARTITION_NNZ)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown partition kind %d", (int)kind);
   int n_hold = 0;
   for (int r = 0; r < P; r++) n_hold += !holds_rows || holds_rows[r];
   if (n_hold == 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "no rank of %d holds rows", P);

@@ -58,6 +58,26 @@ halo_status halo_choose_params(const char *name_or_path, halo_params *p) {
   return halo_params_load(name, p);
 }
 
+/* Staged: a helper gets its share from a GPU rank by host MPI, so only the
+ * GPU ranks copy to and from a GPU. The GPUs of a host, from the most ranks
+ * sharing one (rpg); the GPU ranks of the host spread over them. host is the
+ * lowest rank of the host, in [0, size). */
+static halo_status staged_copiers(halo_model_rank *ranks, int size, int rpg) {
+  halo_status st = HALO_SUCCESS;
+  int *on_host = NULL, *on_gpu = NULL;
+  HALO_TRY(HALO_CALLOC(on_host, size));
+  HALO_TRY(HALO_CALLOC(on_gpu, size));
+  for (int r = 0; r < size; r++) on_host[ranks[r].host]++, on_gpu[ranks[r].host] += ranks[r].on_gpu;
+  for (int r = 0; r < size; r++) {
+    const int h = ranks[r].host, gpus = (on_host[h] + rpg - 1) / rpg;
+    ranks[r].ranks_per_gpu = on_gpu[h] > gpus ? (on_gpu[h] + gpus - 1) / gpus : 1;
+  }
+cleanup:
+  halo_free(on_gpu);
+  halo_free(on_host);
+  return st;
+}
+
 halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_params *p,
                               int device, int helper, int ranks_per_gpu, halo_transport tr,
                               halo_model_rank *ranks) {
@@ -86,6 +106,8 @@ halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_
       ranks[r] = (halo_model_rank){all[5 * r], all[5 * r + 1], all[5 * r + 2], all[5 * r + 3],
                                    all[5 * r + 4]};
     halo_free(all);
+    if (st == HALO_SUCCESS && device && tr == HALO_TRANSPORT_STAGED && ranks_per_gpu > 1)
+      st = staged_copiers(ranks, size, ranks_per_gpu);
   }
 cleanup:
   if (shared != MPI_COMM_NULL) MPI_Comm_free(&shared);

@@ -371,6 +371,15 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
               "transport nccl needs one rank per GPU, but %d ranks per node on %d GPUs per node "
               "share a GPU %d at a time: use staged or ipc",
               K < P ? K : P, gpus_per_node, most_per_gpu);
+  if (t == HALO_TRANSPORT_STAGED) /* helpers get their share by host MPI: only GPU ranks copy */
+    for (int node = 0; node < P; node += K) {
+      const int end = node + K <= P ? node + K : P;
+      int on_gpu = 0;
+      for (int r = node; r < end; r++) on_gpu += ranks[r].on_gpu;
+      for (int r = node; r < end; r++)
+        ranks[r].ranks_per_gpu =
+            on_gpu > gpus_per_node ? (on_gpu + gpus_per_node - 1) / gpus_per_node : 1;
+    }
   HALO_TRY(HALO_CALLOC(sched, P));
   HALO_TRY(halo_sim_schedules(sim, &o, sched));
   HALO_TRY(halo_model_schedules(&prm, t, sched, P, ranks, phases, &total));
