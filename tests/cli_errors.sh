@@ -28,6 +28,14 @@ expect 1 "duplicate entry" 2 spmv --matrix "$data/duplicate.mtx"
 expect 0 "check: max relative error" 2 spmv --matrix "$data/good_duplicates.mtx" --sum-duplicates --check --iterations 2
 expect 0 "standard" 3 spmv --gen lap2d:6 --iterations 2 --warmup 0
 expect 1 "cannot write" 2 spmv --gen lap2d:6 --iterations 1 --json /nonexistent-dir/x.json
+expect 1 "cannot write /nonexistent-dir/x.csv: No such file" 2 spmv --gen lap2d:6 --iterations 1 --csv /nonexistent-dir/x.csv
+expect 2 "option --csv needs a value (see halo spmv --help)" 2 spmv --gen lap2d:6 --csv
+# usage errors say where to look
+expect 2 "--iterations 'ten': expected an integer in [0, 1000000000] (see halo spmv --help)" 2 spmv --gen lap2d:4 --iterations ten
+expect 2 "--partition: unknown partition 'scotch' (known: rows, nnz, metis) (see halo spmv --help)" 1 spmv --gen lap2d:4 --partition scotch
+expect 2 "--memory 'gpu': host or device (see halo spmv --help)" 1 spmv --gen lap2d:4 --memory gpu
+expect 2 "--index-bytes '5': 4 or 8 (see halo convert --help)" 1 convert --index-bytes 5 a.mtx b.hcsr
+expect 2 "--fit 'cubic': expected relative or absolute (see halo params measure --help)" 1 params measure --fit cubic
 # node-aware options
 expect 2 "--ranks-per-node '-1': expected an integer in [0," 2 spmv --gen lap2d:4 --ranks-per-node -1
 expect 2 "--message-cap '4': expected an integer in [8," 2 spmv --gen lap2d:4 --message-cap 4
@@ -44,6 +52,7 @@ expect 0 "--ranks-per-node K" 1 simulate --help
 expect 1 "cannot open" 1 simulate --matrix "$data/does-not-exist.mtx" --ranks 2 --ranks-per-node 1
 expect 1 "index_zero.mtx: line 4" 1 simulate --matrix "$data/index_zero.mtx" --ranks 2 --ranks-per-node 1
 expect 0 "split" 1 simulate --gen lap3d27:6 --ranks 64 --ranks-per-node 4
+expect 1 "cannot write /nonexistent-dir/s.csv" 1 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2 --csv /nonexistent-dir/s.csv
 expect 0 "4 ranks on 2 nodes" 2 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2
 expect 0 "auto chose standard, host: the lowest modeled time of 7 candidates (parameters lassen): *standard/host" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto
 expect 0 "the lowest modeled time of 21 candidates (parameters lassen): standard/staged 31.2 us, standard/ipc 70 us, *standard/nccl" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params lassen --gpus-per-node 4

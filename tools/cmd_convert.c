@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "driver.h"
+#include "progress.h"
 
 static void usage(void) {
   printf("usage: halo convert (IN | --gen SPEC) OUT [options]\n"
@@ -25,8 +26,13 @@ static void usage(void) {
          "                        fit an int32, else 8]\n"
          "  --sum-duplicates      sum repeated entries of a Matrix Market IN (default:\n"
          "                        reject it)\n"
-         "  --quiet               print nothing but errors\n"
-         "  --help                this text\n"
+         "  --quiet               print nothing but errors: no summary, no progress line\n"
+         "  -h, --help            this text\n"
+         "\n"
+         "environment:\n"
+         "  HALO_PROGRESS=1|0     progress of reading, generating and writing on stderr\n"
+         "                        at once and on any stderr, or never [on a terminal,\n"
+         "                        once it has taken a second]\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line\n");
 }
@@ -42,6 +48,8 @@ static int convert(const char *in_path, const char *gen_spec, const char *out_pa
   halo_csr A;
   halo_status st;
   memset(&A, 0, sizeof A);
+  progress_setup(0, quiet);
+  progress_begin(gen_spec ? gen_spec : in_path);
   double t0 = MPI_Wtime();
   if (gen_spec) {
     halo_gen g;
@@ -57,10 +65,12 @@ static int convert(const char *in_path, const char *gen_spec, const char *out_pa
     st = halo_mm_read(in_path, &mo, &A);
   }
   double t_read = MPI_Wtime() - t0;
+  progress_end();
   if (st != HALO_SUCCESS) {
     driver_error(0, "convert", "%s", halo_last_error());
     return EXIT_ERROR;
   }
+  progress_begin(out_path);
   t0 = MPI_Wtime();
   if (to_hcsr) {
     halo_hcsr_options ho = halo_hcsr_options_default();
@@ -70,6 +80,7 @@ static int convert(const char *in_path, const char *gen_spec, const char *out_pa
     st = halo_mm_write(out_path, &A);
   }
   double t_write = MPI_Wtime() - t0;
+  progress_end();
   if (st != HALO_SUCCESS) {
     driver_error(0, "convert", "%s", halo_last_error());
     halo_csr_free(&A);
@@ -104,7 +115,7 @@ int cmd_convert(int argc, char **argv, MPI_Comm comm) {
     } else if ((m = args_take(&a, "--index-bytes"))) {
       if (m < 0 || !args_int(&a, "--index-bytes", 4, 8, &index_bytes)) return EXIT_USAGE;
       if (index_bytes != 4 && index_bytes != 8) {
-        driver_error(rank, "convert", "--index-bytes '%s': 4 or 8", a.value);
+        args_error(&a, "--index-bytes '%s': 4 or 8", a.value);
         return EXIT_USAGE;
       }
     } else if (args_flag(&a, "--sum-duplicates")) {
@@ -112,31 +123,28 @@ int cmd_convert(int argc, char **argv, MPI_Comm comm) {
     } else if (args_flag(&a, "--quiet")) {
       quiet = 1;
     } else if (argv[a.i][0] == '-' && argv[a.i][1] != '\0') {
-      driver_error(rank, "convert", "unknown option '%s' (see halo convert --help)", argv[a.i]);
+      args_error(&a, "unknown option '%s'", argv[a.i]);
       return EXIT_USAGE;
     } else {
       if (n_paths == 2) {
-        driver_error(rank, "convert", "unexpected argument '%s' (see halo convert --help)",
-                     argv[a.i]);
+        args_error(&a, "unexpected argument '%s'", argv[a.i]);
         return EXIT_USAGE;
       }
       paths[n_paths++] = argv[a.i];
     }
   }
   if (n_paths != (gen_spec ? 1 : 2)) {
-    driver_error(rank, "convert",
-                 "give IN and OUT, or --gen SPEC and OUT (see halo convert --help)");
+    args_error(&a, "give IN and OUT, or --gen SPEC and OUT");
     return EXIT_USAGE;
   }
   const char *in_path = gen_spec ? NULL : paths[0], *out_path = paths[n_paths - 1];
   const int to_hcsr = ends_with(out_path, ".hcsr");
   if (!to_hcsr && !ends_with(out_path, ".mtx")) {
-    driver_error(rank, "convert", "OUT '%s': name it FILE.hcsr or FILE.mtx (the format to write)",
-                 out_path);
+    args_error(&a, "OUT '%s': name it FILE.hcsr or FILE.mtx (the format to write)", out_path);
     return EXIT_USAGE;
   }
   if (!to_hcsr && index_bytes) {
-    driver_error(rank, "convert", "--index-bytes is for .hcsr output, not '%s'", out_path);
+    args_error(&a, "--index-bytes is for .hcsr output, not '%s'", out_path);
     return EXIT_USAGE;
   }
   int code = EXIT_OK;

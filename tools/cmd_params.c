@@ -29,7 +29,8 @@ static void usage(void) {
          "  measure   measure and fit them on this machine, write a parameter file\n"
          "  show      print a set (a built-in name or a file): checks a file\n"
          "\n"
-         "  halo params COMMAND --help   options of a command\n");
+         "  halo params COMMAND --help   options of a command\n"
+         "  halo params -h, --help       this text\n");
 }
 
 static void usage_show(void) {
@@ -38,6 +39,8 @@ static void usage_show(void) {
          "Reads a parameter set, a built-in one by name (lassen) or a file, and prints it\n"
          "as a parameter file: every key, with the values it read. A file with an error\n"
          "(a missing, unknown or repeated key, a bad value) is named with its line.\n"
+         "\n"
+         "  -h, --help             this text\n"
          "\n"
          "exit status: 0 ok, 1 the set cannot be read, 2 bad command line\n");
 }
@@ -61,8 +64,8 @@ static void usage_measure(void) {
          "\n"
          "  -o, --output FILE      write the parameter file there [stdout]\n"
          "  --ranks-per-node K     virtual nodes of K consecutive ranks, for off-node pairs\n"
-         "                         when all ranks share one machine [0: the nodes of MPI,\n"
-         "                         MPI_COMM_TYPE_SHARED]\n"
+         "                         when all ranks share one machine [unset: the nodes of\n"
+         "                         MPI, MPI_COMM_TYPE_SHARED]\n"
          "  --min-bytes N          smallest message [8]\n"
          "  --max-bytes N          largest message [16777216]; the sizes: the smallest,\n"
          "                         the largest, and the powers of two and their midpoints\n"
@@ -77,7 +80,9 @@ static void usage_measure(void) {
          "                         the other refitted\n"
          "  --base NAME|FILE       the set the unmeasured keys come from [lassen]\n"
          "  --name WORD            name of the measured set [measured]\n"
-         "  --help                 this text\n"
+         "  --quiet                no report lines: only the parameter file (on stdout\n"
+         "                         without -o), and errors\n"
+         "  -h, --help             this text\n"
          "\n"
          "Every protocol range ([min, short-max), [short-max, eager-max), [eager-max, max])\n"
          "must hold two sizes. A rank's socket is the physical package of the CPU it runs\n"
@@ -128,6 +133,7 @@ typedef struct {
   int64_t ranks_per_node; /* 0: the nodes of MPI */
   int64_t min_bytes, max_bytes, iterations, short_max, eager_max;
   halo_fit_weighting fit;
+  int quiet; /* no report lines */
 } measure_opts;
 
 #define MAX_SIZES 128
@@ -174,7 +180,7 @@ static void say(const ctx_t *c, const char *fmt, ...)
 #endif
     ;
 static void say(const ctx_t *c, const char *fmt, ...) {
-  if (c->rank != 0) return;
+  if (c->rank != 0 || c->o.quiet) return;
   va_list ap;
   va_start(ap, fmt);
   fputs(c->prefix, stdout);
@@ -314,35 +320,36 @@ static int parse_measure(ctx_t *c) {
       else if (strcmp(a.value, "absolute") == 0)
         o->fit = HALO_FIT_ABSOLUTE;
       else {
-        driver_error(c->rank, a.cmd, "--fit '%s': expected relative or absolute", a.value);
+        args_error(&a, "--fit '%s': expected relative or absolute", a.value);
         return EXIT_USAGE;
       }
+    } else if (args_flag(&a, "--quiet")) {
+      o->quiet = 1;
     } else if ((m = args_take(&a, "--base"))) {
       if (m < 0) return EXIT_USAGE;
       o->base = a.value;
     } else if ((m = args_take(&a, "--name"))) {
       if (m < 0) return EXIT_USAGE;
       if (!is_word(a.value)) {
-        driver_error(c->rank, a.cmd,
-                     "--name '%s': expected a word of at most 63 letters, digits, '-', '_' or '.'",
-                     a.value);
+        args_error(&a,
+                   "--name '%s': expected a word of at most 63 letters, digits, '-', '_' or '.'",
+                   a.value);
         return EXIT_USAGE;
       }
       o->name = a.value;
     } else {
-      driver_error(c->rank, a.cmd, "unknown option '%s' (see halo params measure --help)",
-                   c->argv[a.i]);
+      args_error(&a, "unknown option '%s'", c->argv[a.i]);
       return EXIT_USAGE;
     }
   }
   if (o->min_bytes >= o->max_bytes) {
-    driver_error(c->rank, a.cmd, "--min-bytes %lld must be below --max-bytes %lld",
-                 (long long)o->min_bytes, (long long)o->max_bytes);
+    args_error(&a, "--min-bytes %lld must be below --max-bytes %lld", (long long)o->min_bytes,
+               (long long)o->max_bytes);
     return EXIT_USAGE;
   }
   if (o->short_max >= o->eager_max) {
-    driver_error(c->rank, a.cmd, "--short-max %lld must be below --eager-max %lld",
-                 (long long)o->short_max, (long long)o->eager_max);
+    args_error(&a, "--short-max %lld must be below --eager-max %lld", (long long)o->short_max,
+               (long long)o->eager_max);
     return EXIT_USAGE;
   }
   c->n_sizes = make_sizes(o->min_bytes, o->max_bytes, c->sizes);

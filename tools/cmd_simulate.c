@@ -7,6 +7,7 @@
 #include "halo/sim.h"
 #include "halo_impl.h"   /* the message of a component not compiled in */
 #include "plan/choose.h" /* the candidates and their description, as plans make them */
+#include "progress.h"
 #include "report.h"
 
 static void usage(void) {
@@ -19,33 +20,46 @@ static void usage(void) {
       "(messages and bytes per phase, inter-node volume, most messages per node):\n"
       "the plan of a run on thousands of GPUs, without the GPUs.\n"
       "\n"
-      "  --matrix FILE         Matrix Market file, or .hcsr (halo convert)\n"
-      "  --gen SPEC            generated matrix (lap2d:N, lap3d:N, lap3d27:N, irregular:N,SEED)\n"
+      "input (one of):\n"
+      "  --matrix FILE         Matrix Market file, or .hcsr (halo convert), read whole\n"
+      "  --gen SPEC            generated matrix (lap2d:N, lap3d:N, lap3d27:N, irregular:N,SEED;\n"
+      "                        see halo spmv --help)\n"
+      "required:\n"
       "  --ranks P             ranks to simulate\n"
       "  --ranks-per-node K    ranks per (virtual) node\n"
+      "options:\n"
       "  --partition rows|nnz|metis\n"
       "                        contiguous rows balanced by count or by entries, or\n"
       "                        METIS's graph partition (rows renumbered; reports the\n"
       "                        edge cut and the ghosts against rows) [rows]\n"
       "  --strategy NAME       standard, 2step, 3step, split, auto (the lowest modeled\n"
-      "                        time over every strategy, message_cap and path), or all\n"
-      "                        [all]\n"
+      "                        time over every strategy, message_cap and path), all,\n"
+      "                        or a list such as all,auto [all]\n"
       "  --helpers H           H of every H+1 ranks of a node get no rows (communication\n"
       "                        helpers; with --gpus-per-node, Split+MD on staged and\n"
       "                        Split+DD on ipc) [0]\n"
       "  --message-cap B       largest inter-node message of split, in bytes [16384]\n"
-      "  --no-dedup            no duplicate removal\n"
+      "  --no-dedup            no duplicate removal: a value needed by several ranks\n"
+      "                        of a node crosses once per rank (default: once per node)\n"
       "  --sum-duplicates      sum repeated entries of the file (default: reject it)\n"
       "  --params NAME|FILE    also model each strategy's exchange time with these\n"
       "                        machine parameters: a built-in set (lassen, the\n"
-      "                        node-aware paper's) or a parameter file\n"
+      "                        node-aware paper's) or a parameter file [none; strategy\n"
+      "                        auto: HALO_PARAMS, or lassen]\n"
       "  --gpus-per-node G     with --params: model device plans on G GPUs per node\n"
       "                        (paths staged, ipc, and nccl when each GPU has one\n"
       "                        rank); 0 models a host plan (path host) [0]\n"
       "  --json FILE           write the report as JSON (the document of halo spmv,\n"
-      "                        without times)\n"
-      "  --quiet               print nothing but errors\n"
-      "  --help                this text\n"
+      "                        without times) [none]\n"
+      "  --csv FILE            write the report as CSV: a header line, then a line per\n"
+      "                        strategy (per modeled path with --params) [none]\n"
+      "  --quiet               print nothing but errors: no table, no progress line\n"
+      "  -h, --help            this text\n"
+      "\n"
+      "environment:\n"
+      "  HALO_PROGRESS=1|0     progress of reading or generating the matrix on stderr\n"
+      "                        at once and on any stderr, or never [on a terminal,\n"
+      "                        once it has taken a second]\n"
       "\n"
       "exit status: 0 ok, 1 error, 2 bad command line\n");
 }
@@ -189,17 +203,18 @@ static halo_status choose(halo_sim sim, halo_plan_options *o, int G, int ranks_p
 static int run(int argc, char **argv) {
   input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0, 0, 0};
   halo_plan_options opts = halo_plan_options_default();
-  const char *json_path = NULL, *strategy_name = "all";
+  const char *strategy_name = "all";
+  output_opts out = {NULL, NULL, 0};
   const char *params = NULL;
   int64_t P = 0, K = 0, G = 0;
-  int quiet = 0, have_gpus = 0;
+  int have_gpus = 0;
   args_t a = {argc, 1, argv, "simulate", NULL, 0};
   for (; a.i < argc; a.i++) {
     int m;
     if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
       usage();
       return EXIT_OK;
-    } else if ((m = args_common(&a, &in, &opts, &strategy_name, &json_path, &quiet))) {
+    } else if ((m = args_common(&a, &in, &opts, &strategy_name, &out))) {
       if (m < 0) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--ranks-per-node"))) {
       if (m < 0 || !args_int(&a, "--ranks-per-node", 1, 1 << 30, &K)) return EXIT_USAGE;
@@ -212,21 +227,20 @@ static int run(int argc, char **argv) {
       if (m < 0 || !args_int(&a, "--gpus-per-node", 0, 1 << 20, &G)) return EXIT_USAGE;
       have_gpus = 1;
     } else {
-      driver_error(0, "simulate", "unknown option '%s' (see halo simulate --help)", argv[a.i]);
+      args_error(&a, "unknown option '%s'", argv[a.i]);
       return EXIT_USAGE;
     }
   }
   if (!!in.matrix_path == !!in.gen_spec) {
-    driver_error(0, "simulate",
-                 "give one of --matrix FILE or --gen SPEC (see halo simulate --help)");
+    args_error(&a, "give one of --matrix FILE or --gen SPEC");
     return EXIT_USAGE;
   }
   if (P == 0 || K == 0) {
-    driver_error(0, "simulate", "give --ranks P and --ranks-per-node K (see halo simulate --help)");
+    args_error(&a, "give --ranks P and --ranks-per-node K");
     return EXIT_USAGE;
   }
   if (have_gpus && !params) {
-    driver_error(0, "simulate", "--gpus-per-node needs --params (see halo simulate --help)");
+    args_error(&a, "--gpus-per-node needs --params");
     return EXIT_USAGE;
   }
   opts.ranks_per_node = (int)K;
@@ -251,7 +265,10 @@ static int run(int argc, char **argv) {
                 .gpus_per_node = (int)G,
                 .ranks_per_gpu = G > 0 ? (int)(((K < P ? K : P) + G - 1) / G) : 0};
   double t0 = MPI_Wtime();
+  progress_setup(0, out.quiet);
+  progress_begin(in.gen_spec ? in.gen_spec : in.matrix_path);
   halo_status st = load_whole(&in, (int)P, (int)K, &M);
+  progress_end();
   rep.t_load = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   if (st == HALO_SUCCESS) st = halo_sim_create(&M.global, (int)P, M.row_begin, M.col_begin, &sim);
@@ -276,17 +293,8 @@ static int run(int argc, char **argv) {
                  halo_last_error()[0] ? halo_last_error() : halo_status_string(st));
     code = EXIT_ERROR;
   } else {
-    if (!quiet) report_print(&rep);
-    if (json_path) {
-      FILE *f = fopen(json_path, "w");
-      if (!f) {
-        driver_error(0, "simulate", "cannot write %s", json_path);
-        code = EXIT_ERROR;
-      } else {
-        report_json(f, &rep);
-        fclose(f);
-      }
-    }
+    if (!out.quiet) report_print(&rep);
+    code = report_save(&rep, &out);
   }
   halo_sim_destroy(&sim);
   input_free(&M);

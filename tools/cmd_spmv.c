@@ -10,6 +10,7 @@
 
 #include "devmem.h"
 #include "plan/plan.h" /* HALO_TIMELINE: the plan's GPU state */
+#include "progress.h"
 #include "report.h"
 
 static void usage(void) {
@@ -66,13 +67,22 @@ static void usage(void) {
          "                         modulo the visible GPUs]\n"
          "  --iterations N         timed calls of each kind [100]\n"
          "  --warmup N             untimed products first [10]\n"
-         "  --check                compare y with a serial product on rank 0\n"
+         "  --check                compare y with a serial product on rank 0 [off]\n"
          "  --tol X                largest accepted error of --check [1e-12]; the error of\n"
          "                         row i is |y_i - ref_i| / sum_j |a_ij x_j|\n"
          "  --sum-duplicates       sum repeated entries of the file (default: reject it)\n"
-         "  --json FILE            write the report as JSON\n"
-         "  --quiet                print nothing but errors\n"
-         "  --help                 this text\n"
+         "  --json FILE            write the report as JSON [none]\n"
+         "  --csv FILE             write the report as CSV: a header line, then a line per\n"
+         "                         plan (per modeled path with --params) [none]\n"
+         "  --quiet                print nothing but errors: no table, no progress line\n"
+         "  -h, --help             this text\n"
+         "\n"
+         "environment:\n"
+         "  HALO_PROGRESS=1|0      progress of reading or generating the matrix on stderr\n"
+         "                         at once and on any stderr, or never [on a terminal,\n"
+         "                         once it has taken a second]\n"
+         "  HALO_RANKS_PER_NODE=K  virtual nodes of K ranks when --ranks-per-node is 0\n"
+         "  HALO_PARAMS=NAME|FILE  what strategy auto chooses by without --params [lassen]\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line, 3 a check failed (--tol, or a\n"
          "plan that differs from standard)\n");
@@ -153,9 +163,10 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   MPI_Comm_size(comm, &size);
   input_opts in = {NULL, NULL, HALO_PARTITION_ROWS, 0, 0, 0};
   halo_plan_options opts = halo_plan_options_default();
-  const char *json_path = NULL, *strategy_name = "all", *transport_name = "auto";
+  const char *strategy_name = "all", *transport_name = "auto";
+  output_opts out = {NULL, NULL, 0};
   int64_t iters = 100, warmup = 10, v;
-  int check = 0, quiet = 0;
+  int check = 0;
   const char *rep_params = NULL;
   double tol = 1e-12;
   opts.memory = HALO_MEMORY_HOST;
@@ -165,7 +176,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     if (args_flag(&a, "--help") || args_flag(&a, "-h")) {
       if (rank == 0) usage();
       return EXIT_OK;
-    } else if ((m = args_common(&a, &in, &opts, &strategy_name, &json_path, &quiet))) {
+    } else if ((m = args_common(&a, &in, &opts, &strategy_name, &out))) {
       if (m < 0) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--ranks-per-node"))) {
       if (m < 0 || !args_int(&a, "--ranks-per-node", 0, 1 << 30, &v)) return EXIT_USAGE;
@@ -174,7 +185,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (m < 0) return EXIT_USAGE;
       if (halo_memory_from_name(a.value, &opts.memory) != HALO_SUCCESS ||
           opts.memory == HALO_MEMORY_AUTO) {
-        driver_error(rank, "spmv", "--memory '%s': host or device", a.value);
+        args_error(&a, "--memory '%s': host or device", a.value);
         return EXIT_USAGE;
       }
     } else if ((m = args_take(&a, "--transport"))) {
@@ -198,15 +209,16 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     } else if (args_flag(&a, "--check")) {
       check = 1;
     } else {
-      driver_error(rank, "spmv", "unknown option '%s' (see halo spmv --help)", argv[a.i]);
+      args_error(&a, "unknown option '%s'", argv[a.i]);
       return EXIT_USAGE;
     }
   }
   in.ranks_per_node = opts.ranks_per_node;
+  progress_setup(rank, out.quiet);
   const int timeline = getenv("HALO_TIMELINE") && strcmp(getenv("HALO_TIMELINE"), "1") == 0 &&
                        opts.memory == HALO_MEMORY_DEVICE;
   if (!!in.matrix_path == !!in.gen_spec) {
-    driver_error(rank, "spmv", "give one of --matrix FILE or --gen SPEC (see halo spmv --help)");
+    args_error(&a, "give one of --matrix FILE or --gen SPEC");
     return EXIT_USAGE;
   }
   halo_strategy strategies[HALO_N_STRATEGIES + 1];
@@ -220,7 +232,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   if (!dev) {
     if (all_transports ||
         (transports[0] != HALO_TRANSPORT_AUTO && transports[0] != HALO_TRANSPORT_HOST)) {
-      driver_error(rank, "spmv", "--transport %s needs --memory device", transport_name);
+      args_error(&a, "--transport %s needs --memory device", transport_name);
       return EXIT_USAGE;
     }
     transports[0] = HALO_TRANSPORT_HOST;
@@ -322,7 +334,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (st != HALO_SUCCESS && all_transports) {
         /* a transport this run cannot use (several ranks per GPU for nccl, an MPI
          * that is not CUDA-aware): say so, go on with the others */
-        if (rank == 0 && !quiet)
+        if (rank == 0 && !out.quiet)
           fprintf(stderr, "halo spmv: transport %s skipped: %s\n",
                   halo_transport_name(transports[t]), halo_last_error());
         st = HALO_SUCCESS;
@@ -358,7 +370,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, warmup, vec.x, vec.y, &r->t_spmv);
       if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, 0);
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, iters, vec.x, vec.y, &r->t_spmv);
-      if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, !quiet);
+      if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, !out.quiet);
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 1, iters, vec.x, vec.y, &r->t_exchange);
       if (st == HALO_SUCCESS) st = time_loop(comm, plan, 2, iters, vec.x, vec.y, &r->t_local);
       halo_plan_destroy(&plan);
@@ -366,17 +378,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       rep.n_rows++;
     }
   }
-  if (rank == 0 && !quiet && rep.n_rows) report_print(&rep);
-  if (json_path && rank == 0) {
-    FILE *f = fopen(json_path, "w");
-    if (!f) {
-      driver_error(rank, "spmv", "cannot write %s", json_path);
-      code = EXIT_ERROR;
-    } else {
-      report_json(f, &rep);
-      fclose(f);
-    }
-  }
+  if (rank == 0 && !out.quiet && rep.n_rows) report_print(&rep);
+  if (rank == 0 && report_save(&rep, &out) != EXIT_OK) code = EXIT_ERROR;
   if (code == EXIT_CHECK && rank == 0) {
     if (check && !(rep.check_err <= tol))
       fprintf(stderr, "halo spmv: check failed: error %.3e above --tol %.1e\n", rep.check_err, tol);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "halo_impl.h" /* halo_agree, the message of a component not compiled in */
+#include "progress.h"
 
 void driver_error(int rank, const char *cmd, const char *fmt, ...) {
   if (rank != 0) return;
@@ -18,6 +19,16 @@ void driver_error(int rank, const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "halo %s: ", cmd);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
+  va_end(ap);
+}
+
+void args_error(const args_t *a, const char *fmt, ...) {
+  if (a->rank != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "halo %s: ", a->cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (see halo %s --help)\n", a->cmd);
   va_end(ap);
 }
 
@@ -31,7 +42,7 @@ int args_take(args_t *a, const char *name) {
   }
   if (arg[n] != '\0') return 0;
   if (a->i + 1 >= a->argc) {
-    driver_error(a->rank, a->cmd, "option %s needs a value (see halo %s --help)", name, a->cmd);
+    args_error(a, "option %s needs a value", name);
     return -1;
   }
   a->value = a->argv[++a->i];
@@ -45,8 +56,8 @@ int args_int(args_t *a, const char *name, int64_t lo, int64_t hi, int64_t *v) {
   errno = 0;
   long long x = strtoll(a->value, &end, 10);
   if (errno || end == a->value || *end != '\0' || x < lo || x > hi) {
-    driver_error(a->rank, a->cmd, "%s '%s': expected an integer in [%lld, %lld]", name, a->value,
-                 (long long)lo, (long long)hi);
+    args_error(a, "%s '%s': expected an integer in [%lld, %lld]", name, a->value, (long long)lo,
+               (long long)hi);
     return 0;
   }
   *v = x;
@@ -54,7 +65,7 @@ int args_int(args_t *a, const char *name, int64_t lo, int64_t hi, int64_t *v) {
 }
 
 int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char **strategy_name,
-                const char **json_path, int *quiet) {
+                output_opts *out) {
   int m;
   int64_t v;
   if ((m = args_take(a, "--matrix"))) {
@@ -63,7 +74,7 @@ int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char *
     if (m > 0) in->gen_spec = a->value;
   } else if ((m = args_take(a, "--partition"))) {
     if (m > 0 && halo_partition_from_name(a->value, &in->partition) != HALO_SUCCESS) {
-      driver_error(a->rank, a->cmd, "%s", halo_last_error());
+      args_error(a, "--partition: %s", halo_last_error());
       m = -1;
     }
   } else if ((m = args_take(a, "--helpers"))) {
@@ -75,13 +86,15 @@ int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char *
     if (m > 0 && !args_int(a, "--message-cap", 8, INT64_C(1) << 40, &v)) m = -1;
     if (m > 0) opts->message_cap = v;
   } else if ((m = args_take(a, "--json"))) {
-    if (m > 0) *json_path = a->value;
+    if (m > 0) out->json_path = a->value;
+  } else if ((m = args_take(a, "--csv"))) {
+    if (m > 0) out->csv_path = a->value;
   } else if (args_flag(a, "--no-dedup")) {
     opts->remove_duplicates = 0, m = 1;
   } else if (args_flag(a, "--sum-duplicates")) {
     in->sum_duplicates = 1, m = 1;
   } else if (args_flag(a, "--quiet")) {
-    *quiet = 1, m = 1;
+    out->quiet = 1, m = 1;
   }
   return m;
 }
@@ -91,7 +104,7 @@ int args_double(args_t *a, const char *name, double lo, double *v) {
   errno = 0;
   double x = strtod(a->value, &end);
   if (errno || end == a->value || *end != '\0' || !isfinite(x) || x < lo) {
-    driver_error(a->rank, a->cmd, "%s '%s': expected a number >= %g", name, a->value, lo);
+    args_error(a, "%s '%s': expected a number >= %g", name, a->value, lo);
     return 0;
   }
   *v = x;
@@ -215,7 +228,7 @@ int input_is_hcsr(const char *path) {
   return halo_hcsr_probe(path, &magic) == HALO_SUCCESS && magic;
 }
 
-halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M) {
+static halo_status load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M) {
   halo_status st;
   int rank, size, *holds = NULL;
   memset(M, 0, sizeof *M);
@@ -271,6 +284,13 @@ halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, inpu
   else
     halo_partition_rows(M->n_cols, size, M->col_begin);
   return HALO_SUCCESS;
+}
+
+halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M) {
+  progress_begin(o->gen_spec ? o->gen_spec : o->matrix_path);
+  halo_status st = load(comm, o, keep_global, M);
+  progress_end();
+  return st;
 }
 
 int64_t input_orig_col(const input_matrix *M, int64_t col_begin, int64_t j) {

@@ -38,6 +38,12 @@ void driver_error(int rank, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* A bad command line: "halo CMD: MSG (see halo CMD --help)" on rank 0. */
+void args_error(const args_t *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ---- matrix input ---- */
 
@@ -50,12 +56,19 @@ typedef struct {
   int ranks_per_node; /* the plan's node layout (0: nodes of MPI or HALO_RANKS_PER_NODE) */
 } input_opts;
 
+/* Where the report of halo spmv and halo simulate goes. */
+typedef struct {
+  const char *json_path; /* --json FILE */
+  const char *csv_path;  /* --csv FILE */
+  int quiet;             /* --quiet: no table, no progress line */
+} output_opts;
+
 /* The options halo spmv and halo simulate share: --matrix, --gen,
- * --partition, --helpers, --strategy, --message-cap, --json, --no-dedup,
- * --sum-duplicates, --quiet. Returns 1 if the current argument is one of
- * them (taken), 0 if not, -1 on a usage error (printed on rank 0). */
+ * --partition, --helpers, --strategy, --message-cap, --json, --csv,
+ * --no-dedup, --sum-duplicates, --quiet. Returns 1 if the current argument
+ * is one of them (taken), 0 if not, -1 on a usage error (printed on rank 0). */
 int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char **strategy_name,
-                const char **json_path, int *quiet);
+                output_opts *out);
 
 typedef struct {
   char name[256];
@@ -85,7 +98,7 @@ halo_status input_holds_rows(MPI_Comm comm, int helpers, int ranks_per_node, int
 int input_is_hcsr(const char *path);
 
 /* Collective: read (rank 0) and distribute, or read .hcsr in parallel, or
- * generate in parallel. */
+ * generate in parallel; with progress lines (progress.h). */
 halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M);
 void input_free(input_matrix *M);
 

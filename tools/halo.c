@@ -19,6 +19,7 @@ static void usage(void) {
          "            Matrix Market (serial)\n"
          "\n"
          "  halo COMMAND --help   options of a command\n"
+         "  halo -h, --help       this text\n"
          "  halo --version        version of halo\n");
 }
 

@@ -1,6 +1,7 @@
 /* The report shared by halo spmv and halo simulate. */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@ int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
       for (int s = 0; s < HALO_N_STRATEGIES; s++)
         if (*n < HALO_N_STRATEGIES + 1) list[(*n)++] = (halo_strategy)s;
     } else if (halo_strategy_from_name(item, &list[*n]) != HALO_SUCCESS) {
-      driver_error(a->rank, a->cmd, "--strategy: %s, or all", halo_last_error());
+      args_error(a, "--strategy: %s, or all", halo_last_error());
       return 0;
     } else if (*n < HALO_N_STRATEGIES + 1) {
       (*n)++;
@@ -36,7 +37,7 @@ int parse_transports(args_t *a, const char *name, halo_transport *list, int *n) 
     return 1;
   }
   if (halo_transport_from_name(name, &list[0]) != HALO_SUCCESS) {
-    driver_error(a->rank, a->cmd, "--transport: %s, or all", halo_last_error());
+    args_error(a, "--transport: %s, or all", halo_last_error());
     return 0;
   }
   *n = 1;
@@ -295,4 +296,104 @@ void report_json(FILE *f, const report *r) {
   }
   json_end_array(&w);
   json_end_object(&w);
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+/* A text field: quoted when it holds a comma, a quote or a line break. */
+static void csv_text(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* A number as the JSON has it; empty when not finite. */
+static void csv_double(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.9g", v);
+}
+
+void report_csv(FILE *f, const report *r) {
+  const input_matrix *M = r->M;
+  fputs("command,matrix,rows,cols,nnz,ranks,nodes,ranks_per_node,partition,memory,message_cap,"
+        "remove_duplicates,strategy,transport,auto,message_cap_used,ghosts,phases,messages,bytes,"
+        "inter_node_messages,inter_node_bytes,max_inter_node_messages_per_node,"
+        "max_inter_node_bytes_per_node,setup_s,simulate_s,spmv_s,exchange_s,local_s,"
+        "identical_to_standard,model_params,model_transport,model_exchange_s\n",
+        f);
+  for (int i = 0; i < r->n_rows; i++) {
+    const report_row *w = &r->rows[i];
+    const halo_stats *s = &w->stats;
+    const halo_phase_stats *g = global_phase(s);
+    for (int m = 0; m < (w->n_model > 0 ? w->n_model : 1); m++) {
+      fprintf(f, "%s,", r->command);
+      csv_text(f, M->name);
+      fprintf(f, ",%lld,%lld,%lld,%d,%d,%d,%s,%s,%lld,%s,%s,%s,", (long long)M->n_rows,
+              (long long)M->n_cols, (long long)M->nnz, r->ranks, s->nodes, s->ranks_per_node,
+              halo_partition_name(r->in->partition), halo_memory_name(r->memory),
+              (long long)r->opts->message_cap, r->opts->remove_duplicates ? "true" : "false",
+              halo_strategy_name(w->strategy), halo_transport_name(w->transport));
+      if (w->asked_auto) csv_text(f, w->describe);
+      fprintf(f, ",%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,", (long long)s->message_cap_used,
+              (long long)s->ghosts, s->n_phases, (long long)sum_phases(s, 0),
+              (long long)sum_phases(s, 1), (long long)sum_phases(s, 2), (long long)sum_phases(s, 3),
+              (long long)g->max_inter_node_messages_per_node,
+              (long long)g->max_inter_node_bytes_per_node);
+      if (w->timed) csv_double(f, s->setup_seconds);
+      fputc(',', f);
+      if (!w->timed) csv_double(f, s->setup_seconds);
+      fputc(',', f);
+      if (w->timed) {
+        csv_double(f, w->t_spmv);
+        fputc(',', f);
+        csv_double(f, w->t_exchange);
+        fputc(',', f);
+        csv_double(f, w->t_local);
+        fputc(',', f);
+      } else {
+        fputs(",,,", f);
+      }
+      if (w->compared) fputs(w->identical ? "true" : "false", f);
+      fputc(',', f);
+      if (w->n_model > 0) {
+        csv_text(f, r->params);
+        fprintf(f, ",%s,", halo_transport_name(w->model[m].transport));
+        csv_double(f, w->model[m].seconds);
+      } else {
+        fputs(",,", f);
+      }
+      fputc('\n', f);
+    }
+  }
+}
+
+/* Write one report file; 0 on success, else the reason printed. */
+static int save_one(const report *r, const char *path, void (*write)(FILE *, const report *)) {
+  errno = 0;
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    driver_error(0, r->command, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    return 1;
+  }
+  write(f, r);
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  if (bad) {
+    driver_error(0, r->command, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+    remove(path);
+  }
+  return bad;
+}
+
+int report_save(const report *r, const output_opts *out) {
+  int bad = 0;
+  if (out->json_path) bad |= save_one(r, out->json_path, report_json);
+  if (out->csv_path) bad |= save_one(r, out->csv_path, report_csv);
+  return bad ? EXIT_ERROR : EXIT_OK;
 }

@@ -46,6 +46,12 @@ typedef struct {
 
 void report_print(const report *r);
 void report_json(FILE *f, const report *r);
+/* One header line, then a line per strategy row, or per modeled path of a
+ * row with --params (README.md, section "The driver", gives the columns). */
+void report_csv(FILE *f, const report *r);
+/* Rank 0: write --json and --csv; EXIT_ERROR (the reason printed) when a
+ * file cannot be written, else EXIT_OK. */
+int report_save(const report *r, const output_opts *out);
 
 /* Strategies named by --strategy: a comma-separated list of names and "all"
  * (the four), at most HALO_N_STRATEGIES + 1 entries. 0 on error (reported). */

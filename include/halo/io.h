@@ -27,6 +27,43 @@ void halo_csr_free(halo_csr *A);
 /** Number of stored entries. */
 int64_t halo_csr_nnz(const halo_csr *A);
 
+/* ---- progress ----------------------------------------------------------- */
+
+/** What the numbers of a progress report count. */
+typedef enum {
+  HALO_PROGRESS_BYTES = 0,   /**< bytes of a file */
+  HALO_PROGRESS_ENTRIES = 1, /**< stored entries of a matrix */
+  HALO_PROGRESS_ROWS = 2     /**< rows of a matrix */
+} halo_progress_unit;
+
+/**
+ * A progress report: @p done of @p total units of the current stage of a long
+ * io call. @p stage is one of "reading" (bytes of a file), "parsing" (bytes
+ * of a Matrix Market file), "writing" (bytes of an .hcsr file, entries of a
+ * Matrix Market one), "counting" and "generating" (rows of a generated
+ * matrix). @p data is the pointer given to halo_io_set_progress(). The
+ * function must not call halo functions.
+ */
+typedef void (*halo_progress_fn)(void *data, const char *stage, halo_progress_unit unit,
+                                 int64_t done, int64_t total);
+
+/**
+ * Report the progress of this thread's io calls to @p fn, or to nobody (NULL,
+ * the default): halo_mm_read(), halo_mm_write(), halo_hcsr_read(),
+ * halo_hcsr_write(), halo_gen_row_ptr() and halo_gen_rows(), and what the
+ * calling rank does in halo_mm_read_distributed() (the read, on root),
+ * halo_hcsr_read_distributed() (its own rows) and halo_gen_distributed().
+ * Each stage is reported first with done = 0, then about every 4 MiB, or
+ * every 64 Ki rows or entries, and last with done = total (unless the call
+ * fails). Without a function the readers pay one comparison per line or
+ * block. The library never prints: the halo driver draws these reports as a
+ * progress line. Not collective; the setting is per thread.
+ *
+ * @param fn    the function, or NULL
+ * @param data  passed to @p fn as is
+ */
+void halo_io_set_progress(halo_progress_fn fn, void *data);
+
 /* ---- Matrix Market ------------------------------------------------------ */
 
 /** Options of the Matrix Market reader. */

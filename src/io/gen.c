@@ -8,6 +8,7 @@
 
 #include "halo/io.h"
 #include "halo_impl.h"
+#include "progress.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -234,9 +235,14 @@ halo_status halo_gen_row_ptr(const halo_gen *gen, int64_t row_begin, int64_t row
   int64_t *cols = NULL;
   HALO_TRY(check_rows(gen, row_begin, row_end));
   HALO_TRY(HALO_ALLOC(cols, max_row_len(gen)));
+  halo_progress_stage pr;
+  halo_progress_begin(&pr, "counting", HALO_PROGRESS_ROWS, row_end - row_begin);
   row_ptr[0] = 0;
-  for (int64_t i = 0; i < row_end - row_begin; i++)
+  for (int64_t i = 0; i < row_end - row_begin; i++) {
+    halo_progress_tick(&pr, i);
     row_ptr[i + 1] = row_ptr[i] + gen_row(gen, row_begin + i, cols, NULL);
+  }
+  halo_progress_end(&pr);
 cleanup:
   halo_free(cols);
   return st;
@@ -260,11 +266,15 @@ halo_status halo_gen_rows(const halo_gen *gen, int64_t row_begin, int64_t row_en
   HALO_TRY(halo_gen_row_ptr(gen, row_begin, row_end, out.row_ptr));
   HALO_TRY(HALO_ALLOC(out.col_ids, out.row_ptr[n]));
   HALO_TRY(HALO_ALLOC(out.values, out.row_ptr[n]));
+  halo_progress_stage pr;
+  halo_progress_begin(&pr, "generating", HALO_PROGRESS_ROWS, n);
   for (int64_t i = 0; i < n; i++) {
+    halo_progress_tick(&pr, i);
     int64_t m = gen_row(gen, row_begin + i, cols, vals);
     memcpy(out.col_ids + out.row_ptr[i], cols, (size_t)m * sizeof *cols);
     memcpy(out.values + out.row_ptr[i], vals, (size_t)m * sizeof *vals);
   }
+  halo_progress_end(&pr);
   *A = out;
   memset(&out, 0, sizeof out);
 cleanup:

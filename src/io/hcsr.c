@@ -22,6 +22,7 @@
 
 #include "halo/io.h"
 #include "halo_impl.h"
+#include "progress.h"
 
 #define HCSR_MAGIC        "HALOCSR" /* and its terminating zero: 8 bytes */
 #define HCSR_MAGIC_LEN    8
@@ -32,6 +33,7 @@
 #define HCSR_FNV_BASIS    UINT64_C(0xcbf29ce484222325)
 #define HCSR_FNV_PRIME    UINT64_C(0x100000001b3)
 #define HCSR_MAX_READ     (1 << 30) /* bytes per read call */
+#define HCSR_PIECE        (1 << 26) /* bytes per fread or fwrite call (progress reports) */
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) &&                                    \
     __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -372,6 +374,21 @@ static halo_status check_whole(const halo_csr *A) {
   return HALO_SUCCESS;
 }
 
+/* Write n bytes at the current position of fp, which is at offset *off, in
+ * pieces; 1 on failure. */
+static int write_bytes(FILE *fp, const void *buf, int64_t n, int64_t *off,
+                       halo_progress_stage *pr) {
+  const char *p = buf;
+  for (int64_t done = 0; done < n;) {
+    const size_t k = (size_t)(n - done < HCSR_PIECE ? n - done : HCSR_PIECE);
+    if (fwrite(p + done, 1, k, fp) != k) return 1;
+    done += (int64_t)k;
+    *off += (int64_t)k;
+    halo_progress_tick(pr, *off);
+  }
+  return 0;
+}
+
 halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr_options *opts) {
   halo_status st = HALO_SUCCESS;
   FILE *fp = NULL;
@@ -410,15 +427,17 @@ halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr
                       err ? strerror(err) : "unknown error");
   }
   /* The header last, once the checksums are known. */
+  halo_progress_stage pr;
+  int64_t off = 0;
+  halo_progress_begin(&pr, "writing", HALO_PROGRESS_BYTES, h.length);
   unsigned char head[HCSR_HEADER_BYTES];
   memset(head, 0, sizeof head);
-  bad = fwrite(head, 1, sizeof head, fp) != sizeof head;
-  const size_t n_ptr = (size_t)h.n_rows + 1;
+  bad = write_bytes(fp, head, sizeof head, &off, &pr);
   h.sum[PART_PTR] = hcsr_sum(A->row_ptr, 8, 0, h.n_rows + 1);
-  if (!bad) bad = fwrite(A->row_ptr, 8, n_ptr, fp) != n_ptr;
+  if (!bad) bad = write_bytes(fp, A->row_ptr, 8 * (h.n_rows + 1), &off, &pr);
   if (h.col_bytes == 8) {
     h.sum[PART_COL] = hcsr_sum(A->col_ids, 8, 0, h.nnz);
-    if (!bad && h.nnz > 0) bad = fwrite(A->col_ids, 8, (size_t)h.nnz, fp) != (size_t)h.nnz;
+    if (!bad) bad = write_bytes(fp, A->col_ids, 8 * h.nnz, &off, &pr);
   } else {
     const int64_t chunk = 1 << 16;
     HALO_TRY(HALO_ALLOC(narrow, chunk));
@@ -426,18 +445,18 @@ halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr
       const int64_t n = h.nnz - k0 < chunk ? h.nnz - k0 : chunk;
       for (int64_t k = 0; k < n; k++) narrow[k] = (int32_t)A->col_ids[k0 + k];
       h.sum[PART_COL] += hcsr_sum(narrow, 4, k0, n);
-      bad = fwrite(narrow, 4, (size_t)n, fp) != (size_t)n;
+      bad = write_bytes(fp, narrow, 4 * n, &off, &pr);
     }
   }
   const unsigned char zeros[8] = {0};
-  if (!bad && h.pad_bytes > 0)
-    bad = fwrite(zeros, 1, (size_t)h.pad_bytes, fp) != (size_t)h.pad_bytes;
+  if (!bad) bad = write_bytes(fp, zeros, h.pad_bytes, &off, &pr);
   h.sum[PART_VAL] = hcsr_sum(A->values, 8, 0, h.nnz);
-  if (!bad && h.nnz > 0) bad = fwrite(A->values, 8, (size_t)h.nnz, fp) != (size_t)h.nnz;
+  if (!bad) bad = write_bytes(fp, A->values, 8 * h.nnz, &off, &pr);
   encode_header(&h, head);
   if (!bad) bad = fseeko(fp, 0, SEEK_SET) != 0 || fwrite(head, 1, sizeof head, fp) != sizeof head;
   if (bad) err = errno;
   HALO_TRY(halo_file_close_written(&fp, path, bad, err));
+  halo_progress_end(&pr);
 cleanup:
   if (fp) {
     fclose(fp);
@@ -449,18 +468,27 @@ cleanup:
 
 /* ---- serial reader ------------------------------------------------------- */
 
-/* Read n bytes at the current position of fp, which is at offset off. */
-static halo_status read_bytes(FILE *fp, const char *path, int64_t off, void *buf, int64_t n) {
-  if (n <= 0) return HALO_SUCCESS;
-  errno = 0;
-  size_t got = fread(buf, 1, (size_t)n, fp);
-  if (got == (size_t)n) return HALO_SUCCESS;
-  if (ferror(fp)) {
-    int err = errno;
-    return HALO_ERROR(HALO_ERR_IO, "cannot read '%s': %s", path,
-                      err ? strerror(err) : "read error");
+/* Read n bytes at the current position of fp, which is at offset off, in
+ * pieces (progress reports to pr, NULL: none). */
+static halo_status read_bytes(FILE *fp, const char *path, int64_t off, void *buf, int64_t n,
+                              halo_progress_stage *pr) {
+  char *p = buf;
+  for (int64_t done = 0; done < n;) {
+    const size_t k = (size_t)(n - done < HCSR_PIECE ? n - done : HCSR_PIECE);
+    errno = 0;
+    const size_t got = fread(p + done, 1, k, fp);
+    done += (int64_t)got;
+    if (got != k) {
+      if (ferror(fp)) {
+        int err = errno;
+        return HALO_ERROR(HALO_ERR_IO, "cannot read '%s': %s", path,
+                          err ? strerror(err) : "read error");
+      }
+      return short_read(path, off + done);
+    }
+    if (pr) halo_progress_tick(pr, off + done);
   }
-  return short_read(path, off + (int64_t)got);
+  return HALO_SUCCESS;
 }
 
 halo_status halo_hcsr_probe(const char *path, int *is_hcsr_p) {
@@ -494,20 +522,23 @@ halo_status halo_hcsr_read(const char *path, halo_csr *A) {
   }
   unsigned char head[HCSR_HEADER_BYTES];
   const int64_t have = length < HCSR_HEADER_BYTES ? length : HCSR_HEADER_BYTES;
-  HALO_TRY(read_bytes(fp, path, 0, head, have));
+  HALO_TRY(read_bytes(fp, path, 0, head, have, NULL));
   hcsr_header h;
   HALO_TRY(decode_header(path, head, length, &h));
   const int64_t n = h.n_rows, nnz = h.nnz;
   HALO_TRY(HALO_ALLOC(out.row_ptr, n + 1));
   HALO_TRY(HALO_ALLOC(out.col_ids, nnz > 0 ? nnz : 1));
   HALO_TRY(HALO_ALLOC(out.values, nnz > 0 ? nnz : 1));
-  HALO_TRY(read_bytes(fp, path, h.ptr_off, out.row_ptr, 8 * (n + 1)));
+  halo_progress_stage pr;
+  halo_progress_begin(&pr, "reading", HALO_PROGRESS_BYTES, length);
+  HALO_TRY(read_bytes(fp, path, h.ptr_off, out.row_ptr, 8 * (n + 1), &pr));
   HALO_TRY(check_sum(path, &h, PART_PTR, hcsr_sum(out.row_ptr, 8, 0, n + 1)));
   HALO_TRY(check_row_ptr(path, &h, out.row_ptr, 0, n));
-  HALO_TRY(read_bytes(fp, path, h.col_off, out.col_ids, h.col_bytes * nnz));
+  HALO_TRY(read_bytes(fp, path, h.col_off, out.col_ids, h.col_bytes * nnz, &pr));
   unsigned char pad[8];
-  HALO_TRY(read_bytes(fp, path, h.val_off - h.pad_bytes, pad, h.pad_bytes));
-  HALO_TRY(read_bytes(fp, path, h.val_off, out.values, 8 * nnz));
+  HALO_TRY(read_bytes(fp, path, h.val_off - h.pad_bytes, pad, h.pad_bytes, &pr));
+  HALO_TRY(read_bytes(fp, path, h.val_off, out.values, 8 * nnz, &pr));
+  halo_progress_end(&pr);
   HALO_TRY(check_sum(path, &h, PART_COL, hcsr_sum(out.col_ids, h.col_bytes, 0, nnz)));
   HALO_TRY(check_sum(path, &h, PART_VAL, hcsr_sum(out.values, 8, 0, nnz)));
   HALO_TRY(check_padding(path, &h, pad));
@@ -544,9 +575,10 @@ static halo_status read_at(MPI_File fh, const char *path, int64_t off, int64_t l
 
 /* Read len bytes at off on every rank (each its own range): collective, in
  * rounds of at most halo_max_count() bytes, as many rounds on every rank. A
- * failing rank goes on with the rounds so that no rank is left waiting. */
+ * failing rank goes on with the rounds so that no rank is left waiting. The
+ * bytes read are added to *done_p and reported to pr (NULL: not). */
 static halo_status read_at_all(MPI_Comm comm, MPI_File fh, const char *path, int64_t off,
-                               int64_t len, void *buf) {
+                               int64_t len, void *buf, halo_progress_stage *pr, int64_t *done_p) {
   halo_status st = HALO_SUCCESS;
   const int64_t chunk = halo_max_count() < HCSR_MAX_READ ? halo_max_count() : HCSR_MAX_READ;
   int64_t rounds = (len + chunk - 1) / chunk, max_rounds = 0;
@@ -564,6 +596,10 @@ static halo_status read_at_all(MPI_Comm comm, MPI_File fh, const char *path, int
     }
     if (count > 0) MPI_Get_count(&s, MPI_BYTE, &got);
     if (got != count && st == HALO_SUCCESS) st = short_read(path, off + done + got);
+    if (pr) {
+      *done_p += got;
+      halo_progress_tick(pr, *done_p);
+    }
   }
   return st;
 }
@@ -645,7 +681,7 @@ static halo_status read_rows(MPI_Comm comm, MPI_File fh, const char *path, const
    * the next rank's first, is read on its own. */
   st = HALO_ALLOC(out->row_ptr, n + 1);
   HALO_TRY(halo_agree(comm, st));
-  st = read_at_all(comm, fh, path, h->ptr_off + 8 * b, 8 * n, out->row_ptr);
+  st = read_at_all(comm, fh, path, h->ptr_off + 8 * b, 8 * n, out->row_ptr, NULL, NULL);
   halo_status st_end = read_at(fh, path, h->ptr_off + 8 * e, 8, out->row_ptr + n);
   if (st == HALO_SUCCESS) st = st_end;
   HALO_TRY(halo_agree(comm, st));
@@ -662,8 +698,14 @@ static halo_status read_rows(MPI_Comm comm, MPI_File fh, const char *path, const
   if (st == HALO_SUCCESS) st = HALO_ALLOC(out->values, cnt > 0 ? cnt : 1);
   HALO_TRY(halo_agree(comm, st));
   unsigned char *raw = (unsigned char *)out->col_ids;
-  st = read_at_all(comm, fh, path, h->col_off + h->col_bytes * base, h->col_bytes * cnt + pad, raw);
-  halo_status st_val = read_at_all(comm, fh, path, h->val_off + 8 * base, 8 * cnt, out->values);
+  halo_progress_stage pr; /* this rank's bytes, the row pointers read */
+  int64_t done = 8 * (n + 1);
+  halo_progress_begin(&pr, "reading", HALO_PROGRESS_BYTES, done + (h->col_bytes + 8) * cnt + pad);
+  halo_progress_tick(&pr, done);
+  st = read_at_all(comm, fh, path, h->col_off + h->col_bytes * base, h->col_bytes * cnt + pad, raw,
+                   &pr, &done);
+  halo_status st_val =
+      read_at_all(comm, fh, path, h->val_off + 8 * base, 8 * cnt, out->values, &pr, &done);
   if (st == HALO_SUCCESS) st = st_val;
   HALO_TRY(halo_agree(comm, st));
   sums[PART_COL] = hcsr_sum(raw, h->col_bytes, base, cnt);
@@ -676,6 +718,7 @@ static halo_status read_rows(MPI_Comm comm, MPI_File fh, const char *path, const
   if (st == HALO_SUCCESS)
     st = check_entries(path, h, out->row_ptr, b, n, out->col_ids, out->values);
   HALO_TRY(halo_agree(comm, st));
+  halo_progress_end(&pr);
   for (int64_t i = 0; i <= n; i++) out->row_ptr[i] -= base;
 cleanup:
   return st;

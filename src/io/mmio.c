@@ -16,6 +16,7 @@
 
 #include "halo/io.h"
 #include "halo_impl.h"
+#include "progress.h"
 
 /* ---- halo_csr helpers ---------------------------------------------------- */
 
@@ -107,9 +108,12 @@ static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
     if (size > 0) hint = (size_t)size;
   }
   rewind(fp);
+  halo_progress_stage pr;
+  halo_progress_begin(&pr, "reading", HALO_PROGRESS_BYTES, (int64_t)hint);
   /* The size is trusted only once a first read has succeeded (a directory
    * reports a huge one); then the buffer grows to it plus one byte, so that
-   * the read ends short at the end of the file, plus one for the NUL. */
+   * the read ends short at the end of the file, plus one for the NUL. Reads
+   * of at most 64 MiB, for the progress reports. */
   cap = (size_t)1 << 16;
   buf = halo_malloc(cap);
   if (!buf) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
@@ -131,9 +135,11 @@ static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
       hint = 0;
     }
     size_t want = cap - 1 - len;
+    if (want > (size_t)1 << 26) want = (size_t)1 << 26;
     errno = 0;
     size_t got = fread(buf + len, 1, want, fp);
     len += got;
+    halo_progress_tick(&pr, (int64_t)len);
     if (got < want) {
       if (ferror(fp)) {
         int err = errno;
@@ -143,6 +149,7 @@ static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
     }
   }
   buf[len] = '\0';
+  halo_progress_end(&pr);
   *buf_p = buf;
   *len_p = len;
   buf = NULL;
@@ -399,8 +406,12 @@ static halo_status parse_entries(const mm_file *f, mm_coo *e) {
   HALO_TRY(HALO_ALLOC(e->rows, cap));
   HALO_TRY(HALO_ALLOC(e->cols, cap));
   if (f->field != MM_PATTERN) HALO_TRY(HALO_ALLOC(e->vals, cap));
+  const char *const first = p;
+  halo_progress_stage pr;
+  halo_progress_begin(&pr, "parsing", HALO_PROGRESS_BYTES, (int64_t)(end - first));
   for (; p < end; line++) {
     mm_token tok[4];
+    halo_progress_tick(&pr, (int64_t)(p - first));
     int nt = split_line(&p, end, tok, 4);
     if (nt == 0 || tok[0].s[0] == '%') continue;
     if (count == f->nnz)
@@ -423,6 +434,7 @@ static halo_status parse_entries(const mm_file *f, mm_coo *e) {
     MM_FAIL(f, 0, "file ends after %lld of %lld entries declared on line %lld", (long long)count,
             (long long)f->nnz, (long long)f->size_line);
   e->count = count;
+  halo_progress_end(&pr);
 cleanup:
   if (st != HALO_SUCCESS) coo_free(e);
   return st;
@@ -699,16 +711,21 @@ halo_status halo_mm_write(const char *path, const halo_csr *A) {
     return HALO_ERROR(HALO_ERR_IO, "cannot open '%s' for writing: %s", path,
                       err ? strerror(err) : "unknown error");
   }
+  halo_progress_stage pr;
+  halo_progress_begin(&pr, "writing", HALO_PROGRESS_ENTRIES, nnz);
   int bad = fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
                     (long long)m, (long long)A->n_cols, (long long)nnz) < 0;
-  for (int64_t r = 0; r < m && !bad; r++)
+  for (int64_t r = 0; r < m && !bad; r++) {
+    halo_progress_tick(&pr, A->row_ptr[r]);
     for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
       if (fprintf(fp, "%lld %lld %.17g\n", (long long)r + 1, (long long)A->col_ids[k] + 1,
                   A->values[k]) < 0) {
         bad = 1;
         break;
       }
+  }
   HALO_TRY(halo_file_close_written(&fp, path, bad, bad ? errno : 0));
+  halo_progress_end(&pr);
 cleanup:
   if (fp) fclose(fp);
   return st;
