@@ -30,6 +30,20 @@ expect 0 "standard" 3 spmv --gen lap2d:6 --iterations 2 --warmup 0
 expect 1 "cannot write" 2 spmv --gen lap2d:6 --iterations 1 --json /nonexistent-dir/x.json
 expect 1 "cannot write /nonexistent-dir/x.csv: No such file" 2 spmv --gen lap2d:6 --iterations 1 --csv /nonexistent-dir/x.csv
 expect 2 "option --csv needs a value (see halo spmv --help)" 2 spmv --gen lap2d:6 --csv
+# a write that fails once the file is open (a link to /dev/full): the reason, and the
+# path left as it was (only a regular file half written is removed)
+if [ -c /dev/full ]; then
+  ln -sf /dev/full "$out/full.csv"
+  expect 1 "cannot write $out/full.csv: No space left on device" 2 spmv --gen lap2d:6 --iterations 1 --csv "$out/full.csv"
+  expect 1 "cannot write $out/full.csv: No space left on device" 1 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2 --json "$out/full.csv"
+  [ -L "$out/full.csv" ] || { echo "FAIL: a failed write removed $out/full.csv, a link to /dev/full"; fail=1; }
+  # the same for the matrix writers of halo convert
+  for ext in mtx hcsr; do
+    ln -sf /dev/full "$out/full.$ext"
+    expect 1 "cannot write '$out/full.$ext'" 1 convert --gen lap2d:40 "$out/full.$ext"
+    [ -L "$out/full.$ext" ] || { echo "FAIL: a failed convert removed $out/full.$ext, a link to /dev/full"; fail=1; }
+  done
+fi
 # usage errors say where to look
 expect 2 "--iterations 'ten': expected an integer in [0, 1000000000] (see halo spmv --help)" 2 spmv --gen lap2d:4 --iterations ten
 expect 2 "--partition: unknown partition 'scotch' (known: rows, nnz, metis) (see halo spmv --help)" 1 spmv --gen lap2d:4 --partition scotch
@@ -55,6 +69,7 @@ expect 0 "split" 1 simulate --gen lap3d27:6 --ranks 64 --ranks-per-node 4
 expect 1 "cannot write /nonexistent-dir/s.csv" 1 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2 --csv /nonexistent-dir/s.csv
 expect 0 "4 ranks on 2 nodes" 2 simulate --gen lap2d:6 --ranks 4 --ranks-per-node 2
 expect 0 "auto chose standard, host: the lowest modeled time of 7 candidates (parameters lassen): *standard/host" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto
+expect 0 "auto chose standard, host: the lowest modeled time of 7 candidates (parameters lassen): *standard/host" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy standard,auto
 expect 0 "the lowest modeled time of 21 candidates (parameters lassen): standard/staged 31.2 us, standard/ipc 70 us, *standard/nccl" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params lassen --gpus-per-node 4
 expect 1 "parameter set 'nowhere': not a built-in one (lassen)" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params nowhere
 # halo params

@@ -2,9 +2,10 @@
 # halo spmv --partition metis at one rank count: the product in the original
 # numbering equals the serial reference (--check) and every strategy gives bit
 # for bit the standard exchange, on the bundled square matrices, matrices with
-# isolated and empty rows or without edges, block-diagonal ones (in order: no
-# edge cut at 2 and 4 ranks; interleaved: METIS finds the blocks), generated
-# ones, and with helpers; the reported volume is the standard plan's ghosts.
+# isolated and empty rows or without edges, an empty one, block-diagonal ones
+# (in order: no edge cut at 2 and 4 ranks; interleaved: METIS finds the
+# blocks), generated ones, and with helpers; the reported volume is the
+# standard plan's ghosts.
 # Rectangular matrices are refused with a clear message. Built without METIS
 # (HAVE_METIS 0), spmv and simulate fail with the message that says how to
 # build it.
@@ -70,7 +71,7 @@ for m in "$@"; do
       --matrix "$m" --partition metis --check
   fi
 done
-for g in isolated_rows diagonal block_diagonal blocks_interleaved; do
+for g in isolated_rows diagonal block_diagonal blocks_interleaved empty; do
   run 0 "check: max relative error" --matrix "$graphs/$g.mtx" --partition metis --check || continue
   if [ "$np" -eq 2 ] || [ "$np" -eq 4 ]; then
     case $g in block_diagonal | blocks_interleaved | diagonal)

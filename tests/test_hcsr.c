@@ -3,8 +3,9 @@
  * and the collective reader give bit for bit the matrix of the Matrix
  * Market reader (4- and 8-byte column indices, both partitions, ranks
  * without rows, global_p, a hand-made rectangular matrix with empty rows,
- * an empty matrix, columns beyond 2^32); and every corrupted file fails
- * with HALO_ERR_FORMAT, its name and the problem, on every rank.
+ * an empty matrix, columns beyond 2^32); every corrupted file fails
+ * with HALO_ERR_FORMAT, its name and the problem, on every rank; and so does
+ * a file that only rank 0 can open (HALO_ERR_IO).
  *
  * Usage: test_hcsr OUTDIR MATRIX... (the first matrix is the one corrupted;
  * files go to OUTDIR/np<P>_<pid>, removed on success). */
@@ -334,6 +335,29 @@ static void test_corruptions(const halo_csr *G, const halo_csr *odd) {
   expect_error(path, HALO_ERR_IO, "cannot open");
 }
 
+/* A file that rank 0 can open and the others cannot (as one on a disk of
+ * rank 0's node only): a relative name, read with the other ranks in an
+ * empty directory. Every rank fails with rank 1's message; none waits for
+ * the others. */
+static void test_open_on_root_only(void) {
+  if (P < 2) return;
+  char sub[600], cwd[4096];
+  snprintf(sub, sizeof sub, "%s/elsewhere", dir);
+  CHECK(getcwd(cwd, sizeof cwd) != NULL);
+  if (rank == 0) CHECK_MSG(mkdir(sub, 0777) == 0, "cannot make %s", sub);
+  MPI_Barrier(comm);
+  CHECK(chdir(rank == 0 ? dir : sub) == 0);
+  int64_t *rb = (int64_t *)1;
+  halo_csr L;
+  CHECK_ERR(
+      halo_hcsr_read_distributed(comm, 0, "good.hcsr", HALO_PARTITION_ROWS, NULL, &rb, &L, NULL),
+      HALO_ERR_IO, "rank 1: cannot open 'good.hcsr'");
+  CHECK(rb == NULL && L.row_ptr == NULL);
+  CHECK(chdir(cwd) == 0);
+  MPI_Barrier(comm);
+  if (rank == 0) CHECK(rmdir(sub) == 0);
+}
+
 /* ---- hand-made matrices -------------------------------------------------- */
 
 /* 3 x 5 with an empty row and 5 (odd) entries */
@@ -421,6 +445,7 @@ int main(int argc, char **argv) {
   free(im.b);
 
   test_corruptions(&first, &S);
+  test_open_on_root_only();
   int64_t *rb = NULL;
   halo_csr L;
   CHECK_ERR(

@@ -196,10 +196,18 @@ static void test_metis(void) {
   CHECK_OK(halo_partition_metis(&D, 8, NULL, ids, rb));
   check_valid(&D, 8, NULL, ids, rb);
   for (int r = 0; r < 8; r++) CHECK(rb[r + 1] - rb[r] <= 1);
-  /* an empty matrix */
+  CHECK_ERR(halo_partition_metis(&D, 8, NULL, NULL, rb), HALO_ERR_INVALID_ARG, "new_ids");
+  halo_csr E;
+  CHECK_ERR(halo_csr_permute(&D, NULL, &E), HALO_ERR_INVALID_ARG, "permute: NULL argument");
+  /* an empty matrix, also without new_ids (HALO_ALLOC gives NULL for none) */
   D.n_rows = D.n_cols = D.row_end = 0;
   CHECK_OK(halo_partition_metis(&D, 4, NULL, ids, rb));
   for (int r = 0; r <= 4; r++) CHECK(rb[r] == 0);
+  CHECK_OK(halo_partition_metis(&D, 4, NULL, NULL, rb));
+  for (int r = 0; r <= 4; r++) CHECK(rb[r] == 0);
+  CHECK_OK(halo_csr_permute(&D, NULL, &E));
+  CHECK(E.n_rows == 0 && E.n_cols == 0 && E.row_end == 0 && halo_csr_nnz(&E) == 0);
+  halo_csr_free(&E);
   /* isolated and empty rows beside a connected part: rows 0..19 a path,
    * rows 20..29 only their diagonal, rows 30..39 empty */
   int64_t iptr[41], icol[80];

@@ -247,9 +247,9 @@ static int run(int argc, char **argv) {
   halo_strategy strategies[HALO_N_STRATEGIES + 1];
   int n_strategies;
   if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
-  if (strategies[0] == HALO_STRATEGY_AUTO && !params) { /* as a plan of strategy auto */
-    params = getenv("HALO_PARAMS") && *getenv("HALO_PARAMS") ? getenv("HALO_PARAMS") : "lassen";
-  }
+  for (int s = 0; s < n_strategies && !params; s++)
+    if (strategies[s] == HALO_STRATEGY_AUTO) /* as a plan of strategy auto */
+      params = getenv("HALO_PARAMS") && *getenv("HALO_PARAMS") ? getenv("HALO_PARAMS") : "lassen";
 
   int code = EXIT_OK;
   input_matrix M;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json.h"
 
@@ -385,8 +386,9 @@ static int save_one(const report *r, const char *path, void (*write)(FILE *, con
   int bad = ferror(f);
   if (fclose(f) != 0) bad = 1;
   if (bad) {
+    struct stat sb;
     driver_error(0, r->command, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-    remove(path);
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path); /* never a device */
   }
   return bad;
 }

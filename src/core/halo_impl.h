@@ -133,9 +133,14 @@ int halo_strategy_valid(halo_strategy s);
 /** fopen(path, "rb"), or HALO_ERR_IO "cannot open 'path': reason". */
 halo_status halo_file_open_read(const char *path, FILE **fp_p);
 
+/** Remove path if it is a regular file: what a failed writer leaves (never a
+ *  device such as /dev/null, nor a link). */
+void halo_file_remove_partial(const char *path);
+
 /** Close a file just written to path (*fp_p set to NULL). bad: a write
  *  failed, with errno err (0: unknown). When bad or fclose fails, the file
- *  is removed and HALO_ERR_IO "cannot write 'path': reason" returned. */
+ *  is removed if it is a regular file (not a device, nor a link) and
+ *  HALO_ERR_IO "cannot write 'path': reason" returned. */
 halo_status halo_file_close_written(FILE **fp_p, const char *path, int bad, int err);
 
 /** Sort int64 keys (non-negative) ascending, in place (LSD radix sort). */

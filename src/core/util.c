@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "halo_impl.h"
 
@@ -176,6 +177,11 @@ halo_status halo_file_open_read(const char *path, FILE **fp_p) {
   return HALO_SUCCESS;
 }
 
+void halo_file_remove_partial(const char *path) {
+  struct stat sb; /* a partial file goes, a device or a link's target stays */
+  if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode)) remove(path);
+}
+
 halo_status halo_file_close_written(FILE **fp_p, const char *path, int bad, int err) {
   if (fclose(*fp_p) != 0 && !bad) {
     bad = 1;
@@ -183,7 +189,7 @@ halo_status halo_file_close_written(FILE **fp_p, const char *path, int bad, int 
   }
   *fp_p = NULL;
   if (!bad) return HALO_SUCCESS;
-  remove(path);
+  halo_file_remove_partial(path);
   return HALO_ERROR(HALO_ERR_IO, "cannot write '%s': %s", path,
                     err ? strerror(err) : "write error");
 }

@@ -141,7 +141,7 @@ halo_status halo_partition_metis(const halo_csr *A, int P, const int *holds_rows
   int64_t *xadj = NULL, *adj = NULL, *part = NULL, *count = NULL;
   int *rank_of = NULL;
   HALO_CHECK(check_square(A, "partition metis"));
-  if (P < 1 || !new_ids || !row_begin)
+  if (P < 1 || (!new_ids && A->n_rows > 0) || !row_begin)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "partition metis: %d parts, new_ids %p, row_begin %p",
                       P, (void *)new_ids, (void *)row_begin);
   int n_hold = 0;
@@ -185,9 +185,10 @@ halo_status halo_csr_permute(const halo_csr *A, const int64_t *new_ids, halo_csr
   int64_t *old_of = NULL, *tptr = NULL, *tcol = NULL, *next = NULL;
   double *tval = NULL;
   halo_csr out = {0};
-  if (!B || !new_ids) return HALO_ERROR(HALO_ERR_INVALID_ARG, "permute: NULL argument");
+  if (!B) return HALO_ERROR(HALO_ERR_INVALID_ARG, "permute: NULL argument");
   memset(B, 0, sizeof *B);
   HALO_CHECK(check_square(A, "permute"));
+  if (!new_ids && A->n_rows > 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "permute: NULL argument");
   const int64_t n = A->n_rows, nnz = A->row_ptr[n];
   /* the inverse, which also checks that new_ids is a permutation */
   HALO_TRY(HALO_ALLOC(old_of, n));

@@ -460,7 +460,7 @@ halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr
 cleanup:
   if (fp) {
     fclose(fp);
-    remove(path);
+    halo_file_remove_partial(path);
   }
   halo_free(narrow);
   return st;
@@ -750,6 +750,13 @@ halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path
                     size);
   else if (HCSR_BIG_ENDIAN_HOST)
     st = no_big_endian();
+  HALO_TRY(halo_agree(comm, st));
+  /* Every rank opens the file with stdio first, and the ranks agree: a rank
+   * that cannot (a file on one node's disk only) would fail in the collective
+   * MPI_File_open while the others go on (Open MPI 4.1 hangs there). */
+  FILE *fp = NULL;
+  st = halo_file_open_read(path, &fp);
+  if (fp) fclose(fp);
   HALO_TRY(halo_agree(comm, st));
   rc = MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
   if (rc != MPI_SUCCESS) {
