@@ -44,6 +44,12 @@ if [ -c /dev/full ]; then
     [ -L "$out/full.$ext" ] || { echo "FAIL: a failed convert removed $out/full.$ext, a link to /dev/full"; fail=1; }
   done
 fi
+# halo convert never writes over its input (a link to it included)
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.5\n2 2 2.5\n' >"$out/same.mtx"
+ln -sf "$out/same.mtx" "$out/same-link.mtx"
+expect 2 "are the same file: writing would destroy the input" 1 convert "$out/same.mtx" "$out/same-link.mtx"
+expect 2 "are the same file" 1 convert "$out/same.mtx" "$out/same.mtx"
+grep -q "2 2 2.5" "$out/same.mtx" || { echo "FAIL: convert IN IN changed its input"; fail=1; }
 # usage errors say where to look
 expect 2 "--iterations 'ten': expected an integer in [0, 1000000000] (see halo spmv --help)" 2 spmv --gen lap2d:4 --iterations ten
 expect 2 "--partition: unknown partition 'scotch' (known: rows, nnz, metis) (see halo spmv --help)" 1 spmv --gen lap2d:4 --partition scotch

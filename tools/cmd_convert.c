@@ -138,6 +138,13 @@ int cmd_convert(int argc, char **argv, MPI_Comm comm) {
     return EXIT_USAGE;
   }
   const char *in_path = gen_spec ? NULL : paths[0], *out_path = paths[n_paths - 1];
+  struct stat si, so; /* writing truncates OUT first: never the input itself */
+  if (in_path && stat(in_path, &si) == 0 && stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
+      si.st_ino == so.st_ino) {
+    args_error(&a, "IN '%s' and OUT '%s' are the same file: writing would destroy the input",
+               in_path, out_path);
+    return EXIT_USAGE;
+  }
   const int to_hcsr = ends_with(out_path, ".hcsr");
   if (!to_hcsr && !ends_with(out_path, ".mtx")) {
     args_error(&a, "OUT '%s': name it FILE.hcsr or FILE.mtx (the format to write)", out_path);
