@@ -866,18 +866,9 @@ static int measure_gpu(ctx_t *c, char *msg) {
   for (int l = 0; l < HALO_N_LOC; l++) {
     const int peer = c->partner[l];
     if (peer < 0) continue;
-    const int active = c->rank == 0 || c->rank == peer;
     const int rpn = c->o.ranks_per_node ? (l == HALO_LOC_OFF_NODE ? 1 : 2) : 0;
-    MPI_Comm pair;
-    MPI_Comm_split(c->comm, active ? 0 : MPI_UNDEFINED, c->rank, &pair);
     double t[MAX_SIZES];
-    int failed = 0;
-    if (active) {
-      failed = params_gpu_messages(pair, tr, rpn, gs, ng, iters, c->warmup, t, msg, MSG_LEN);
-      MPI_Comm_free(&pair);
-    }
-    wait_all(c, active);
-    if (agree(c, failed, msg)) return 1;
+    if (pair_messages(c, peer, tr, rpn, gs, ng, t, msg)) return 1;
     if (c->rank != 0) continue;
     halo_fit fe, fr;
     const double eager = (double)c->o.eager_max;
