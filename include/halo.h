@@ -23,6 +23,8 @@
 extern "C" {
 #endif
 
+HALO_EXPORT_BEGIN
+
 /* ------------------------------------------------------------------------ */
 /* Status                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -54,6 +56,13 @@ const char *halo_last_error(void);
 
 /** Library version as "major.minor.patch". */
 const char *halo_version(void);
+
+/**
+ * Agree on a status across the ranks of @p comm, as the library's collective
+ * functions do: every rank returns the status of the lowest failing rank and
+ * halo_last_error() gives its message, prefixed "rank R: ". Collective.
+ */
+halo_status halo_status_agree(MPI_Comm comm, halo_status status);
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations and their names                                             */
@@ -201,22 +210,58 @@ halo_status halo_matrix_get_layout(halo_matrix A, int64_t *n_global_rows_p,
 /** Global ids of the ghost entries, sorted (garray); valid while A lives. */
 halo_status halo_matrix_get_ghost_ids(halo_matrix A, const int64_t **ghost_ids_p);
 
+/**
+ * New values, same pattern: values[k] replaces the k-th entry given to
+ * halo_matrix_create_csr() (same row_ptr and col_ids, in the matrix's
+ * memory). The plans made from the matrix use the new values from their next
+ * product; no new plan is needed. Not collective. Device memory: the copy is
+ * synchronous with the legacy default stream; a product enqueued on a
+ * non-blocking stream must be complete first (halo_plan_synchronize).
+ * @return HALO_ERR_STATE for a matrix made by halo_matrix_create_split().
+ */
+halo_status halo_matrix_set_values(halo_matrix A, const double *values);
+
+/** New values for a matrix made by halo_matrix_create_split(): the diagonal
+ *  and off-diagonal blocks' values in the order given there. Not collective.
+ *  @return HALO_ERR_STATE for a matrix made by halo_matrix_create_csr(). */
+halo_status halo_matrix_set_values_split(halo_matrix A, const double *diag_values,
+                                         const double *offd_values);
+
 /** Release a matrix; NULL-safe, sets *A_p to NULL. A plan keeps its own
  *  reference, so a matrix may be destroyed before the plans made from it. */
 void halo_matrix_destroy(halo_matrix *A_p);
 
 /* ------------------------------------------------------------------------ */
-/* Plan: the halo exchange of a matrix                                      */
+/* Plan: the halo exchange of a vector layout, and the product of a matrix   */
 /* ------------------------------------------------------------------------ */
 
-/** Options of a plan. Start from halo_plan_options_default(); every rank of
- *  the plan must pass the same values (checked: HALO_ERR_INCONSISTENT). */
+/** The local product's kernel on the device (plan option local_kernel). */
+typedef enum {
+  HALO_LOCAL_KERNEL_DEFAULT = -1, /**< HALO_LOCAL_KERNEL ("halo" or "cusparse"), else halo */
+  HALO_LOCAL_KERNEL_HALO = 0,     /**< halo's CSR kernel: a group of threads per row */
+  HALO_LOCAL_KERNEL_CUSPARSE = 1  /**< cuSPARSE's cusparseSpMV (CSR), preprocessed at plan time */
+} halo_local_kernel;
+
+/** Most exchanges of one plan that may be in flight at once (max_exchanges). */
+#define HALO_MAX_EXCHANGES 64
+
+/**
+ * Options of a plan. Start from halo_plan_options_default(); every rank of
+ * the plan must pass the same values, device_id and stream excepted
+ * (checked: HALO_ERR_INCONSISTENT, naming the option).
+ *
+ * Settings. Several options may also be given by an environment variable,
+ * named beside each: an option left at -1 (0 for ranks_per_node, NULL for
+ * params) takes the variable when it is set, else the default; a value the
+ * caller sets wins over the variable. Every value, given or read, is checked
+ * when the plan is made (HALO_ERR_INVALID_ARG naming the option and the
+ * variable) and must agree across ranks.
+ */
 typedef struct {
   halo_strategy strategy; /**< default HALO_STRATEGY_STANDARD */
   /** Ranks per node: 0 takes the nodes from MPI (MPI_COMM_TYPE_SHARED), or
-   *  from the environment variable HALO_RANKS_PER_NODE when it is set; K > 0
-   *  makes virtual nodes of K consecutive ranks (the last may be smaller).
-   *  Default 0. */
+   *  from HALO_RANKS_PER_NODE when it is set; K > 0 makes virtual nodes of K
+   *  consecutive ranks (the last may be smaller). Default 0. */
   int ranks_per_node;
   /** Largest inter-node message of the Split strategy, in bytes (at least 8).
    *  A node that would receive more than ranks-per-node messages of this size
@@ -225,31 +270,89 @@ typedef struct {
   /** 1: a value needed by several ranks of one node crosses the network once
    *  (2-Step, 3-Step, Split). Default 1. */
   int remove_duplicates;
-  /** Where x, y and x_ghost live: HALO_MEMORY_AUTO (default) takes the
-   *  matrix's memory; HALO_MEMORY_DEVICE on a host matrix uploads its blocks
-   *  to the device once, at plan time. */
+  /** Where x, y and the ghosts live: HALO_MEMORY_AUTO (default) takes the
+   *  matrix's memory (host for a plan without a matrix); HALO_MEMORY_DEVICE
+   *  on a host matrix uploads its blocks to the device once, at plan time. */
   halo_memory memory;
   /** How messages travel (default HALO_TRANSPORT_AUTO). */
   halo_transport transport;
   /** Device memory: the CUDA device of this rank; -1 (default) takes the
-   *  current device if this process already uses one, else the rank on its
-   *  node modulo the visible devices. */
+   *  device the communicator's plans already use, else the current device if
+   *  this process already uses one, else the rank on its node modulo the
+   *  visible devices. All device plans of one communicator use one device. */
   int device_id;
   /** Device memory: the CUDA stream (cudaStream_t) the products are ordered
-   *  on; NULL (default) makes the plan its own, a blocking stream (ordered
+   *  on; NULL (default) takes the communicator's own blocking stream (ordered
    *  with the legacy default stream, so a cudaMemcpy or cudaMemset before a
-   *  product is seen by it). The exchange always runs on a stream of its own,
+   *  product is seen by it). The exchanges run on a stream of their own,
    *  ordered with this one by events. */
   void *stream;
   /** Strategy AUTO and halo_plan_model(): the machine parameters of the
    *  performance model, the name of a built-in set ("lassen") or a parameter
-   *  file (`halo params measure` writes one); NULL (default): the
-   *  environment variable HALO_PARAMS, else "lassen". */
+   *  file (`halo params measure` writes one); NULL (default): HALO_PARAMS,
+   *  else "lassen". */
   const char *params;
   /** Strategy AUTO: 0 (default) chooses by the model; N > 0 instead times N
    *  exchanges of every candidate at plan time and keeps the fastest (the
    *  largest mean over ranks). */
   int autotune;
+  /** Exchanges of this plan that may be in flight at once, each with its own
+   *  buffers and requests made at plan time: the plan's own (halo_spmv,
+   *  halo_exchange_begin) and those of halo_exchange_create(). 1 to
+   *  HALO_MAX_EXCHANGES; -1 (default): 2. */
+  int max_exchanges;
+  /** 1: the reverse exchange (halo_exchange_reverse_begin) and the transpose
+   *  product (halo_spmv_transpose) are ready at plan time; 0: neither, which
+   *  saves their buffers and, in device plans, the transposed index arrays of
+   *  the matrix (8 bytes per entry). -1 (default): 1. */
+  int reverse;
+  /** Device memory: 1 treats MPI as CUDA-aware (transport mpi-device), 0
+   *  never; -1 (default): HALO_GPU_AWARE_MPI (0 or 1), else ask the MPI
+   *  library (MPIX_Query_cuda_support). */
+  int gpu_aware_mpi;
+  /** Device memory: the local product's kernel; default
+   *  HALO_LOCAL_KERNEL_DEFAULT (HALO_LOCAL_KERNEL, else halo's). */
+  halo_local_kernel local_kernel;
+  /** Kernel cusparse: CUSPARSE_SPMV_CSR_ALG1 (1) or ALG2 (2); -1 (default):
+   *  HALO_CUSPARSE_ALG, else 2 (the same bits on every run). */
+  int cusparse_alg;
+  /** halo's kernel: threads per row, 1 to 32, a power of 2, or 0 to choose
+   *  from the mean row length; -1 (default): HALO_SPMV_GROUP, else 0. */
+  int spmv_group;
+  /** halo's kernel: entries each thread loads per step, 1, 2 or 4 (the bits
+   *  of the result do not depend on it); -1 (default): HALO_SPMV_UNROLL,
+   *  else 4. */
+  int spmv_unroll;
+  /** halo's kernel: at most this many 256-thread blocks for the diagonal
+   *  product (they stride over the rows), leaving room on the GPU for the
+   *  exchange's kernels; 0: no cap; -1 (default): HALO_SPMV_MAX_BLOCKS,
+   *  else 0. */
+  int64_t spmv_max_blocks;
+  /** halo's kernel: its preferred shared-memory carveout, 0 to 100 percent
+   *  (an experiment on overlap); -1 (default): HALO_SPMV_CARVEOUT, else the
+   *  driver's choice. */
+  int spmv_carveout;
+  /** Device memory: 1 makes halo_spmv enqueue the local product before it
+   *  starts the exchange (the product then need not wait for the host work of
+   *  the exchange's start), 0 the other order; -1 (default):
+   *  HALO_SPMV_PRODUCT_FIRST, else 1. */
+  int product_first;
+  /** Device memory, without a stream of the caller's: 0 the communicator's
+   *  blocking compute stream, 1 a non-blocking one (not ordered with the
+   *  legacy default stream; an experiment); -1 (default):
+   *  HALO_COMPUTE_STREAM ("blocking" or "nonblocking"), else 0. */
+  int compute_stream;
+  /** Device memory: 1 records, with timing events, when the products and the
+   *  exchange's transfers start and end on the GPU (halo_plan_timeline); -1
+   *  (default): HALO_TIMELINE, else 0. */
+  int timeline;
+  /** Device memory: 1 times the staged transport's copies with events
+   *  (halo_plan_copy_times); -1 (default): HALO_EXEC_TIMING, else 0. */
+  int copy_timing;
+  /** Largest count of one MPI message, in values: larger messages travel in
+   *  pieces (a test of the path of counts past 2^31); -1 (default):
+   *  HALO_DEBUG_MAX_COUNT, else INT_MAX. */
+  int64_t max_message_count;
 } halo_plan_options;
 
 /** Default message_cap of the Split strategy, in bytes. */
@@ -258,14 +361,29 @@ typedef struct {
 /** The default options. */
 halo_plan_options halo_plan_options_default(void);
 
+/**
+ * The options as a plan would use them: every option left unset takes its
+ * environment variable or its default, and every value is checked. Not
+ * collective (it does not check that ranks agree).
+ * @return HALO_ERR_INVALID_ARG naming the option or the variable.
+ */
+halo_status halo_plan_options_resolve(const halo_plan_options *opts, halo_plan_options *resolved_p);
+
 /** A communication plan: schedule, buffers and persistent requests. */
 typedef struct halo_plan_s *halo_plan;
 
 /**
  * Build the communication plan of a matrix: who needs which entries of x from
  * whom, the schedule of the chosen strategy, its buffers and persistent
- * requests. Collective over the matrix's communicator. The plan uses its own
- * duplicate of the communicator, so several plans may be in flight at once.
+ * requests, and the product's set-up. Collective over the matrix's
+ * communicator. It is the exchange-only plan of the matrix's column layout
+ * and ghost ids (halo_plan_create_from_ids) plus the product.
+ *
+ * Plans of one communicator share its context: the library's copy of the
+ * communicator, the nodes, the device's streams, the NCCL communicator and
+ * the MPI tags, made by the first plan and cached on the communicator (an
+ * MPI attribute), so that later plans are cheap. Every rank must create (and
+ * destroy) the plans of a communicator in the same order.
  *
  * @param A       the matrix (the plan keeps a reference)
  * @param opts    options, or NULL for the defaults
@@ -274,37 +392,182 @@ typedef struct halo_plan_s *halo_plan;
 halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p);
 
 /**
- * Start the halo exchange: read this rank's entries of x and send what other
- * ranks need. Not collective, but every rank of the plan must call it.
+ * An exchange-only plan from a layout of the vector and the global ids of
+ * the ghosts: it moves values, the caller multiplies. Collective over comm.
+ *
+ * This rank owns entries [col_begin, col_end) of the vector; the ranges of
+ * consecutive ranks follow each other from 0. Ghost slot i receives entry
+ * ghost_ids[i], which another rank owns. The ids may come in any order and
+ * repeat (each repeated slot receives the value); an id this rank owns is an
+ * error.
+ *
+ * @param n_ghost    ghost slots (the length of x_ghost in the exchanges)
+ * @param ghost_ids  n_ghost global ids
+ * Other parameters as halo_plan_create().
+ * @return HALO_ERR_INVALID_ARG (an id out of range or owned by this rank),
+ *         HALO_ERR_INCONSISTENT (ranges that do not tile), on every rank.
+ */
+halo_status halo_plan_create_from_ids(MPI_Comm comm, int64_t col_begin, int64_t col_end,
+                                      int64_t n_ghost, const int64_t *ghost_ids,
+                                      const halo_plan_options *opts, halo_plan *plan_p);
+
+/**
+ * An exchange-only plan from (owner rank, local index) pairs, as a PetscSF
+ * graph holds its leaves' roots: ghost slot i receives entry owner_indices[i]
+ * of rank owner_ranks[i]'s part of the vector. Pairs may come in any order and
+ * repeat; a pair of this rank is an error. Collective over comm.
+ *
+ * @param n_local  entries of the vector this rank owns (its part)
+ */
+halo_status halo_plan_create_from_pairs(MPI_Comm comm, int64_t n_local, int64_t n_ghost,
+                                        const int *owner_ranks, const int64_t *owner_indices,
+                                        const halo_plan_options *opts, halo_plan *plan_p);
+
+/**
+ * An exchange-only plan from explicit send and receive lists, as a hypre
+ * communication package holds them; the sparse discovery of who sends what
+ * (NBX) is skipped. Collective over comm.
+ *
+ * Receives: from rank recv_ranks[j], ghost slots [recv_starts[j],
+ * recv_starts[j+1]) in order (n_ghost = recv_starts[n_recv]). Sends: to rank
+ * send_ranks[j], entries send_indices[send_starts[j] .. send_starts[j+1]) of
+ * this rank's part, in order. Rank j's send list to rank i must match, entry
+ * for entry, rank i's receive list from rank j; a rank appears at most once
+ * in each list and never as itself. Lists that do not match across ranks are
+ * found (a checksum over all ranks, then the counts of every message) and
+ * reported on every rank, never left waiting.
+ *
+ * @param n_local  entries of the vector this rank owns
+ */
+halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_recv,
+                                        const int *recv_ranks, const int64_t *recv_starts,
+                                        int n_send, const int *send_ranks,
+                                        const int64_t *send_starts, const int64_t *send_indices,
+                                        const halo_plan_options *opts, halo_plan *plan_p);
+
+/** Local sizes of a plan: entries of the vector this rank owns and its ghost
+ *  slots (the lengths of x_local and x_ghost). Any output may be NULL. Not
+ *  collective. */
+halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_ghost_p);
+
+/* ---- the exchange ------------------------------------------------------ */
+
+/**
+ * Start the halo exchange on the plan's own exchange: read this rank's
+ * entries of x and send what other ranks need. Not collective, but every rank
+ * of the plan must call it.
  *
  * @param x_local  the entries of x this rank owns; must not change until
  *                 halo_exchange_end() returns
- * @param x_ghost  where the ghost entries go (n_ghost values, in the order of
- *                 the ghost ids), or NULL for the plan's own ghost buffer
+ * @param x_ghost  where the ghost values go (n_ghost values, in the order of
+ *                 the ghost slots), or NULL for the plan's own ghost buffer
  *                 (halo_plan_get_ghost()), into which messages are received
  *                 without a copy
- * @return HALO_ERR_STATE if an exchange of this plan is already in flight.
+ * @return HALO_ERR_STATE if the plan's own exchange is already in flight.
  */
 halo_status halo_exchange_begin(halo_plan plan, const double *x_local, double *x_ghost);
 
 /** Complete the exchange started by halo_exchange_begin(); the ghost values
- *  are in place on return. @return HALO_ERR_STATE without a begin. */
+ *  are in place on return (device memory: in stream order). @return
+ *  HALO_ERR_STATE without a begin. */
 halo_status halo_exchange_end(halo_plan plan);
+
+/**
+ * Start the reverse exchange on the plan's own exchange: every ghost slot's
+ * value is a contribution to the entry it names, and each owner adds them
+ * into its entries: x_local[i] += the contributions of all ghost slots of all
+ * ranks that name entry i (PetscSF Reduce with MPI_SUM, hypre's reverse
+ * exchange, the communication of A^T x). Not collective, but every rank must
+ * call it. Needs a plan made with reverse = 1.
+ *
+ * Summation order, fixed by the plan and the same on every run (bit for bit):
+ * a rank's ghost slots that name the same entry are first summed in
+ * increasing slot order (0 + g_a + g_b ...); then each value is added where
+ * the reversed schedule delivers it, phase after phase, in the order of the
+ * receive lists. Under the standard strategy entry i becomes
+ * ((x_i + c_1) + c_2) + ... with c_k the contribution of the k-th rank, in
+ * increasing rank order, that has i as a ghost. Node-aware strategies form
+ * partial sums on the ranks that forward, so their results agree with the
+ * standard one to rounding, not bit for bit.
+ *
+ * @param x_ghost  the contributions (n_ghost values, in the order of the
+ *                 ghost slots), or NULL for the plan's own ghost buffer; must
+ *                 not change until the end
+ * @param x_local  the entries this rank owns, added into at the end; must
+ *                 not be read or written until halo_exchange_reverse_end()
+ *                 returns (device memory: the additions are ordered after the
+ *                 work enqueued on the plan's stream before that call)
+ */
+halo_status halo_exchange_reverse_begin(halo_plan plan, const double *x_ghost, double *x_local);
+
+/** Complete the reverse exchange: the contributions are added into x_local
+ *  on return (device memory: in stream order). */
+halo_status halo_exchange_reverse_end(halo_plan plan);
 
 /** The plan's own ghost buffer (n_ghost values), where halo_spmv() and an
  *  exchange with x_ghost = NULL deliver the ghost values. */
 halo_status halo_plan_get_ghost(halo_plan plan, double **x_ghost_p);
 
 /**
+ * An exchange in flight of its own on a plan (the plan is a communication
+ * package, an exchange is one handle on it), so that one plan can have
+ * several exchanges in flight: several vectors, several scatters. Each takes
+ * one of the plan's max_exchanges sets of buffers and requests, made at plan
+ * time.
+ */
+typedef struct halo_exchange_s *halo_exchange;
+
+/**
+ * Take a free exchange of the plan (not collective). Exchanges are matched
+ * across ranks by the set of buffers they take (the lowest free one): every
+ * rank must create and destroy the exchanges of a plan in the same order.
+ * @return HALO_ERR_STATE when every exchange of the plan is taken (raise the
+ *         plan option max_exchanges).
+ */
+halo_status halo_exchange_create(halo_plan plan, halo_exchange *ex_p);
+
+/** Start this exchange forward: as halo_exchange_begin() on its own
+ *  buffers (x_ghost = NULL: halo_exchange_get_ghost()). */
+halo_status halo_exchange_start(halo_exchange ex, const double *x_local, double *x_ghost);
+
+/** Start this exchange in reverse: as halo_exchange_reverse_begin(). */
+halo_status halo_exchange_start_reverse(halo_exchange ex, const double *x_ghost, double *x_local);
+
+/** Complete this exchange, forward or reverse. @return HALO_ERR_STATE when
+ *  it was not started. */
+halo_status halo_exchange_wait(halo_exchange ex);
+
+/** This exchange's own ghost buffer (n_ghost values). */
+halo_status halo_exchange_get_ghost(halo_exchange ex, double **x_ghost_p);
+
+/** Give the exchange back to its plan; NULL-safe, sets *ex_p to NULL. An
+ *  exchange in flight is completed first. Must come before the plan's
+ *  destruction. */
+void halo_exchange_destroy(halo_exchange *ex_p);
+
+/* ---- the product -------------------------------------------------------- */
+
+/**
  * y = alpha*A*x + beta*y. Starts the exchange, multiplies the diagonal block
  * while it is in flight, completes it, then adds the off-diagonal block.
  * Not collective, but every rank of the plan must call it. With beta = 0, y
- * is not read.
+ * is not read. Needs a plan made from a matrix.
  *
  * @param x  the entries of x this rank owns (col_end-col_begin values)
  * @param y  this rank's rows of y (row_end-row_begin values)
  */
 halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y);
+
+/**
+ * y = alpha*A^T*x + beta*y: x has this rank's rows, y its columns (its part of
+ * the column layout). The off-diagonal block's contributions go to their
+ * owners by the reverse exchange while the diagonal block's transpose is
+ * multiplied. With beta = 0, y is not read. The same bits on every run. Not
+ * collective, but every rank must call it. Needs a plan made from a matrix
+ * with reverse = 1.
+ */
+halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, double beta,
+                                double *y);
 
 /**
  * y = alpha*Ad*x + beta*y with the diagonal (on-process) block alone: no
@@ -377,9 +640,74 @@ halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_se
  */
 halo_status halo_plan_describe(halo_plan plan, char *buf, size_t len);
 
-/** Release a plan; NULL-safe, sets *plan_p to NULL. Must not be called
- *  while an exchange is in flight. */
+/** One candidate a plan of strategy AUTO weighed. */
+typedef struct {
+  halo_strategy strategy;
+  halo_transport transport;
+  int64_t message_cap; /**< bytes (Split) */
+  double seconds;      /**< modeled, or timed (mean per exchange, max over ranks) */
+} halo_candidate;
+
+/**
+ * The candidates a plan of strategy AUTO weighed, in the order it weighed
+ * them, and the one it chose (0 candidates for a plan given its strategy).
+ * Not collective.
+ * @param max           room in candidates (may be 0)
+ * @param candidates    the first min(max, n) candidates, or NULL
+ * @param n_p           how many there were
+ * @param best_p        the index of the chosen one (-1 when none), or NULL
+ */
+halo_status halo_plan_get_candidates(halo_plan plan, int max, halo_candidate *candidates, int *n_p,
+                                     int *best_p);
+
+/**
+ * With the option timeline (device plans): the mean seconds, over the
+ * products since the last call, from the exchange's start (x ready) to the
+ * end of the diagonal product (seconds[0]), and to the start and end of the
+ * exchange's transfer on the GPU (seconds[1], seconds[2]: the NCCL group, the
+ * staged copies down and up, the IPC copies); n_p: how many products were
+ * recorded. Resets the sums. Not collective.
+ * @return HALO_ERR_STATE for a plan made without the option.
+ */
+halo_status halo_plan_timeline(halo_plan plan, double seconds[3], int64_t *n_p);
+
+/**
+ * With the option copy_timing (device plans, staged transport): the seconds
+ * and bytes of the copies down to and up from pinned host memory of the
+ * plan's own exchanges since the last call. Resets the sums. Not collective.
+ * @return HALO_ERR_STATE for a plan made without the option.
+ */
+halo_status halo_plan_copy_times(halo_plan plan, double *seconds_down_p, double *seconds_up_p,
+                                 int64_t *bytes_down_p, int64_t *bytes_up_p);
+
+/** Release a plan; NULL-safe, sets *plan_p to NULL. Completes an exchange
+ *  still in flight first; exchanges taken from it (halo_exchange_create)
+ *  must be destroyed before. Not collective, but every rank must destroy the
+ *  plans of a communicator in the same order (they share its tags). */
 void halo_plan_destroy(halo_plan *plan_p);
+
+/* ------------------------------------------------------------------------ */
+/* Nodes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** Where a rank is among the nodes of a communicator. */
+typedef struct {
+  int node;           /**< this rank's node, 0 .. n_nodes-1, in the order of their lowest rank */
+  int n_nodes;        /**< nodes of the communicator */
+  int local_rank;     /**< this rank's place on its node */
+  int local_size;     /**< ranks on its node */
+  int max_local_size; /**< most ranks on one node */
+} halo_node_info;
+
+/**
+ * The nodes of a communicator as plans see them: ranks_per_node = 0 takes the
+ * nodes of MPI (or HALO_RANKS_PER_NODE when set), K > 0 virtual nodes of K
+ * consecutive ranks. Collective the first time for a communicator and K (the
+ * node communicator is then cached with the communicator's plans).
+ */
+halo_status halo_comm_get_node_info(MPI_Comm comm, int ranks_per_node, halo_node_info *info_p);
+
+HALO_EXPORT_END
 
 #ifdef __cplusplus
 }

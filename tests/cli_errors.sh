@@ -62,7 +62,7 @@ expect 2 "--message-cap '4': expected an integer in [8," 2 spmv --gen lap2d:4 --
 expect 2 "unknown strategy '4step' (known: standard, 2step, 3step, split, auto)" 2 spmv --gen lap2d:4 --strategy 4step
 expect 0 "split" 3 spmv --gen lap2d:6 --strategy split --ranks-per-node 2 --message-cap 8 --iterations 1
 expect 0 "2step" 4 spmv --gen irregular:300,2 --ranks-per-node 3 --no-dedup --iterations 1
-HALO_RANKS_PER_NODE=x expect 1 "HALO_RANKS_PER_NODE='x' is not a positive number of ranks" 2 spmv --gen lap2d:4
+HALO_RANKS_PER_NODE=x expect 1 "HALO_RANKS_PER_NODE='x' (option ranks_per_node): expected 1 or more" 2 spmv --gen lap2d:4
 # the simulator
 expect 2 "give one of --matrix FILE or --gen SPEC" 1 simulate
 expect 2 "give --ranks P and --ranks-per-node K" 1 simulate --gen lap2d:4

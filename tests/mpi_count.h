@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 static long n_created; /* MPI requests and communicators created */
+static long n_comms;   /* communicators created */
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req) {
@@ -36,18 +37,22 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 }
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out) {
   n_created++;
+  n_comms++;
   return PMPI_Comm_dup(comm, out);
 }
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out) {
   n_created++;
+  n_comms++;
   return PMPI_Comm_split(comm, color, key, out);
 }
 int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out) {
   n_created++;
+  n_comms++;
   return PMPI_Comm_split_type(comm, type, key, info, out);
 }
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *out) {
   n_created++;
+  n_comms++;
   return PMPI_Comm_create(comm, group, out);
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {

@@ -2,7 +2,9 @@
 # Rules the library's sources keep: host memory only through the counted
 # allocator (src/core/memory.c), no exit or abort, no MPI_COMM_WORLD, no CUDA
 # header in the planning code, no printing (progress goes to a caller's function:
-# halo_io_set_progress).
+# halo_io_set_progress), the environment read in src/core/settings.c alone, and
+# the floors of the data flow: core below everything; plan (and io) on core;
+# exec and spmv on plan; interface, the plan handle, above them all.
 set -u
 src=$1/src
 fail=0
@@ -17,4 +19,17 @@ hits=$(grep -rnE '\b(printf|vprintf|puts|putchar|perror)\s*\(|\bstd(out|err)\b' 
 [ -n "$hits" ] && { echo "printing in the library:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '#include\s*[<"](cuda|cusparse|nccl)' "$src/plan")
 [ -n "$hits" ] && { echo "CUDA header in src/plan:"; echo "$hits"; fail=1; }
+hits=$(grep -rnE '\bgetenv\s*\(' "$src" | grep -v 'src/core/settings.c')
+[ -n "$hits" ] && { echo "the environment read outside src/core/settings.c:"; echo "$hits"; fail=1; }
+# floor by floor, what a folder must not include
+check_floor() { # folder, pattern of forbidden includes
+  local hits
+  hits=$(grep -rnE "#include\s*\"($2)" "$src/$1")
+  [ -n "$hits" ] && { echo "src/$1 includes from a floor above it:"; echo "$hits"; fail=1; }
+}
+check_floor core 'plan/|exec/|spmv/|interface/|io/'
+check_floor io 'plan/|exec/|spmv/|interface/'
+check_floor plan 'exec/|spmv/|interface/'
+check_floor exec 'spmv/|interface/'
+check_floor spmv 'exec/|interface/'
 exit $fail

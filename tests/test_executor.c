@@ -3,8 +3,15 @@
  * relay(q) = (q+1) % P in a global phase (received into work, in reverse
  * order so that they must be unpacked; a copy when the relay is the owner),
  * and the relay forwards them to q in a node-local phase (all ranks of this
- * test share a node). Every ghost must arrive exactly, again and again. */
+ * test share a node). Every ghost must arrive exactly, again and again.
+ * Reversed (halo_schedule_reverse), the same schedule carries each ghost's
+ * contribution back through the relay's work buffer and adds it into its
+ * owner's entry: every owner must end with its entries plus the sum of the
+ * contributions of every rank that has them as ghosts, added in the order
+ * of the schedule (bit for bit the same on every run). */
 #include "exec/exec.h"
+#include "plan/topology.h"
+#include "settings.h"
 #include "world.h"
 
 static int relay_of(int q, int P) { return (q + 1) % P; }
@@ -78,26 +85,68 @@ static void run(MPI_Comm comm, const char *spec) {
   }
   CHECK_OK(halo_schedules_check_matching(w.sch, P));
   halo_topology topo;
-  halo_exec ex;
+  halo_schedule rev;
+  halo_exec ex, rx;
+  halo_exec_config cfg;
   MPI_Comm dup;
   MPI_Comm_dup(comm, &dup);
   CHECK_OK(halo_topology_create(dup, 0, &topo));
   CHECK(topo.n_nodes == 1); /* the node phase needs every rank on one node */
-  CHECK_OK(halo_exec_create(&halo_exec_host_ops, &w.sch[me], dup, &topo, NULL, HALO_TRANSPORT_HOST,
-                            &ex));
+  CHECK_OK(halo_schedule_reverse(&w.sch[me], &rev));
+  CHECK(rev.add == 1 && rev.n_phases == 2 && rev.phase[0].scope == HALO_SCOPE_NODE);
+  memset(&cfg, 0, sizeof cfg);
+  cfg.transport = HALO_TRANSPORT_HOST;
+  cfg.comm = dup;
+  cfg.node_comm = topo.node_comm;
+  CHECK_OK(halo_settings_max_count(&cfg.max_count)); /* HALO_DEBUG_MAX_COUNT splits messages */
+  int stride = halo_exec_tag_stride(&w.sch[me], cfg.max_count);
+  MPI_Allreduce(MPI_IN_PLACE, &stride, 1, MPI_INT, MPI_MAX, dup);
+  cfg.tag_stride = stride;
+  cfg.tag_base = 64;
+  CHECK_OK(halo_exec_create(&halo_exec_host_ops, &w.sch[me], &cfg, &ex));
+  cfg.tag_base = 64 + 2 * stride;
+  CHECK_OK(halo_exec_create(&halo_exec_host_ops, &rev, &cfg, &rx));
   const int64_t cb = w.ranges[me], n = w.ranges[me + 1] - cb;
-  double *x = malloc((size_t)(n + 1) * sizeof *x);
+  double *x = malloc((size_t)(n + 1) * sizeof *x), *y = malloc((size_t)(n + 1) * sizeof *y);
+  double *c = malloc((size_t)(w.n_ghost[me] + 1) * sizeof *c), *y1 = NULL;
   for (int it = 1; it <= 3; it++) {
     for (int64_t j = 0; j < n; j++) x[j] = it * test_x(cb + j);
     for (int64_t k = 0; k < w.n_ghost[me]; k++) ex.ghost[k] = NAN;
-    CHECK_OK(halo_exec_begin(&ex, x));
-    CHECK_OK(halo_exec_end(&ex, NULL));
+    CHECK_OK(halo_exec_begin(&ex, x, NULL));
+    CHECK_OK(halo_exec_end(&ex));
     for (int64_t k = 0; k < w.n_ghost[me]; k++)
       CHECK_MSG(ex.ghost[k] == it * test_x(w.ghosts[me][k]), "%s: ghost %lld is %g, not %g", spec,
                 (long long)k, ex.ghost[k], it * test_x(w.ghosts[me][k]));
+    /* reverse: ghost k of rank r contributes contrib(r, gid); owners add */
+    for (int64_t k = 0; k < w.n_ghost[me]; k++)
+      c[k] = test_x(w.ghosts[me][k] + it) * (me + 1) / (double)P;
+    for (int64_t j = 0; j < n; j++) y[j] = x[j];
+    CHECK_OK(halo_exec_begin(&rx, c, y));
+    CHECK_OK(halo_exec_end(&rx));
+    for (int64_t j = 0; j < n; j++) {
+      double ref = x[j], mag = fabs(x[j]);
+      for (int r = 0; r < P; r++)
+        for (int64_t k = 0; k < w.n_ghost[r]; k++)
+          if (w.ghosts[r][k] == cb + j) {
+            const double v = test_x(cb + j + it) * (r + 1) / (double)P;
+            ref += v, mag += fabs(v);
+          }
+      CHECK_MSG(fabs(y[j] - ref) <= 1e-14 * mag, "%s: reverse entry %lld is %.17g, not %.17g",
+                spec, (long long)j, y[j], ref);
+    }
+    if (it == 1) { /* the same bits on a second run */
+      y1 = malloc((size_t)(n + 1) * sizeof *y1);
+      memcpy(y1, y, (size_t)n * sizeof *y);
+      for (int64_t j = 0; j < n; j++) y[j] = x[j];
+      CHECK_OK(halo_exec_begin(&rx, c, y));
+      CHECK_OK(halo_exec_end(&rx));
+      CHECK(n == 0 || memcmp(y1, y, (size_t)n * sizeof *y) == 0);
+    }
   }
-  free(x);
+  free(y1), free(c), free(y), free(x);
+  halo_exec_destroy(&rx);
   halo_exec_destroy(&ex);
+  halo_schedule_free(&rev);
   halo_topology_destroy(&topo);
   MPI_Comm_free(&dup);
   free_world(&w);

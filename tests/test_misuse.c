@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
   /* a bad HALO_RANKS_PER_NODE on every rank; the option wins over it */
   setenv("HALO_RANKS_PER_NODE", "two", 1);
   CHECK_ERR(halo_plan_create(A, NULL, &plan), HALO_ERR_INVALID_ARG,
-            "HALO_RANKS_PER_NODE='two' is not a positive number of ranks");
+            "HALO_RANKS_PER_NODE='two' (option ranks_per_node): expected 1 or more");
   o = halo_plan_options_default();
   o.ranks_per_node = 1;
   CHECK_OK(halo_plan_create(A, &o, &plan));

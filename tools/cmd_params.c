@@ -14,9 +14,8 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "plan/fit.h"
 #include "params_gpu.h" /* no CUDA type: its functions exist only with CUDA */
-#include "plan/params.h"
+#include "halo/model.h"
 
 static void usage(void) {
   printf("usage: mpirun -n P halo params COMMAND [options]\n"

@@ -5,8 +5,6 @@
 #include <string.h>
 
 #include "halo/sim.h"
-#include "halo_impl.h"   /* the message of a component not compiled in */
-#include "plan/choose.h" /* the candidates and their description, as plans make them */
 #include "progress.h"
 #include "report.h"
 
@@ -94,8 +92,8 @@ static halo_status partition_graph(input_matrix *M, int P, const int *holds) {
 static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *M) {
   halo_status st;
   memset(M, 0, sizeof *M);
-  if (in->partition == HALO_PARTITION_METIS && !HALO_HAVE_METIS)
-    return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_METIS_MESSAGE);
+  if (in->partition == HALO_PARTITION_METIS && !HALO_HAVE_METIS) /* the library says so */
+    return halo_partition_metis(NULL, 0, NULL, NULL, NULL);
   if (in->gen_spec) {
     int64_t N;
     M->is_gen = 1;
@@ -166,37 +164,19 @@ static halo_status model_paths(halo_sim sim, const halo_plan_options *opts, int 
   return HALO_SUCCESS;
 }
 
-/* --strategy auto: every strategy (Split with several message_caps) on every
- * path, modeled; *o becomes the one of lowest modeled time. */
-static halo_status choose(halo_sim sim, halo_plan_options *o, int G, int ranks_per_gpu,
-                          const char *params, report_row *row) {
-  static halo_choice ch; /* large: not on the stack */
-  int64_t caps[5];
-  const int n_caps = halo_choose_caps(o->message_cap, caps);
-  memset(&ch, 0, sizeof ch);
-  ch.how = 1;
-  snprintf(ch.params, sizeof ch.params, "%s", params);
-  for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
-    for (int c = 0; c < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); c++) {
-      halo_plan_options co = *o;
-      report_row r;
-      co.strategy = (halo_strategy)sg;
-      co.message_cap = caps[c];
-      memset(&r, 0, sizeof r);
-      halo_status st = model_paths(sim, &co, G, ranks_per_gpu, params, &r);
-      if (st != HALO_SUCCESS) return st;
-      for (int m = 0; m < r.n_model && ch.n < HALO_MAX_CANDIDATES; m++)
-        ch.c[ch.n++] =
-            (halo_candidate){co.strategy, r.model[m].transport, co.message_cap, r.model[m].seconds};
-    }
-  const halo_candidate *b = &ch.c[halo_choice_best(&ch)];
-  o->strategy = b->strategy;
-  o->message_cap = b->message_cap;
-  o->transport = b->transport;
+/* --strategy auto: the library's choice by the model (halo_sim_choose); *o
+ * becomes the one of lowest modeled time. */
+static halo_status choose(halo_sim sim, halo_plan_options *o, int G, const char *params,
+                          report_row *row) {
+  halo_plan_options chosen, asked = *o;
+  asked.memory = G == 0 ? HALO_MEMORY_HOST : HALO_MEMORY_DEVICE;
+  halo_status st =
+      halo_sim_choose(sim, &asked, G, params, &chosen, row->describe, sizeof row->describe);
+  if (st != HALO_SUCCESS) return st;
+  chosen.memory = o->memory;
+  *o = chosen;
   row->asked_auto = 1;
-  row->strategy = b->strategy;
-  halo_choice_describe(&ch, b->strategy, b->transport, b->message_cap, row->describe,
-                       sizeof row->describe);
+  row->strategy = chosen.strategy;
   return HALO_SUCCESS;
 }
 
@@ -247,9 +227,10 @@ static int run(int argc, char **argv) {
   halo_strategy strategies[HALO_N_STRATEGIES + 1];
   int n_strategies;
   if (!parse_strategies(&a, strategy_name, strategies, &n_strategies)) return EXIT_USAGE;
+  halo_plan_options resolved; /* the option params, or HALO_PARAMS, or lassen */
   for (int s = 0; s < n_strategies && !params; s++)
     if (strategies[s] == HALO_STRATEGY_AUTO) /* as a plan of strategy auto */
-      params = getenv("HALO_PARAMS") && *getenv("HALO_PARAMS") ? getenv("HALO_PARAMS") : "lassen";
+      if (halo_plan_options_resolve(&opts, &resolved) == HALO_SUCCESS) params = resolved.params;
 
   int code = EXIT_OK;
   input_matrix M;
@@ -280,7 +261,7 @@ static int run(int argc, char **argv) {
     rows[s].strategy = strategies[s];
     rows[s].transport = HALO_TRANSPORT_HOST;
     if (o.strategy == HALO_STRATEGY_AUTO) {
-      st = choose(sim, &o, (int)G, rep.ranks_per_gpu, params, &rows[s]);
+      st = choose(sim, &o, (int)G, params, &rows[s]);
       if (st != HALO_SUCCESS) break;
     }
     st = halo_sim_run(sim, &o, &rows[s].stats);

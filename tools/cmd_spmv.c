@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "devmem.h"
-#include "plan/plan.h" /* HALO_TIMELINE: the plan's GPU state */
 #include "progress.h"
 #include "report.h"
 
@@ -144,7 +143,8 @@ static halo_status print_timeline(MPI_Comm comm, halo_plan plan, const report_ro
   int64_t n = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  HALO_CHECK(halo_gpu_timeline(plan->gpu, avg, &n));
+  halo_status st = halo_plan_timeline(plan, avg, &n);
+  if (st != HALO_SUCCESS) return st;
   avg[3] = (double)n;
   double *all = rank == 0 ? malloc((size_t)size * sizeof avg) : NULL;
   MPI_Gather(avg, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, comm);
@@ -215,8 +215,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   }
   in.ranks_per_node = opts.ranks_per_node;
   progress_setup(rank, out.quiet);
-  const int timeline = getenv("HALO_TIMELINE") && strcmp(getenv("HALO_TIMELINE"), "1") == 0 &&
-                       opts.memory == HALO_MEMORY_DEVICE;
+  halo_plan_options resolved; /* the option timeline, or HALO_TIMELINE */
+  const int timeline = halo_plan_options_resolve(&opts, &resolved) == HALO_SUCCESS &&
+                       resolved.timeline == 1 && opts.memory == HALO_MEMORY_DEVICE;
   if (!!in.matrix_path == !!in.gen_spec) {
     args_error(&a, "give one of --matrix FILE or --gen SPEC");
     return EXIT_USAGE;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "halo_impl.h" /* halo_agree, the message of a component not compiled in */
 #include "progress.h"
 
 void driver_error(int rank, const char *cmd, const char *fmt, ...) {
@@ -124,27 +123,12 @@ void input_free(input_matrix *M) {
 }
 
 halo_status input_holds_rows(MPI_Comm comm, int helpers, int ranks_per_node, int *holds) {
-  int rank, size, local, n, mine;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  if (ranks_per_node <= 0) {
-    const char *env = getenv("HALO_RANKS_PER_NODE");
-    ranks_per_node = env ? atoi(env) : 0;
-  }
-  if (ranks_per_node > 0) {
-    local = rank % ranks_per_node;
-    n = size - rank / ranks_per_node * ranks_per_node;
-    if (n > ranks_per_node) n = ranks_per_node;
-  } else {
-    MPI_Comm node;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-      return HALO_ERR_MPI;
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-  }
+  halo_node_info node; /* the nodes plans see: MPI's, HALO_RANKS_PER_NODE or virtual */
+  halo_status st = halo_comm_get_node_info(comm, ranks_per_node, &node);
+  if (st != HALO_SUCCESS) return st;
+  const int n = node.local_size;
   const int owners = n / (helpers + 1) > 0 ? n / (helpers + 1) : 1;
-  mine = local < owners;
+  int mine = node.local_rank < owners;
   if (MPI_Allgather(&mine, 1, MPI_INT, holds, 1, MPI_INT, comm) != MPI_SUCCESS) return HALO_ERR_MPI;
   return HALO_SUCCESS;
 }
@@ -161,7 +145,7 @@ static halo_status input_load_graph(MPI_Comm comm, const input_opts *o, const in
   int64_t *contiguous = NULL;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (!HALO_HAVE_METIS) return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_METIS_MESSAGE);
+  if (!HALO_HAVE_METIS) return halo_partition_metis(NULL, 0, NULL, NULL, NULL); /* its error */
   if (o->gen_spec) {
     M->is_gen = 1;
     if ((st = halo_gen_parse(o->gen_spec, &M->gen)) != HALO_SUCCESS) return st; /* on every rank */
@@ -183,7 +167,7 @@ static halo_status input_load_graph(MPI_Comm comm, const input_opts *o, const in
       st = halo_mm_read(o->matrix_path, &mo, &G);
     }
   }
-  st = halo_agree(comm, st);
+  st = halo_status_agree(comm, st);
   if (st == HALO_SUCCESS)
     st = halo_csr_distribute(comm, 0, &G, HALO_PARTITION_METIS, holds, &M->row_begin, &M->new_ids,
                              &M->orig_ids, &M->local);
@@ -198,7 +182,7 @@ static halo_status input_load_graph(MPI_Comm comm, const input_opts *o, const in
       if (st == HALO_SUCCESS)
         st = halo_partition_measure(&G, NULL, size, contiguous, &M->contiguous);
     }
-    st = halo_agree(comm, st);
+    st = halo_status_agree(comm, st);
   }
   if (st == HALO_SUCCESS) {
     int64_t q[6] = {M->quality.edge_cut,    M->quality.ghosts,    M->quality.max_rows,

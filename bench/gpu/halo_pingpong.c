@@ -5,7 +5,7 @@
  * Beside them, measured in the same run: pinned copies down and up
  * (cudaMemcpyAsync), the peer copy between the two GPUs, and host MPI of the
  * same size, so that the staged path can be read against its parts; and the
- * copies inside the staged exchanges, timed with events (HALO_EXEC_TIMING).
+ * copies inside the staged exchanges, timed with events (the option copy_timing).
  * usage: mpirun -n 2 halo_pingpong [MAX_BYTES] ; prints a Markdown table */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "halo.h"
-#include "plan/plan.h" /* the executor's copy timers (HALO_EXEC_TIMING) */
 
 #define CK(call)                                                                                   \
   do {                                                                                             \
@@ -189,11 +188,11 @@ int main(int argc, char **argv) {
          * their own (the timers cost a little latency) */
         double td, tu;
         int64_t bd, bu;
-        setenv("HALO_EXEC_TIMING", "1", 1);
-        HK(halo_plan_create(A, &o, &plan));
-        unsetenv("HALO_EXEC_TIMING");
+        halo_plan_options ot = o;
+        ot.copy_timing = 1;
+        HK(halo_plan_create(A, &ot, &plan));
         time_exchange(plan, dx, iters > 100 ? 100 : iters);
-        HK(halo_exec_cuda_copy_times(&plan->exec, &td, &tu, &bd, &bu));
+        HK(halo_plan_copy_times(plan, &td, &tu, &bd, &bu));
         copy_bw = td + tu > 0 ? (double)(bd + bu) / (td + tu) / 1e9 : 0;
         MPI_Allreduce(MPI_IN_PLACE, &copy_bw, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
         halo_plan_destroy(&plan);

@@ -11,6 +11,8 @@
 extern "C" {
 #endif
 
+HALO_EXPORT_BEGIN
+
 /** Rows [row_begin, row_end) of an n_rows x n_cols matrix in CSR form with
  *  global column ids (0-based), sorted by column within each row. */
 typedef struct {
@@ -375,6 +377,8 @@ halo_status halo_hcsr_probe(const char *path, int *is_hcsr_p);
 
 /** Free memory returned by the io functions (row_begin arrays). */
 void halo_io_free(void *p);
+
+HALO_EXPORT_END
 
 #ifdef __cplusplus
 }

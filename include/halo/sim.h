@@ -10,6 +10,8 @@
 extern "C" {
 #endif
 
+HALO_EXPORT_BEGIN
+
 /** The patterns of all ranks of a matrix. */
 typedef struct halo_sim_s *halo_sim;
 
@@ -68,8 +70,25 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
 halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
                            const char *params, double *phase_seconds_p, double *seconds_p);
 
+/**
+ * Strategy AUTO in the simulator, as a plan of strategy AUTO chooses by the
+ * model: every strategy (Split with several message_caps) on every path of
+ * the memory (a host plan: host; a device plan: staged, ipc, and nccl with
+ * one rank per GPU), modeled with params (halo_sim_model()); the lowest wins.
+ * Not collective; no MPI communication.
+ *
+ * @param chosen_p  opts with the winner's strategy, transport and message_cap
+ * @param describe  as halo_plan_describe() writes it (the candidates and
+ *                  their seconds, the winner marked *), or NULL
+ */
+halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
+                            const char *params, halo_plan_options *chosen_p, char *describe,
+                            size_t len);
+
 /** Release a simulation; NULL-safe, sets *sim_p to NULL. */
 void halo_sim_destroy(halo_sim *sim_p);
+
+HALO_EXPORT_END
 
 #ifdef __cplusplus
 }

@@ -158,7 +158,7 @@ int halo_find_range(const int64_t *ranges, int n_ranges, int64_t x);
 int halo_max_count(void);
 
 /** Send / receive int64 or double arrays of any length, split into messages of
- *  at most halo_max_count() elements, all with one tag (blocking). */
+ *  at most halo_settings_max_count() elements, all with one tag (blocking). */
 halo_status halo_send_large(const void *buf, int64_t count, MPI_Datatype type, int dest, int tag,
                             MPI_Comm comm);
 halo_status halo_recv_large(void *buf, int64_t count, MPI_Datatype type, int source, int tag,

@@ -115,6 +115,23 @@ halo_plan_options halo_plan_options_default(void) {
   o.transport = HALO_TRANSPORT_AUTO;
   o.device_id = -1;
   o.stream = NULL;
+  o.params = NULL;
+  o.autotune = 0;
+  /* -1: the environment variable, else the default (settings.c) */
+  o.max_exchanges = -1;
+  o.reverse = -1;
+  o.gpu_aware_mpi = -1;
+  o.local_kernel = HALO_LOCAL_KERNEL_DEFAULT;
+  o.cusparse_alg = -1;
+  o.spmv_group = -1;
+  o.spmv_unroll = -1;
+  o.spmv_max_blocks = -1;
+  o.spmv_carveout = -1;
+  o.product_first = -1;
+  o.compute_stream = -1;
+  o.timeline = -1;
+  o.copy_timing = -1;
+  o.max_message_count = -1;
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "halo_impl.h"
+#include "settings.h"
 
 /* LSD radix sort on 16-bit digits; passes over digits that are the same in
  * every key are skipped, so small keys cost few passes. */
@@ -93,22 +94,12 @@ int halo_find_range(const int64_t *ranges, int n_ranges, int64_t x) {
   return lo;
 }
 
-int halo_max_count(void) {
-  static int cached = 0;
-  if (cached == 0) {
-    const char *s = getenv("HALO_DEBUG_MAX_COUNT");
-    long v = s ? strtol(s, NULL, 10) : 0;
-    cached = (v > 0 && v < INT_MAX) ? (int)v : INT_MAX;
-  }
-  return cached;
-}
-
 halo_status halo_send_large(const void *buf, int64_t count, MPI_Datatype type, int dest, int tag,
                             MPI_Comm comm) {
-  int size;
+  int size, chunk;
   HALO_MPI(MPI_Type_size(type, &size));
+  HALO_CHECK(halo_settings_max_count(&chunk));
   const char *p = buf;
-  int64_t chunk = halo_max_count();
   for (int64_t done = 0; done < count; done += chunk) {
     int n = (int)(count - done < chunk ? count - done : chunk);
     HALO_MPI(MPI_Send(p + done * size, n, type, dest, tag, comm));
@@ -118,10 +109,10 @@ halo_status halo_send_large(const void *buf, int64_t count, MPI_Datatype type, i
 
 halo_status halo_recv_large(void *buf, int64_t count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm) {
-  int size;
+  int size, chunk;
   HALO_MPI(MPI_Type_size(type, &size));
+  HALO_CHECK(halo_settings_max_count(&chunk));
   char *p = buf;
-  int64_t chunk = halo_max_count();
   for (int64_t done = 0; done < count; done += chunk) {
     int n = (int)(count - done < chunk ? count - done : chunk);
     HALO_MPI(MPI_Recv(p + done * size, n, type, source, tag, comm, MPI_STATUS_IGNORE));

@@ -1,5 +1,5 @@
-/* Private to the CUDA backend: the GPU state of a plan and the device
- * kernels. Included only under src/exec and src/spmv. */
+/* Private to the CUDA executor: NCCL's error translation and the device
+ * kernels of the exchange. Included only under src/exec. */
 #ifndef HALO_EXEC_CUDA_H
 #define HALO_EXEC_CUDA_H
 
@@ -7,34 +7,6 @@
 #if HALO_HAVE_NCCL
 #include <nccl.h>
 #endif
-
-#include "exec/gpu.h"
-
-struct halo_gpu_s {
-  int device;
-  cudaStream_t comm; /* the exchange */
-  cudaStream_t comp; /* the products: the caller's or the plan's own */
-  int own_comp;
-  cudaEvent_t ev_start; /* x is ready (recorded on comp) */
-  cudaEvent_t ev_end;   /* the ghosts are in place (recorded on comm) */
-  int start_marked;     /* ev_start is recorded for the next exchange already */
-  int product_first;    /* halo_spmv enqueues the local product before the exchange */
-  int ranks_per_gpu;
-  int mpi_device_aware;
-  MPI_Comm shared_comm; /* the ranks of this machine (MPI_COMM_TYPE_SHARED) */
-#if HALO_HAVE_NCCL
-  ncclComm_t nccl;
-#endif
-  int have_nccl;
-  /* HALO_TIMELINE=1: timing events of each product-first SpMV, from the
-   * exchange's start mark: [1] the diagonal product done (compute stream),
-   * [2] the exchange's transfer reached and [3] done on the exchange stream
-   * (NCCL group, staged copies, ipc copies) */
-  int timeline, tl_state; /* tl_state: bit k set once tl[k] is recorded */
-  cudaEvent_t tl[4];
-  double tl_sum[3];
-  int64_t tl_n;
-};
 
 #if HALO_HAVE_NCCL
 halo_status halo_error_nccl(ncclResult_t r, const char *call, const char *file, int line);
@@ -45,12 +17,6 @@ halo_status halo_error_nccl(ncclResult_t r, const char *call, const char *file, 
       st = halo_error_nccl(halo_nccl_rc_, #call, __FILE__, __LINE__);                              \
       goto cleanup;                                                                                \
     }                                                                                              \
-  } while (0)
-#define HALO_NCCL(call)                                                                            \
-  do {                                                                                             \
-    ncclResult_t halo_nccl_rc_ = (call);                                                           \
-    if (halo_nccl_rc_ != ncclSuccess)                                                              \
-      return halo_error_nccl(halo_nccl_rc_, #call, __FILE__, __LINE__);                            \
   } while (0)
 #endif
 
@@ -67,20 +33,19 @@ cudaError_t halo_cuda_scatter(const double *in, const int32_t *src_idx, const in
 cudaError_t halo_cuda_copy_map(const int32_t *src_idx, const int32_t *dst_idx, int64_t n,
                                const double *x, int64_t n_local, double *ghost, double *work,
                                int64_t n_ghost, cudaStream_t s);
-/* y[rows[i]] += alpha * v[i] */
-cudaError_t halo_cuda_scatter_add(double *y, const int32_t *rows, const double *v, int64_t n,
-                                  double alpha, cudaStream_t s);
-/* halo's CSR kernel (spmv_kernels.cu): y = alpha*A*x + beta*y (rows NULL), or
- * y[rows[r]] += alpha*(A*x)[r]; group threads per row (1, 2, 4, ..., 32), each
- * taking unroll (1, 2, 4) entries per step; the bits do not depend on unroll;
- * max_blocks > 0 caps the grid of 256-thread blocks (they stride) */
-cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, const void *cols,
-                               const double *vals, const double *x, double alpha, double beta,
-                               double *y, const int32_t *rows, int group, int unroll,
-                               int64_t max_blocks, cudaStream_t s);
-/* The preferred shared-memory carveout (0-100, percent) of halo's CSR kernel. */
-cudaError_t halo_cuda_csr_carveout(int percent);
-/* y = beta * y (beta = 0: y = 0, whatever y held) */
-cudaError_t halo_cuda_scale(double *y, int64_t n, double beta, cudaStream_t s);
+/* For each u: dst(u_dst[u]) += the values named by refs[u_ptr[u] .. u_ptr[u+1]), in that
+ * order; a ref >= 0 is recv[ref], -1-ref the source space's entry (x | work). The
+ * destination space is dst (below n_dst) | work. One thread per destination: the same bits on
+ * every run, and the same as the host's additions in the same order. */
+cudaError_t halo_cuda_add_by_dst(const int32_t *u_dst, const int32_t *u_ptr, const int32_t *refs,
+                                 int64_t n_u, const double *recv, const double *x,
+                                 int64_t n_local, double *dst, double *work, int64_t n_dst,
+                                 cudaStream_t s);
+/* out[i] = ghost[to_ghost[i]] (the ghost slots of a forward exchange) */
+cudaError_t halo_cuda_slot_gather(double *out, const double *ghost, const int32_t *to_ghost,
+                                  int64_t n, cudaStream_t s);
+/* ghost[j] = 0 + slots[slot[ptr[j]]] + ... in order (a reverse exchange's sources) */
+cudaError_t halo_cuda_slot_sum(double *ghost, const double *slots, const int32_t *ptr,
+                               const int32_t *slot, int64_t n_ghost, cudaStream_t s);
 
 #endif

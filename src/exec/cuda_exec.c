@@ -12,9 +12,16 @@
  *            interprocess events order the copy after the pack and the next
  *            pack after the copy, 0-byte MPI messages say they were recorded.
  *
- * The exchange runs on the plan's exchange stream, after an event recorded
- * on the compute stream at begin; the compute stream waits for an event
- * recorded at the end. Everything is made at plan time.
+ * The exchange runs on the communicator's exchange stream, after an event
+ * recorded on the plan's compute stream at begin; the compute stream waits
+ * for an event recorded at the end. Everything is made at plan time.
+ *
+ * A reverse exchange (an add schedule) runs the same channels; nothing is
+ * received in place: every phase ends with one launch that adds, for each
+ * destination entry, its received values and its copies to itself in the
+ * order of the receive list (one thread per entry, no atomics), so that the
+ * result is the host backend's, bit for bit, on every run. Its additions into
+ * x_local wait for the work enqueued on the compute stream before the end.
  *
  * A rank without rows and ghosts (a communication helper) only forwards:
  * unless the transport is NCCL, its forwarded values stay in pinned host
@@ -24,16 +31,16 @@
  * ranks send it their share by host MPI (Split+MD). */
 #include "halo_impl.h"
 
+#include "exec/exec.h"
+
 #if HALO_HAVE_CUDA
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/cuda.h"
-#include "exec/exec.h"
+#include "tags.h"
 
 typedef enum { CH_STAGED = 0, CH_MPI = 1, CH_NCCL = 2, CH_IPC = 3, N_CH = 4 } channel;
-
-enum { TAG_IPC_SETUP = 501, TAG_IPC_DONE_SETUP = 502, TAG_IPC_READY = 520, TAG_IPC_DONE = 540 };
 
 typedef struct {
   int index; /* in the schedule's list */
@@ -55,20 +62,26 @@ typedef struct {
   cmsg *send;
   int64_t n_pack, n_staged_send;
   int32_t *d_pack;
-  int pack_run;      /* the whole pack is one run: a copy from x_local or work */
+  int pack_run;      /* the whole pack is one run: a copy from the source or work */
   int nccl_from_run; /* ... and every send goes by NCCL: sent from the run, no copy */
   int64_t run_off;
   int run_from_work;
   double *d_send, *h_send;
-  int64_t n_copy;
+  int64_t n_copy; /* forward: copies to itself */
   int32_t *d_copy_src, *d_copy_dst;
   /* receives */
   cmsg *recv;
   int64_t n_recvbuf, n_staged_recv;
   double *d_recv, *h_recv;
-  double *staged_run_dst; /* the staged receives land in one run here, without unpacking */
-  int64_t n_unpack;
+  double *staged_run_dst; /* forward: the staged receives land in one run here */
+  int64_t n_unpack;       /* forward: the receives that are not in place */
   int32_t *d_unpack_src, *d_unpack_dst;
+  /* reverse: the additions of the phase by destination (add_by_dst); a helper
+   * adds on the host, in receive list order: from h_recv (src >= 0) or work */
+  int64_t n_add_u;
+  int32_t *d_add_dst, *d_add_ptr, *d_add_ref;
+  int64_t n_add;
+  int64_t *h_add_src, *h_add_dst;
   /* host MPI (staged and mpi channels) */
   int recv_req_begin, n_recv_req, send_req_begin, n_send_req;
   int has_device_mpi_recv;
@@ -78,15 +91,23 @@ typedef struct {
   int n_ipc_to, n_ipc_from; /* peers we send to / receive from over ipc */
   ipc_peer *ipc_to, *ipc_from;
   cudaEvent_t ev_ready, ev_done; /* interprocess: ours as sender, ours as receiver */
-  cudaEvent_t ev_t[4];           /* HALO_EXEC_TIMING: around the copy down, the copy up */
+  cudaEvent_t ev_t[4];           /* copy_timing: around the copy down, the copy up */
   int timed_down, timed_up;      /* the last exchange recorded them */
 } cphase;
 
 typedef struct {
   cphase ph[HALO_MAX_PHASES];
-  int host_fwd;       /* a helper: work in pinned host memory, packed and unpacked on the host */
-  int *peer_host_fwd; /* of every plan rank */
-  MPI_Request *req;   /* host MPI: receives of all phases first, then sends */
+  cudaStream_t xs, comp; /* the exchange stream, the plan's compute stream */
+#if HALO_HAVE_NCCL
+  ncclComm_t nccl;
+#endif
+  cudaEvent_t ev_start; /* the source is ready (recorded on comp) */
+  cudaEvent_t ev_end;   /* the exchange is done (recorded on xs) */
+  cudaEvent_t ev_dst;   /* reverse: x_local may be added into (recorded on comp at the end) */
+  int start_marked;     /* ev_start is recorded for the next begin already */
+  int host_fwd;         /* a helper: work in pinned host memory, packed and unpacked on the host */
+  int *peer_host_fwd;   /* of every plan rank */
+  MPI_Request *req;     /* host MPI: receives of all phases first, then sends */
   int n_req, n_recv_req;
   double *work;
   double *arena; /* the device send buffers of all phases, one allocation (for its IPC handle) */
@@ -95,8 +116,10 @@ typedef struct {
     int peer;
     char *base;
   } * open; /* opened send arenas of other ranks */
-  const double *x;
-  int timing; /* HALO_EXEC_TIMING=1: time the staged copies */
+  int32_t *d_to_ghost, *d_slot_ptr, *d_slot; /* the ghost slots (leaves), on the device */
+  const double *x; /* the source of the exchange in flight */
+  double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
+  int timing;      /* copy_timing: time the staged copies */
   double t_down, t_up;
   int64_t bytes_down, bytes_up, n_down, n_up;
 } cuda_data;
@@ -111,7 +134,7 @@ static halo_status check_int32(int64_t v, const char *what) {
 }
 
 /* Whether n unpack indices land on consecutive entries of one region; the
- * address if so. */
+ * address if so (never in an add schedule). */
 static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx, int64_t n) {
   const halo_schedule *s = S(ex);
   if (!halo_exec_is_run(s, idx, n)) return NULL;
@@ -141,7 +164,7 @@ static channel channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_p
                           MPI_Group g_shared, int peer, int send) {
   const int sender_on_host = send ? d->host_fwd : d->peer_host_fwd[peer];
   const int receiver_on_host = send ? d->peer_host_fwd[peer] : d->host_fwd;
-  switch (ex->transport) {
+  switch (ex->cfg.transport) {
   case HALO_TRANSPORT_NCCL: return CH_NCCL; /* helpers keep device buffers */
   case HALO_TRANSPORT_MPI_DEVICE:
     return sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
@@ -155,6 +178,15 @@ static channel channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_p
   }
 }
 
+static void ipc_peers_free(ipc_peer *q, int n) {
+  for (int i = 0; i < n; i++) {
+    if (q[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&q[i].ready);
+    if (q[i].done != MPI_REQUEST_NULL) MPI_Request_free(&q[i].done);
+    if (q[i].remote_event) cudaEventDestroy(q[i].remote_event);
+  }
+  halo_free(q);
+}
+
 static void cuda_destroy(halo_exec *ex) {
   cuda_data *d = ex->data;
   if (!d) return;
@@ -162,18 +194,8 @@ static void cuda_destroy(halo_exec *ex) {
     if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     cphase *p = &d->ph[k];
-    for (int i = 0; i < p->n_ipc_to; i++) {
-      if (p->ipc_to[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_to[i].ready);
-      if (p->ipc_to[i].done != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_to[i].done);
-      if (p->ipc_to[i].remote_event) cudaEventDestroy(p->ipc_to[i].remote_event);
-    }
-    for (int i = 0; i < p->n_ipc_from; i++) {
-      if (p->ipc_from[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_from[i].ready);
-      if (p->ipc_from[i].done != MPI_REQUEST_NULL) MPI_Request_free(&p->ipc_from[i].done);
-      if (p->ipc_from[i].remote_event) cudaEventDestroy(p->ipc_from[i].remote_event);
-    }
-    halo_free(p->ipc_to);
-    halo_free(p->ipc_from);
+    ipc_peers_free(p->ipc_to, p->n_ipc_to);
+    ipc_peers_free(p->ipc_from, p->n_ipc_from);
     if (p->ev_ready) cudaEventDestroy(p->ev_ready);
     if (p->ev_done) cudaEventDestroy(p->ev_done);
     if (p->ev_packed) cudaEventDestroy(p->ev_packed);
@@ -182,26 +204,38 @@ static void cuda_destroy(halo_exec *ex) {
     if (p->ev_up) cudaEventDestroy(p->ev_up);
     halo_free(p->send);
     halo_free(p->recv);
+    halo_free(p->h_add_src);
+    halo_free(p->h_add_dst);
     halo_dev_free(p->d_pack);
     halo_dev_free(p->d_copy_src);
     halo_dev_free(p->d_copy_dst);
     halo_dev_free(p->d_recv);
     halo_dev_free(p->d_unpack_src);
     halo_dev_free(p->d_unpack_dst);
+    halo_dev_free(p->d_add_dst);
+    halo_dev_free(p->d_add_ptr);
+    halo_dev_free(p->d_add_ref);
     halo_pinned_free(p->h_send);
     halo_pinned_free(p->h_recv);
   }
+  if (d->ev_start) cudaEventDestroy(d->ev_start);
+  if (d->ev_end) cudaEventDestroy(d->ev_end);
+  if (d->ev_dst) cudaEventDestroy(d->ev_dst);
   for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
   halo_free(d->open);
   halo_free(d->req);
   halo_free(d->peer_host_fwd);
   halo_dev_free(d->arena);
+  halo_dev_free(d->d_to_ghost);
+  halo_dev_free(d->d_slot_ptr);
+  halo_dev_free(d->d_slot);
   if (d->host_fwd)
     halo_pinned_free(d->work);
   else
     halo_dev_free(d->work);
+  if (ex->slots != ex->ghost) halo_dev_free(ex->slots);
   halo_dev_free(ex->ghost);
-  ex->ghost = NULL;
+  ex->ghost = ex->slots = NULL;
   halo_free(d);
   ex->data = NULL;
 }
@@ -255,6 +289,7 @@ static halo_status ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
 static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
+  const MPI_Comm setup = ex->cfg.comm, comm = ex->cfg.comm;
   int n_out = 0, n_in = 0, n_req = 0;
   ipc_record *out = NULL, *in = NULL;
   cudaIpcEventHandle_t *done_out = NULL, *done_in = NULL;
@@ -263,7 +298,7 @@ static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
   int any = 0;
   for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
   int any_all = 0;
-  HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, ex->comm));
+  HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, setup));
   if (!any_all) return HALO_SUCCESS;
   if (d->arena) HALO_TRY_CUDA(cudaIpcGetMemHandle(&arena_handle, d->arena));
   for (int k = 0; k < s->n_phases; k++) {
@@ -297,23 +332,23 @@ static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
       out[a].mem = arena_handle;
       HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
       out[a].offset = (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
-      HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer, TAG_IPC_SETUP,
-                             ex->comm, &req[n_req++]));
+      HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer,
+                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
       a++;
     }
     for (int i = 0; i < ph->n_recv; i++) {
       if (p->recv[i].ch != CH_IPC) continue;
-      HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer, TAG_IPC_SETUP,
-                             ex->comm, &req[n_req++]));
+      HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer,
+                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
     }
     for (int i = 0; i < p->n_ipc_from; i++) {
       HALO_TRY_CUDA(cudaIpcGetEventHandle(&done_out[c], p->ev_done));
       HALO_TRY_MPI(MPI_Isend(&done_out[c++], (int)sizeof *done_out, MPI_BYTE, p->ipc_from[i].peer,
-                             TAG_IPC_DONE_SETUP, ex->comm, &req[n_req++]));
+                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
     }
     for (int i = 0; i < p->n_ipc_to; i++)
       HALO_TRY_MPI(MPI_Irecv(&done_in[e++], (int)sizeof *done_in, MPI_BYTE, p->ipc_to[i].peer,
-                             TAG_IPC_DONE_SETUP, ex->comm, &req[n_req++]));
+                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
   }
   HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
   /* open what the peers sent */
@@ -340,16 +375,17 @@ static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
       HALO_TRY_CUDA(cudaIpcOpenEventHandle(&p->ipc_to[i].remote_event, done_in[e++]));
     }
     /* the signals: ready from sender to receiver, done back */
+    const int ready = halo_exec_tag_ready(ex, k), done = halo_exec_tag_done(ex, k);
     for (int i = 0; i < p->n_ipc_to; i++) {
-      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, TAG_IPC_READY + k, ex->comm,
+      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, ready, comm,
                                  &p->ipc_to[i].ready));
-      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, TAG_IPC_DONE + k, ex->comm,
-                                 &p->ipc_to[i].done));
+      HALO_TRY_MPI(
+          MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, done, comm, &p->ipc_to[i].done));
     }
     for (int i = 0; i < p->n_ipc_from; i++) {
-      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, TAG_IPC_READY + k,
-                                 ex->comm, &p->ipc_from[i].ready));
-      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, TAG_IPC_DONE + k, ex->comm,
+      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, ready, comm,
+                                 &p->ipc_from[i].ready));
+      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, done, comm,
                                  &p->ipc_from[i].done));
     }
   }
@@ -370,17 +406,17 @@ static halo_status init_requests(halo_exec *ex, cuda_data *d, int k, MPI_Comm co
   cphase *p = &d->ph[k];
   int *seq = NULL;
   HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
-  HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
+  HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
   int r = p->send_req_begin;
   for (int i = 0; i < ph->n_send; i++) {
     const cmsg *c = &p->send[i];
     if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
     double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
-    HALO_TRY(halo_exec_init_chunks(&d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k,
-                                   seq[i], comm));
-    r += halo_exec_chunks(ph->send[i].count);
+    HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i],
+                                   k, seq[i], comm));
+    r += halo_exec_chunks(ex, ph->send[i].count);
   }
-  HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
+  HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
   r = p->recv_req_begin;
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
@@ -388,12 +424,86 @@ static halo_status init_requests(halo_exec *ex, cuda_data *d, int k, MPI_Comm co
     double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
                   : c->direct        ? c->direct
                                      : p->d_recv + c->buf_off;
-    HALO_TRY(halo_exec_init_chunks(&d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k,
-                                   seq[i], comm));
-    r += halo_exec_chunks(ph->recv[i].count);
+    HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i],
+                                   k, seq[i], comm));
+    r += halo_exec_chunks(ex, ph->recv[i].count);
   }
 cleanup:
   halo_free(seq);
+  return st;
+}
+
+/* Reverse: what phase k adds, in the order of its receive list: the
+ * position of each value in the receive buffer (host_fwd: h_recv; else
+ * d_recv), or -1 - its source index for a copy to itself. */
+static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_phase *ph,
+                             int64_t *src, int64_t *dst) {
+  const halo_schedule *s = S(ex);
+  int64_t n = 0;
+  int self_send = 0;
+  for (int i = 0; i < ph->n_recv; i++) {
+    const halo_msg *m = &ph->recv[i];
+    const int64_t *to = ph->unpack + m->offset;
+    if (m->peer == s->rank) { /* the next copy to itself, in send list order */
+      while (self_send < ph->n_send && ph->send[self_send].peer != s->rank) self_send++;
+      if (self_send == ph->n_send || ph->send[self_send].count != m->count)
+        return HALO_ERROR(HALO_ERR_INTERNAL, "a copy to itself without its send");
+      const int64_t *from = ph->pack + ph->send[self_send++].offset;
+      for (int64_t t = 0; t < m->count; t++, n++) src[n] = -1 - from[t], dst[n] = to[t];
+      continue;
+    }
+    for (int64_t t = 0; t < m->count; t++, n++) src[n] = p->recv[i].buf_off + t, dst[n] = to[t];
+  }
+  return HALO_SUCCESS;
+}
+
+/* Reverse, on a GPU rank: phase k's additions grouped by destination (each
+ * destination's values kept in receive list order), on the device. */
+static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph) {
+  halo_status st = HALO_SUCCESS;
+  int64_t *src = NULL, *dst = NULL, *ptr = NULL;
+  const int64_t n = ph->recv_total;
+  if (n == 0) return HALO_SUCCESS;
+  HALO_TRY(check_int32(n, "a phase's additions"));
+  HALO_TRY(HALO_ALLOC(src, n));
+  HALO_TRY(HALO_ALLOC(dst, n));
+  HALO_TRY(add_order(ex, p, ph, src, dst));
+  HALO_TRY(halo_sort_i64_pairs(dst, src, n)); /* stable: each destination keeps its order */
+  int64_t u = 0;
+  for (int64_t i = 0; i < n; i++) u += i == 0 || dst[i] != dst[i - 1];
+  HALO_TRY(HALO_ALLOC(ptr, u + 1));
+  for (int64_t i = 0, j = 0; i < n; i++)
+    if (i == 0 || dst[i] != dst[i - 1]) {
+      ptr[j] = i;
+      dst[j++] = dst[i];
+    }
+  ptr[u] = n;
+  p->n_add_u = u;
+  HALO_TRY(upload_i32(&p->d_add_dst, dst, u));
+  HALO_TRY(upload_i32(&p->d_add_ptr, ptr, u + 1));
+  HALO_TRY(upload_i32(&p->d_add_ref, src, n));
+cleanup:
+  halo_free(ptr);
+  halo_free(dst);
+  halo_free(src);
+  return st;
+}
+
+/* The ghost slots, when they are not the schedule's ghosts: forward, the
+ * executor's own slots and the gather map; reverse, the sums' maps. */
+static halo_status setup_slots(halo_exec *ex, cuda_data *d) {
+  halo_status st = HALO_SUCCESS;
+  const halo_leaves *L = ex->cfg.leaves;
+  if (halo_leaves_identity(L)) return HALO_SUCCESS;
+  HALO_CHECK(check_int32(L->n, "the ghost slots"));
+  if (!S(ex)->add) {
+    HALO_CHECK(halo_dev_malloc((void **)&ex->slots, (size_t)L->n * sizeof(double)));
+    return upload_i32(&d->d_to_ghost, L->to_ghost, L->n);
+  }
+  HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)L->n_ghost * sizeof(double)));
+  HALO_TRY(upload_i32(&d->d_slot_ptr, L->ptr, L->n_ghost + 1));
+  HALO_TRY(upload_i32(&d->d_slot, L->slot, L->n));
+cleanup:
   return st;
 }
 
@@ -406,22 +516,36 @@ static halo_status cuda_setup(halo_exec *ex) {
   MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
   ex->data = d;
-  {
-    const char *env = getenv("HALO_EXEC_TIMING");
-    d->timing = env && strcmp(env, "1") == 0;
+  d->timing = ex->cfg.copy_timing;
+  d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
+  d->comp = (cudaStream_t)ex->cfg.comp;
+#if HALO_HAVE_NCCL
+  if (ex->cfg.transport == HALO_TRANSPORT_NCCL) {
+    void *nccl;
+    HALO_TRY(halo_device_nccl(ex->cfg.dev, &nccl));
+    d->nccl = (ncclComm_t)nccl;
   }
+#endif
   HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
   HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
-  d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->transport != HALO_TRANSPORT_NCCL;
+  HALO_TRY(halo_event_create(&d->ev_start, cudaEventDisableTiming));
+  HALO_TRY(halo_event_create(&d->ev_end, cudaEventDisableTiming));
+  if (s->add) HALO_TRY(halo_event_create(&d->ev_dst, cudaEventDisableTiming));
+  d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL;
   HALO_TRY(HALO_ALLOC(d->peer_host_fwd, s->size));
-  HALO_TRY_MPI(MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->comm));
-  HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
+  HALO_TRY_MPI(
+      MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->cfg.comm));
+  if (!s->add) {
+    HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
+    ex->slots = ex->ghost;
+  }
+  HALO_TRY(setup_slots(ex, d));
   if (d->host_fwd)
     HALO_TRY(halo_pinned_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
   else
     HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
-  HALO_TRY_MPI(MPI_Comm_group(ex->comm, &g_plan));
-  HALO_TRY_MPI(MPI_Comm_group(ex->gpu->shared_comm, &g_shared));
+  HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &g_plan));
+  HALO_TRY_MPI(MPI_Comm_group(halo_device_machine_comm(ex->cfg.dev), &g_shared));
 
   /* channels, buffer layouts, request counts */
   int64_t arena_total = 0;
@@ -436,13 +560,13 @@ static halo_status cuda_setup(halo_exec *ex) {
       cmsg *m = &p->send[i];
       m->index = i;
       if (ph->send[i].peer == s->rank) {
-        p->n_copy += ph->send[i].count;
+        if (!s->add) p->n_copy += ph->send[i].count; /* reverse: added in receive order */
         continue;
       }
       m->ch = channel_of(ex, d, g_plan, g_shared, ph->send[i].peer, 1);
       per_ch[m->ch] += ph->send[i].count;
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
-        p->n_send_req += halo_exec_chunks(ph->send[i].count);
+        p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
       if (m->ch == CH_NCCL) p->n_nccl_send++;
       if (m->ch == CH_IPC) {
         int slot;
@@ -461,7 +585,7 @@ static halo_status cuda_setup(halo_exec *ex) {
       }
     if (!d->host_fwd) arena_total += p->n_pack;
     /* receives: staged ones first in the receive buffer, the others in place
-     * when they land on consecutive entries */
+     * when they land on consecutive entries (forward) */
     int64_t staged = 0, other = 0;
     for (int i = 0; i < ph->n_recv; i++) {
       cmsg *m = &p->recv[i];
@@ -470,7 +594,7 @@ static halo_status cuda_setup(halo_exec *ex) {
       m->ch = channel_of(ex, d, g_plan, g_shared, ph->recv[i].peer, 0);
       if (m->ch == CH_STAGED || (d->host_fwd && m->ch == CH_IPC)) staged += ph->recv[i].count;
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
-        p->n_recv_req += halo_exec_chunks(ph->recv[i].count);
+        p->n_recv_req += halo_exec_chunks(ex, ph->recv[i].count);
       if (m->ch == CH_NCCL) p->n_nccl_recv++;
       if (m->ch == CH_IPC)
         HALO_TRY(ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
@@ -519,6 +643,12 @@ static halo_status cuda_setup(halo_exec *ex) {
       HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
       HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
       HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+      if (s->add) {
+        p->n_add = ph->recv_total;
+        HALO_TRY(HALO_ALLOC(p->h_add_src, p->n_add));
+        HALO_TRY(HALO_ALLOC(p->h_add_dst, p->n_add));
+        HALO_TRY(add_order(ex, p, ph, p->h_add_src, p->h_add_dst));
+      }
       HALO_TRY(init_requests(ex, d, k, comm));
       continue;
     }
@@ -527,17 +657,18 @@ static halo_status cuda_setup(halo_exec *ex) {
     HALO_FREE(idx);
     HALO_FREE(src);
     HALO_FREE(seq);
-    int64_t n_map = p->n_pack > p->n_copy ? p->n_pack : p->n_copy;
+    int64_t n_map = p->n_pack > ph->send_total ? p->n_pack : ph->send_total;
     if (ph->recv_total > n_map) n_map = ph->recv_total;
     HALO_TRY(HALO_ALLOC(idx, n_map));
     HALO_TRY(HALO_ALLOC(src, n_map));
     HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
-    /* pack map in channel order; copies to itself */
+    /* pack map in channel order; copies to itself (forward) */
     int64_t nc = 0;
     for (int i = 0; i < ph->n_send; i++) {
       const halo_msg *m = &ph->send[i];
       if (m->peer == s->rank) {
-        for (int64_t t = 0; t < m->count; t++) src[nc++] = ph->pack[m->offset + t];
+        if (!s->add)
+          for (int64_t t = 0; t < m->count; t++) src[nc++] = ph->pack[m->offset + t];
         continue;
       }
       for (int64_t t = 0; t < m->count; t++) idx[p->send[i].buf_off + t] = ph->pack[m->offset + t];
@@ -563,31 +694,35 @@ static halo_status cuda_setup(halo_exec *ex) {
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: copies to itself do not match", k);
       HALO_TRY(upload_i32(&p->d_copy_dst, idx, p->n_copy));
     }
-    /* unpack map: the staged receives (unless they land in one run), then the
-     * other receives that are not in place */
-    int64_t nu = 0, ns = 0;
-    for (int i = 0; i < ph->n_recv; i++) {
-      const halo_msg *m = &ph->recv[i];
-      if (m->peer == s->rank || p->recv[i].ch != CH_STAGED) continue;
-      for (int64_t t = 0; t < m->count; t++) idx[ns++] = ph->unpack[m->offset + t];
-    }
-    p->staged_run_dst = ns ? run_target(ex, d, idx, ns) : NULL;
-    if (ns && !p->staged_run_dst) {
-      for (int64_t t = 0; t < ns; t++) src[t] = t;
-      nu = ns;
-    }
-    for (int i = 0; i < ph->n_recv; i++) {
-      const halo_msg *m = &ph->recv[i];
-      const cmsg *c = &p->recv[i];
-      if (m->peer == s->rank || c->ch == CH_STAGED || c->direct) continue;
-      for (int64_t t = 0; t < m->count; t++) {
-        src[nu] = c->buf_off + t;
-        idx[nu++] = ph->unpack[m->offset + t];
+    if (s->add) {
+      HALO_TRY(setup_adds_device(ex, p, ph));
+    } else {
+      /* unpack map: the staged receives (unless they land in one run), then
+       * the other receives that are not in place */
+      int64_t nu = 0, ns = 0;
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        if (m->peer == s->rank || p->recv[i].ch != CH_STAGED) continue;
+        for (int64_t t = 0; t < m->count; t++) idx[ns++] = ph->unpack[m->offset + t];
       }
+      p->staged_run_dst = ns ? run_target(ex, d, idx, ns) : NULL;
+      if (ns && !p->staged_run_dst) {
+        for (int64_t t = 0; t < ns; t++) src[t] = t;
+        nu = ns;
+      }
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        const cmsg *c = &p->recv[i];
+        if (m->peer == s->rank || c->ch == CH_STAGED || c->direct) continue;
+        for (int64_t t = 0; t < m->count; t++) {
+          src[nu] = c->buf_off + t;
+          idx[nu++] = ph->unpack[m->offset + t];
+        }
+      }
+      p->n_unpack = nu;
+      HALO_TRY(upload_i32(&p->d_unpack_src, src, nu));
+      HALO_TRY(upload_i32(&p->d_unpack_dst, idx, nu));
     }
-    p->n_unpack = nu;
-    HALO_TRY(upload_i32(&p->d_unpack_src, src, nu));
-    HALO_TRY(upload_i32(&p->d_unpack_dst, idx, nu));
     HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
     HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
     HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
@@ -599,9 +734,8 @@ static halo_status cuda_setup(halo_exec *ex) {
   }
   HALO_TRY(setup_ipc(ex, d));
   /* the receive buffers of an exchange are free at its start */
-  for (int k = 0; k < s->n_phases; k++)
-    HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, ex->gpu->comm));
-  HALO_TRY_CUDA(cudaStreamSynchronize(ex->gpu->comm));
+  for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
+  HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
 cleanup:
   if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
   if (g_plan != MPI_GROUP_NULL) MPI_Group_free(&g_plan);
@@ -620,12 +754,11 @@ static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
-  cudaStream_t cs = ex->gpu->comm;
   for (int i = 0; i < p->n_ipc_from; i++) {
     HALO_MPI(MPI_Wait(&p->ipc_from[i].ready, MPI_STATUS_IGNORE));
-    HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_from[i].remote_event, 0));
+    HALO_CUDA(cudaStreamWaitEvent(d->xs, p->ipc_from[i].remote_event, 0));
   }
-  if (!d->host_fwd) HALO_CHECK(halo_gpu_timeline_mark(ex->gpu, 2));
+  if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
@@ -636,15 +769,17 @@ static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
                  : c->direct ? c->direct
                              : p->d_recv + c->buf_off;
     HALO_CUDA(cudaMemcpyAsync(to, base + c->remote_off, (size_t)ph->recv[i].count * sizeof(double),
-                              d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice, cs));
+                              d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice,
+                              d->xs));
   }
-  HALO_CUDA(cudaEventRecord(p->ev_done, cs));
-  if (!d->host_fwd) HALO_CHECK(halo_gpu_timeline_mark(ex->gpu, 3));
+  HALO_CUDA(cudaEventRecord(p->ev_done, d->xs));
+  if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 3));
   for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].done));
   return HALO_SUCCESS;
 }
 
-/* A helper's phase k, on the host: pack from work, copy to itself, send. */
+/* A helper's phase k, on the host: pack from work, copy to itself (forward),
+ * send. */
 static halo_status host_phase_start(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
@@ -657,11 +792,9 @@ static halo_status host_phase_start(halo_exec *ex, cuda_data *d, int k) {
     const halo_msg *m = &ph->send[i];
     const int64_t *src = ph->pack + m->offset;
     if (m->peer == s->rank) { /* work to work, in the order of the receive from itself */
+      if (s->add) continue;   /* added in receive order at the finish */
       if (self_recv < 0)
-        return HALO_ERROR(HALO_ERR_INTERNAL,
-                          "phase %d: a copy to itself "
-                          "without its receive",
-                          k);
+        return HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: a copy to itself without its receive", k);
       const int64_t *dst = ph->unpack + ph->recv[self_recv].offset;
       for (int64_t t = 0; t < m->count; t++) d->work[dst[t] - ng] = d->work[src[t] - nl];
       continue;
@@ -674,7 +807,8 @@ static halo_status host_phase_start(halo_exec *ex, cuda_data *d, int k) {
 }
 
 /* A helper's phase k, on the host: ipc messages copied from the senders'
- * device buffers into host memory, host MPI, unpacking into work. */
+ * device buffers into host memory, host MPI, unpacking into work (adding, in
+ * receive list order, in reverse). */
 static halo_status host_phase_finish(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
@@ -683,6 +817,13 @@ static halo_status host_phase_finish(halo_exec *ex, cuda_data *d, int k) {
   if (p->n_recv_req)
     HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
   if (p->n_ipc_from) HALO_CUDA(cudaEventSynchronize(p->ev_done));
+  if (s->add) {
+    for (int64_t i = 0; i < p->n_add; i++) {
+      const int64_t a = p->h_add_src[i];
+      d->work[p->h_add_dst[i] - s->n_ghost] += a >= 0 ? p->h_recv[a] : d->work[-1 - a - s->n_local];
+    }
+    return HALO_SUCCESS;
+  }
   for (int i = 0; i < ph->n_recv; i++) {
     const halo_msg *m = &ph->recv[i];
     if (m->peer == s->rank) continue;
@@ -699,8 +840,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
-  halo_gpu *g = ex->gpu;
-  cudaStream_t cs = g->comm;
+  cudaStream_t cs = d->xs;
   /* an ipc receiver of the last exchange may still read our send buffer */
   for (int i = 0; i < p->n_ipc_to; i++)
     HALO_CUDA(cudaStreamWaitEvent(cs, p->ipc_to[i].remote_event, 0));
@@ -717,7 +857,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
     HALO_CUDA(halo_cuda_copy_map(p->d_copy_src, p->d_copy_dst, p->n_copy, d->x, s->n_local,
                                  ex->ghost, d->work, s->n_ghost, cs));
   if (p->n_staged_send) {
-    HALO_CHECK(halo_gpu_timeline_mark(g, 2));
+    HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
     if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[0], cs));
     HALO_CUDA(cudaMemcpyAsync(p->h_send, p->d_send, (size_t)p->n_staged_send * sizeof(double),
                               cudaMemcpyDeviceToHost, cs));
@@ -730,22 +870,22 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
 #if HALO_HAVE_NCCL
   if (p->n_nccl_send + p->n_nccl_recv) {
     halo_status st = HALO_SUCCESS;
-    HALO_TRY(halo_gpu_timeline_mark(g, 2));
+    HALO_TRY(halo_timeline_mark(ex->cfg.tl, 2));
     HALO_TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < ph->n_send; i++)
       if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
         HALO_TRY_NCCL(ncclSend((p->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
-                               (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, g->nccl,
+                               (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, d->nccl,
                                cs));
     for (int i = 0; i < ph->n_recv; i++) {
       const cmsg *c = &p->recv[i];
       if (ph->recv[i].peer == s->rank || c->ch != CH_NCCL) continue;
       double *buf = c->direct ? c->direct : p->d_recv + c->buf_off;
       HALO_TRY_NCCL(
-          ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, g->nccl, cs));
+          ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, d->nccl, cs));
     }
     HALO_TRY_NCCL(ncclGroupEnd());
-    HALO_TRY(halo_gpu_timeline_mark(g, 3));
+    HALO_TRY(halo_timeline_mark(ex->cfg.tl, 3));
   cleanup:
     if (st != HALO_SUCCESS) return st;
   }
@@ -757,12 +897,13 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   return HALO_SUCCESS;
 }
 
-/* Finish phase k: host MPI, ipc copies, the staged copy up, unpacking. */
+/* Finish phase k: host MPI, ipc copies, the staged copy up, unpacking or
+ * adding. */
 static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
   if (d->host_fwd) return host_phase_finish(ex, d, k);
   const halo_schedule *s = S(ex);
   cphase *p = &d->ph[k];
-  cudaStream_t cs = ex->gpu->comm;
+  cudaStream_t cs = d->xs;
   if (p->n_send_req) {
     HALO_CUDA(cudaEventSynchronize(p->ev_packed)); /* this phase's pack and copy, not the stream */
     HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
@@ -775,7 +916,7 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
     if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[2], cs));
     HALO_CUDA(cudaMemcpyAsync(to, p->h_recv, (size_t)p->n_staged_recv * sizeof(double),
                               cudaMemcpyHostToDevice, cs));
-    HALO_CHECK(halo_gpu_timeline_mark(ex->gpu, 3));
+    HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 3));
     if (d->timing) {
       HALO_CUDA(cudaEventRecord(p->ev_t[3], cs));
       p->timed_up = 1;
@@ -785,10 +926,13 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
   if (p->n_unpack)
     HALO_CUDA(halo_cuda_scatter(p->d_recv, p->d_unpack_src, p->d_unpack_dst, p->n_unpack, ex->ghost,
                                 d->work, s->n_ghost, cs));
+  if (p->n_add_u)
+    HALO_CUDA(halo_cuda_add_by_dst(p->d_add_dst, p->d_add_ptr, p->d_add_ref, p->n_add_u, p->d_recv,
+                                   d->x, s->n_local, d->dst, d->work, s->n_ghost, cs));
   return HALO_SUCCESS;
 }
 
-/* HALO_EXEC_TIMING: add the copies of the last exchange (complete once its
+/* copy_timing: add the copies of the last exchange (complete once its
  * receive buffers are free) to the totals. */
 static halo_status harvest_times(cuda_data *d, int n_phases) {
   for (int k = 0; k < n_phases; k++) {
@@ -810,11 +954,12 @@ static halo_status harvest_times(cuda_data *d, int n_phases) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_exec_cuda_copy_times(halo_exec *ex, double *t_down, double *t_up,
-                                      int64_t *bytes_down, int64_t *bytes_up) {
+static halo_status cuda_copy_times(halo_exec *ex, double *t_down, double *t_up,
+                                   int64_t *bytes_down, int64_t *bytes_up) {
   cuda_data *d = ex->data;
   if (!d || !d->timing)
-    return HALO_ERROR(HALO_ERR_STATE, "set HALO_EXEC_TIMING=1 before the plan is made");
+    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the option copy_timing "
+                                      "(HALO_EXEC_TIMING=1)");
   HALO_CHECK(harvest_times(d, S(ex)->n_phases));
   *t_down = d->t_down, *t_up = d->t_up, *bytes_down = d->bytes_down, *bytes_up = d->bytes_up;
   d->t_down = d->t_up = 0.0;
@@ -822,22 +967,46 @@ halo_status halo_exec_cuda_copy_times(halo_exec *ex, double *t_down, double *t_u
   return HALO_SUCCESS;
 }
 
-static halo_status cuda_begin(halo_exec *ex, const double *x_local) {
-  const halo_schedule *s = S(ex);
+static halo_status cuda_mark_start(halo_exec *ex, int on) {
   cuda_data *d = ex->data;
-  halo_gpu *g = ex->gpu;
-  d->x = x_local;
+  d->start_marked = 0;
+  if (on) {
+    HALO_CUDA(cudaEventRecord(d->ev_start, d->comp));
+    d->start_marked = 1;
+    HALO_CHECK(halo_timeline_start(ex->cfg.tl));
+  }
+  return HALO_SUCCESS;
+}
+
+static halo_status cuda_begin(halo_exec *ex, const double *src, double *dst) {
+  const halo_schedule *s = S(ex);
+  const halo_leaves *L = ex->cfg.leaves;
+  cuda_data *d = ex->data;
+  d->x = src;
+  d->dst = dst;
   if (d->timing) HALO_CHECK(harvest_times(d, s->n_phases));
-  if (g->start_marked) /* halo_spmv marked it before enqueueing the local product */
-    g->start_marked = 0;
+  if (d->start_marked) /* halo_spmv marked it before enqueueing the local product */
+    d->start_marked = 0;
   else
-    HALO_CUDA(cudaEventRecord(g->ev_start, g->comp)); /* x is ready; the last product is done */
-  HALO_CUDA(cudaStreamWaitEvent(g->comm, g->ev_start, 0));
+    HALO_CUDA(cudaEventRecord(d->ev_start, d->comp)); /* the source is ready */
+  HALO_CUDA(cudaStreamWaitEvent(d->xs, d->ev_start, 0));
+  if (s->add) {
+    if (!halo_leaves_identity(L)) { /* each ghost: the sum of its slots, in slot order */
+      HALO_CUDA(halo_cuda_slot_sum(ex->ghost, src, d->d_slot_ptr, d->d_slot, L->n_ghost, d->xs));
+      d->x = ex->ghost;
+    }
+    if (s->n_work) {
+      if (d->host_fwd)
+        memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
+      else
+        HALO_CUDA(cudaMemsetAsync(d->work, 0, (size_t)s->n_work * sizeof *d->work, d->xs));
+    }
+  }
   for (int k = 0; k < s->n_phases; k++) {
     cphase *p = &d->ph[k];
     /* MPI may write the receive buffers once the last exchange used them */
     if (p->n_staged_recv) HALO_CUDA(cudaEventSynchronize(p->ev_up));
-    if (p->has_device_mpi_recv) HALO_CUDA(cudaEventSynchronize(g->ev_start));
+    if (p->has_device_mpi_recv) HALO_CUDA(cudaEventSynchronize(d->ev_start));
     if (p->n_recv_req) HALO_MPI(MPI_Startall(p->n_recv_req, d->req + p->recv_req_begin));
     for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].ready));
     for (int i = 0; i < p->n_ipc_to; i++) HALO_MPI(MPI_Start(&p->ipc_to[i].done));
@@ -845,10 +1014,14 @@ static halo_status cuda_begin(halo_exec *ex, const double *x_local) {
   return phase_start(ex, d, 0);
 }
 
-static halo_status cuda_end(halo_exec *ex, double *user_ghost) {
+static halo_status cuda_end(halo_exec *ex) {
   const halo_schedule *s = S(ex);
+  const halo_leaves *L = ex->cfg.leaves;
   cuda_data *d = ex->data;
-  halo_gpu *g = ex->gpu;
+  if (s->add) { /* the additions into x_local come after what the caller enqueued on comp */
+    HALO_CUDA(cudaEventRecord(d->ev_dst, d->comp));
+    HALO_CUDA(cudaStreamWaitEvent(d->xs, d->ev_dst, 0));
+  }
   for (int k = 0; k < s->n_phases; k++) {
     if (k > 0) HALO_CHECK(phase_start(ex, d, k));
     HALO_CHECK(phase_finish(ex, d, k));
@@ -864,12 +1037,18 @@ static halo_status cuda_end(halo_exec *ex, double *user_ghost) {
     for (int i = 0; i < p->n_ipc_from; i++)
       HALO_MPI(MPI_Wait(&p->ipc_from[i].done, MPI_STATUS_IGNORE));
   }
-  if (user_ghost && s->n_ghost)
-    HALO_CUDA(cudaMemcpyAsync(user_ghost, ex->ghost, (size_t)s->n_ghost * sizeof(double),
-                              cudaMemcpyDeviceToDevice, g->comm));
-  HALO_CUDA(cudaEventRecord(g->ev_end, g->comm));
-  HALO_CUDA(cudaStreamWaitEvent(g->comp, g->ev_end, 0));
+  if (!s->add) { /* deliver into the ghost slots */
+    double *out = d->dst ? d->dst : ex->slots;
+    if (!halo_leaves_identity(L))
+      HALO_CUDA(halo_cuda_slot_gather(out, ex->ghost, d->d_to_ghost, L->n, d->xs));
+    else if (out != ex->ghost && s->n_ghost)
+      HALO_CUDA(cudaMemcpyAsync(out, ex->ghost, (size_t)s->n_ghost * sizeof(double),
+                                cudaMemcpyDeviceToDevice, d->xs));
+  }
+  HALO_CUDA(cudaEventRecord(d->ev_end, d->xs));
+  HALO_CUDA(cudaStreamWaitEvent(d->comp, d->ev_end, 0));
   d->x = NULL;
+  d->dst = NULL;
   return HALO_SUCCESS;
 }
 
@@ -878,7 +1057,21 @@ const halo_exec_ops halo_exec_cuda_ops = {
     .setup = cuda_setup,
     .begin = cuda_begin,
     .end = cuda_end,
+    .mark_start = cuda_mark_start,
+    .copy_times = cuda_copy_times,
     .destroy = cuda_destroy,
+};
+
+#else /* no CUDA */
+
+static halo_status cuda_setup(halo_exec *ex) {
+  (void)ex;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+
+const halo_exec_ops halo_exec_cuda_ops = {
+    .name = "cuda",
+    .setup = cuda_setup,
 };
 
 #endif /* HALO_HAVE_CUDA */

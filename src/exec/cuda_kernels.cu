@@ -1,5 +1,7 @@
-/* Device kernels of the CUDA backend: pack, unpack and copies through index
- * maps (one launch per phase), and the pieces of the product around cuSPARSE. */
+/* Device kernels of the CUDA executor: pack, unpack and copies through index
+ * maps (one launch per phase); the reverse exchange's additions, one thread
+ * per destination adding its values in a fixed order (no atomics: the same
+ * bits on every run); the ghost slots' gathers and sums. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -46,17 +48,48 @@ __global__ void copy_map_kernel(const int32_t *__restrict__ src, const int32_t *
   }
 }
 
-__global__ void scatter_add_kernel(double *y, const int32_t *__restrict__ rows,
-                                   const double *__restrict__ v, int64_t n, double alpha) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x)
-    y[rows[i]] += alpha * v[i];
+// dst(u_dst[u]) += the values of refs[u_ptr[u] .. u_ptr[u+1]), in order: a
+// ref >= 0 is a position of the receive buffer, -1-ref an index of the source
+// space (x | work). The destination space is (dst | work).
+__global__ void add_by_dst_kernel(const int32_t *__restrict__ u_dst,
+                                  const int32_t *__restrict__ u_ptr,
+                                  const int32_t *__restrict__ refs, int64_t n_u,
+                                  const double *__restrict__ recv, const double *x,
+                                  int64_t n_local, double *dst, double *work, int64_t n_dst) {
+  for (int64_t u = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; u < n_u;
+       u += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t b = u_dst[u];
+    double *to = b < n_dst ? dst + b : work + (b - n_dst);
+    double v = *to;
+    for (int32_t t = u_ptr[u]; t < u_ptr[u + 1]; t++) {
+      const int64_t r = refs[t];
+      if (r >= 0) {
+        v += recv[r];
+      } else {
+        const int64_t a = -1 - r;
+        v += a < n_local ? x[a] : work[a - n_local];
+      }
+    }
+    *to = v;
+  }
 }
 
-__global__ void scale_kernel(double *y, int64_t n, double beta) {
+__global__ void slot_gather_kernel(double *__restrict__ out, const double *__restrict__ ghost,
+                                   const int32_t *__restrict__ to_ghost, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
-    y[i] = beta == 0.0 ? 0.0 : beta * y[i];
+    out[i] = ghost[to_ghost[i]];
+}
+
+__global__ void slot_sum_kernel(double *__restrict__ ghost, const double *__restrict__ slots,
+                                const int32_t *__restrict__ ptr, const int32_t *__restrict__ slot,
+                                int64_t n_ghost) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n_ghost;
+       j += (int64_t)gridDim.x * blockDim.x) {
+    double sum = 0.0;
+    for (int32_t t = ptr[j]; t < ptr[j + 1]; t++) sum += slots[slot[t]];
+    ghost[j] = sum;
+  }
 }
 
 } // namespace
@@ -87,16 +120,27 @@ cudaError_t halo_cuda_copy_map(const int32_t *src_idx, const int32_t *dst_idx, i
   return cudaGetLastError();
 }
 
-cudaError_t halo_cuda_scatter_add(double *y, const int32_t *rows, const double *v, int64_t n,
-                                  double alpha, cudaStream_t s) {
-  if (n <= 0) return cudaSuccess;
-  scatter_add_kernel<<<grid_for(n), kThreads, 0, s>>>(y, rows, v, n, alpha);
+cudaError_t halo_cuda_add_by_dst(const int32_t *u_dst, const int32_t *u_ptr, const int32_t *refs,
+                                 int64_t n_u, const double *recv, const double *x,
+                                 int64_t n_local, double *dst, double *work, int64_t n_dst,
+                                 cudaStream_t s) {
+  if (n_u <= 0) return cudaSuccess;
+  add_by_dst_kernel<<<grid_for(n_u), kThreads, 0, s>>>(u_dst, u_ptr, refs, n_u, recv, x, n_local,
+                                                       dst, work, n_dst);
   return cudaGetLastError();
 }
 
-cudaError_t halo_cuda_scale(double *y, int64_t n, double beta, cudaStream_t s) {
+cudaError_t halo_cuda_slot_gather(double *out, const double *ghost, const int32_t *to_ghost,
+                                  int64_t n, cudaStream_t s) {
   if (n <= 0) return cudaSuccess;
-  scale_kernel<<<grid_for(n), kThreads, 0, s>>>(y, n, beta);
+  slot_gather_kernel<<<grid_for(n), kThreads, 0, s>>>(out, ghost, to_ghost, n);
+  return cudaGetLastError();
+}
+
+cudaError_t halo_cuda_slot_sum(double *ghost, const double *slots, const int32_t *ptr,
+                               const int32_t *slot, int64_t n_ghost, cudaStream_t s) {
+  if (n_ghost <= 0) return cudaSuccess;
+  slot_sum_kernel<<<grid_for(n_ghost), kThreads, 0, s>>>(ghost, slots, ptr, slot, n_ghost);
   return cudaGetLastError();
 }
 

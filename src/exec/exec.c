@@ -1,4 +1,4 @@
-/* Executor core: peers per scope, dispatch to the backend. */
+/* Executor core: peers per scope, tags, dispatch to the backend. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +14,36 @@ static int cmp_peer_index(const void *a, const void *b) {
   return (x->index > y->index) - (x->index < y->index);
 }
 
-halo_status halo_exec_sequence(const halo_msg *m, int n, int *seq) {
+/* The most requests between this rank and one peer in one list (several
+ * messages may share a peer; each is split at max_count values). */
+static int64_t most_per_peer(const halo_msg *m, int n, int max_count) {
+  int64_t most = 0;
+  for (int i = 0; i < n; i++) {
+    int first = 1;
+    for (int j = 0; j < i && first; j++) first = m[j].peer != m[i].peer;
+    if (!first) continue;
+    int64_t sum = 0;
+    for (int j = i; j < n; j++)
+      if (m[j].peer == m[i].peer) sum += (m[j].count + max_count - 1) / max_count;
+    if (sum > most) most = sum;
+  }
+  return most;
+}
+
+int halo_exec_tag_stride(const halo_schedule *s, int max_count) {
+  int64_t most = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    int64_t a = most_per_peer(ph->send, ph->n_send, max_count);
+    int64_t b = most_per_peer(ph->recv, ph->n_recv, max_count);
+    if (a > most) most = a;
+    if (b > most) most = b;
+  }
+  if (most > INT32_MAX / 4) most = INT32_MAX / 4; /* more than the tag allocator gives */
+  return (int)most + 2;
+}
+
+halo_status halo_exec_sequence(const halo_exec *ex, const halo_msg *m, int n, int *seq) {
   halo_status st = HALO_SUCCESS;
   peer_index *o = NULL;
   HALO_TRY(HALO_ALLOC(o, n));
@@ -23,22 +52,21 @@ halo_status halo_exec_sequence(const halo_msg *m, int n, int *seq) {
   for (int t = 0, next = 0; t < n; t++) {
     if (t > 0 && o[t].peer != o[t - 1].peer) next = 0;
     seq[o[t].index] = next;
-    next += halo_exec_chunks(m[o[t].index].count);
-    if (next > HALO_EXEC_MAX_SEQ)
-      HALO_FAIL(HALO_ERR_OUT_OF_RANGE,
-                "more than %d requests between ranks in one phase (messages to rank %d)",
-                HALO_EXEC_MAX_SEQ, o[t].peer);
+    next += halo_exec_chunks(ex, m[o[t].index].count);
+    if (next > ex->cfg.tag_stride - 2)
+      HALO_FAIL(HALO_ERR_INTERNAL, "%d requests to rank %d in one phase, beyond the plan's %d tags",
+                next, o[t].peer, ex->cfg.tag_stride - 2);
   }
 cleanup:
   halo_free(o);
   return st;
 }
 
-halo_status halo_exec_init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count,
-                                  int peer, int k, int seq, MPI_Comm comm) {
-  int64_t c = halo_max_count();
+halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req, int is_send, double *buf,
+                                  int64_t count, int peer, int k, int seq, MPI_Comm comm) {
+  int64_t c = ex->cfg.max_count;
   for (int64_t done = 0, j = 0; done < count; done += c, j++) {
-    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(k, seq + (int)j);
+    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(ex, k, seq + (int)j);
     if (is_send)
       HALO_MPI(MPI_Send_init(buf + done, n, MPI_DOUBLE, peer, tag, comm, &req[j]));
     else
@@ -48,6 +76,7 @@ halo_status halo_exec_init_chunks(MPI_Request *req, int is_send, double *buf, in
 }
 
 int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count) {
+  if (s->add) return 0;
   for (int64_t i = 1; i < count; i++)
     if (idx[i] != idx[0] + i) return 0;
   return idx[0] + count <= s->n_ghost || idx[0] >= s->n_ghost;
@@ -68,28 +97,24 @@ cleanup:
   return st;
 }
 
-halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,
-                             const halo_topology *topo, halo_gpu *gpu, halo_transport transport,
-                             halo_exec *ex) {
+halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
+                             const halo_exec_config *cfg, halo_exec *ex) {
   halo_status st = HALO_SUCCESS;
   MPI_Group g_all = MPI_GROUP_NULL, g_node = MPI_GROUP_NULL;
   memset(ex, 0, sizeof *ex);
   ex->ops = ops;
   ex->sched = s;
-  ex->comm = comm;
-  ex->node_comm = topo->node_comm;
-  ex->gpu = gpu;
-  ex->transport = transport;
-  HALO_TRY_MPI(MPI_Comm_group(comm, &g_all));
-  HALO_TRY_MPI(MPI_Comm_group(topo->node_comm, &g_node));
+  ex->cfg = *cfg;
+  HALO_TRY_MPI(MPI_Comm_group(cfg->comm, &g_all));
+  HALO_TRY_MPI(MPI_Comm_group(cfg->node_comm, &g_node));
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     if (ph->scope == HALO_SCOPE_NODE) {
-      ex->phase_comm[k] = topo->node_comm;
+      ex->phase_comm[k] = cfg->node_comm;
       HALO_TRY(translate(g_all, g_node, ph->send, ph->n_send, &ex->peer_send[k]));
       HALO_TRY(translate(g_all, g_node, ph->recv, ph->n_recv, &ex->peer_recv[k]));
     } else {
-      ex->phase_comm[k] = comm;
+      ex->phase_comm[k] = cfg->comm;
       HALO_TRY(HALO_ALLOC(ex->peer_send[k], ph->n_send));
       HALO_TRY(HALO_ALLOC(ex->peer_recv[k], ph->n_recv));
       for (int i = 0; i < ph->n_send; i++) ex->peer_send[k][i] = ph->send[i].peer;
@@ -105,16 +130,20 @@ cleanup:
   return st;
 }
 
-halo_status halo_exec_begin(halo_exec *ex, const double *x_local) {
+halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst) {
   if (!ex->ops->begin)
     return HALO_ERROR(HALO_ERR_INTERNAL, "backend %s does not implement begin", ex->ops->name);
-  return ex->ops->begin(ex, x_local);
+  return ex->ops->begin(ex, src, dst);
 }
 
-halo_status halo_exec_end(halo_exec *ex, double *user_ghost) {
+halo_status halo_exec_end(halo_exec *ex) {
   if (!ex->ops->end)
     return HALO_ERROR(HALO_ERR_INTERNAL, "backend %s does not implement end", ex->ops->name);
-  return ex->ops->end(ex, user_ghost);
+  return ex->ops->end(ex);
+}
+
+halo_status halo_exec_mark_start(halo_exec *ex, int on) {
+  return ex->ops->mark_start ? ex->ops->mark_start(ex, on) : HALO_SUCCESS;
 }
 
 void halo_exec_destroy(halo_exec *ex) {

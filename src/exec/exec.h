@@ -1,13 +1,38 @@
 /* Executor: interprets a schedule through a backend's ops table. The core
- * knows no backend types: a backend keeps its state behind ex->data. */
+ * knows no backend types: a backend keeps its state behind ex->data.
+ *
+ * One executor runs one direction of one exchange of a plan:
+ *   forward  (sched->add == 0): begin(x_local, out) reads the owned entries,
+ *            end() delivers the ghost values into out, the caller's ghost
+ *            slots (NULL: the executor's own, ex->slots);
+ *   reverse  (sched->add == 1, a reversed schedule): begin(contrib, x_local)
+ *            reads the ghost slots' contributions, end() adds them into the
+ *            owners' x_local, in the order of the schedule (schedule.h).
+ * Buffers, persistent requests, streams and events are made at set-up; begin
+ * and end allocate nothing. */
 #ifndef HALO_EXEC_EXEC_H
 #define HALO_EXEC_EXEC_H
 
-#include "exec/gpu.h"
+#include "exec/device.h"
+#include "plan/leaves.h"
 #include "plan/schedule.h"
-#include "plan/topology.h"
 
 typedef struct halo_exec_s halo_exec;
+
+/** What a plan gives its executors. */
+typedef struct {
+  halo_transport transport; /* HOST, or a device transport resolved (never AUTO) */
+  MPI_Comm comm;            /* global phases, and the set-up messages (IPC handles) */
+  MPI_Comm node_comm;       /* node phases */
+  int tag_base, tag_stride; /* this executor's tags: phase k uses [base + k*stride, +stride) */
+  int max_count;            /* largest count of one MPI message */
+  const halo_leaves *leaves; /* ghost slots against the schedule's ghosts; NULL: the same */
+  /* device plans */
+  halo_device *dev;
+  void *comp;          /* the plan's compute stream (cudaStream_t) */
+  halo_timeline *tl;   /* NULL: no timeline */
+  int copy_timing;     /* time the staged copies */
+} halo_exec_config;
 
 /** A backend: a const table of functions. Empty slots are reported as
  *  "backend X does not implement Y". */
@@ -15,12 +40,19 @@ typedef struct {
   const char *name;
   /** Allocate buffers, persistent requests, ... for ex->sched (plan time). */
   halo_status (*setup)(halo_exec *ex);
-  /** Start the exchange: x_local is read, values land in the plan's ghost
-   *  buffer. No allocation, no request creation. */
-  halo_status (*begin)(halo_exec *ex, const double *x_local);
-  /** Complete the exchange; then copy the ghosts to user_ghost unless it
-   *  is NULL (in the memory of the plan). */
-  halo_status (*end)(halo_exec *ex, double *user_ghost);
+  /** Start: src is read (x_local forward, the ghost slots' contributions in
+   *  reverse), dst is where the end delivers (the caller's ghost slots or
+   *  NULL forward, x_local in reverse). No allocation, no request creation. */
+  halo_status (*begin)(halo_exec *ex, const double *src, double *dst);
+  /** Complete: deliver into dst. */
+  halo_status (*end)(halo_exec *ex);
+  /** Device: record now, on the compute stream, the point the next begin
+   *  starts from (on = 0 forgets a mark that no begin used). NULL: no-op. */
+  halo_status (*mark_start)(halo_exec *ex, int on);
+  /** Device, copy_timing: the staged copies' seconds and bytes since the
+   *  last call. NULL: not timed. */
+  halo_status (*copy_times)(halo_exec *ex, double *t_down, double *t_up, int64_t *bytes_down,
+                            int64_t *bytes_up);
   /** Release everything setup made. */
   void (*destroy)(halo_exec *ex);
 } halo_exec_ops;
@@ -28,68 +60,76 @@ typedef struct {
 struct halo_exec_s {
   const halo_exec_ops *ops;
   const halo_schedule *sched; /* owned by the plan */
-  MPI_Comm comm;              /* plan communicator: global phases */
-  MPI_Comm node_comm;         /* node communicator: node phases */
+  halo_exec_config cfg;
   /* Per phase: the communicator of its scope and the peers of its sends and
    * receives as ranks of that communicator. */
   MPI_Comm phase_comm[HALO_MAX_PHASES];
   int *peer_send[HALO_MAX_PHASES];
   int *peer_recv[HALO_MAX_PHASES];
-  double *ghost;            /* n_ghost values, owned by the backend, in the plan's memory */
-  halo_gpu *gpu;            /* device plans: the device, its streams (owned by the plan) */
-  halo_transport transport; /* how messages travel (device plans) */
-  void *data;               /* backend state */
+  /* forward: the schedule's ghosts (n_ghost values), where receives land;
+   * reverse with leaves: the contributions summed per ghost (the source) */
+  double *ghost;
+  double *slots; /* forward: the executor's own ghost slots (== ghost without leaves) */
+  void *data;    /* backend state */
 };
 
 /** Host backend: MPI two-sided on host buffers, persistent requests. */
 extern const halo_exec_ops halo_exec_host_ops;
 /** CUDA backend: device buffers, pack/unpack kernels; staged, NCCL,
- *  CUDA-aware MPI and CUDA IPC transports (exists when CUDA is compiled in). */
+ *  CUDA-aware MPI and CUDA IPC transports (without CUDA its setup says it is
+ *  not compiled in). */
 extern const halo_exec_ops halo_exec_cuda_ops;
 
-/** With HALO_EXEC_TIMING=1 set when the plan was made: the time and bytes of
- *  the staged copies down and up since the last call (CUDA backend). */
-halo_status halo_exec_cuda_copy_times(halo_exec *ex, double *t_down, double *t_up,
-                                      int64_t *bytes_down, int64_t *bytes_up);
-
-/** Create an executor for a schedule (plan time). gpu and transport are for
- *  the CUDA backend (NULL, HALO_TRANSPORT_HOST for the host one). */
-halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s, MPI_Comm comm,
-                             const halo_topology *topo, halo_gpu *gpu, halo_transport transport,
-                             halo_exec *ex);
-halo_status halo_exec_begin(halo_exec *ex, const double *x_local);
-halo_status halo_exec_end(halo_exec *ex, double *user_ghost);
+/** Create an executor for a schedule (plan time). */
+halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
+                             const halo_exec_config *cfg, halo_exec *ex);
+halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst);
+halo_status halo_exec_end(halo_exec *ex);
+halo_status halo_exec_mark_start(halo_exec *ex, int on);
 void halo_exec_destroy(halo_exec *ex);
 
-/** Largest number of requests between one pair of ranks in one phase. */
-#define HALO_EXEC_MAX_SEQ 2048
+/**
+ * The tags one executor of schedule s needs per phase: the most requests
+ * between one pair of ranks in one phase (messages are split at max_count
+ * values; several messages may share a pair) plus two for the IPC signals.
+ * Executors of one plan use the largest over ranks and directions.
+ */
+int halo_exec_tag_stride(const halo_schedule *s, int max_count);
 
 /** Tag of request seq between a pair of ranks in phase k: requests are
  *  numbered in list order on both sides, so that matching does not depend on
- *  the order in which MPI_Startall starts them. At most 100 + 8*2048 < 32767,
- *  the least MPI_TAG_UB. */
-static inline int halo_exec_tag(int k, int seq) { return 100 + k * HALO_EXEC_MAX_SEQ + seq; }
+ *  the order in which MPI_Startall starts them. */
+static inline int halo_exec_tag(const halo_exec *ex, int k, int seq) {
+  return ex->cfg.tag_base + k * ex->cfg.tag_stride + seq;
+}
 
-/** Requests a message of count values needs (messages are split at
- *  halo_max_count() values). */
-static inline int halo_exec_chunks(int64_t count) {
-  int64_t c = halo_max_count();
+/** The tags of the IPC signals of phase k: data ready (sender to receiver)
+ *  and copy done (back). */
+static inline int halo_exec_tag_ready(const halo_exec *ex, int k) {
+  return ex->cfg.tag_base + k * ex->cfg.tag_stride + ex->cfg.tag_stride - 2;
+}
+static inline int halo_exec_tag_done(const halo_exec *ex, int k) {
+  return ex->cfg.tag_base + k * ex->cfg.tag_stride + ex->cfg.tag_stride - 1;
+}
+
+/** Requests a message of count values needs (split at max_count values). */
+static inline int halo_exec_chunks(const halo_exec *ex, int64_t count) {
+  int64_t c = ex->cfg.max_count;
   return (int)((count + c - 1) / c);
 }
 
 /** For every message of a list, the number of its first request among the
- *  requests with the same peer, in list order (seq[i]). Fails when a pair
- *  needs more than HALO_EXEC_MAX_SEQ requests. */
-halo_status halo_exec_sequence(const halo_msg *m, int n, int *seq);
+ *  requests with the same peer, in list order (seq[i]). */
+halo_status halo_exec_sequence(const halo_exec *ex, const halo_msg *m, int n, int *seq);
 
 /** Persistent requests of one message of count values at buf, one per piece
- *  of at most halo_max_count() values, tagged seq, seq+1, ... of phase k. */
-halo_status halo_exec_init_chunks(MPI_Request *req, int is_send, double *buf, int64_t count,
-                                  int peer, int k, int seq, MPI_Comm comm);
+ *  of at most max_count values, tagged seq, seq+1, ... of phase k. */
+halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req, int is_send, double *buf,
+                                  int64_t count, int peer, int k, int seq, MPI_Comm comm);
 
 /** Whether count unpack indices land on consecutive entries of one buffer
  *  (the ghosts, below n_ghost, or the work buffer, above), so that the
- *  message can be received in place. */
+ *  message can be received in place (never in an add schedule). */
 int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count);
 
 #endif

@@ -1,7 +1,9 @@
 /* Host backend: MPI two-sided on host buffers with persistent requests, all
- * created at plan time. Receives whose values go to consecutive entries of
- * the ghost or work buffer land there directly; others are staged and
- * unpacked. Messages to the rank itself are copies. */
+ * created at plan time. Forward, receives whose values go to consecutive
+ * entries of the ghost or work buffer land there directly; others are staged
+ * and unpacked; messages to the rank itself are copies. Reverse (an add
+ * schedule), every receive is staged and added, with the copies to itself,
+ * in the order of the receive list. */
 #include <string.h>
 
 #include "exec/exec.h"
@@ -13,8 +15,12 @@ typedef struct {
   int64_t n_staged; /* received values that need unpacking */
   int64_t *staged_dst;
   double *recvbuf;
-  int64_t n_copy; /* values copied to itself */
+  int64_t n_copy; /* forward: values copied to itself */
   int64_t *copy_src, *copy_dst;
+  /* reverse: every value added in this phase, in the order of the receive
+   * list: from the receive buffer (src >= 0) or the source space (-1-src) */
+  int64_t n_add;
+  int64_t *add_src, *add_dst;
   int recv_req_begin, n_recv_req;
   int send_req_begin, n_send_req;
 } host_phase;
@@ -24,7 +30,8 @@ typedef struct {
   MPI_Request *req; /* receives of all phases first, then sends */
   int n_req, n_recv_req;
   double *work;
-  const double *x_local; /* of the exchange in flight */
+  const double *x; /* the source of the exchange in flight */
+  double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
 } host_data;
 
 static inline double src_value(const halo_schedule *s, const double *x, const double *work,
@@ -49,23 +56,57 @@ static void host_destroy(halo_exec *ex) {
     halo_free(p->recvbuf);
     halo_free(p->copy_src);
     halo_free(p->copy_dst);
+    halo_free(p->add_src);
+    halo_free(p->add_dst);
   }
   halo_free(d->req);
   halo_free(d->work);
+  if (ex->slots != ex->ghost) halo_free(ex->slots);
   halo_free(ex->ghost);
-  ex->ghost = NULL;
+  ex->ghost = ex->slots = NULL;
   halo_free(d);
   ex->data = NULL;
+}
+
+/* Reverse: the order in which phase k adds, from the receive list. */
+static halo_status setup_adds(const halo_schedule *s, const halo_phase *ph, host_phase *p) {
+  int64_t soff = 0, n = 0, self_send = 0;
+  p->n_add = ph->recv_total;
+  HALO_CHECK(HALO_ALLOC(p->add_src, p->n_add));
+  HALO_CHECK(HALO_ALLOC(p->add_dst, p->n_add));
+  for (int i = 0; i < ph->n_recv; i++) {
+    const halo_msg *m = &ph->recv[i];
+    const int64_t *dst = ph->unpack + m->offset;
+    if (m->peer == s->rank) { /* the next copy to itself, in send list order */
+      while (self_send < ph->n_send && ph->send[self_send].peer != s->rank) self_send++;
+      if (self_send == ph->n_send || ph->send[self_send].count != m->count)
+        return HALO_ERROR(HALO_ERR_INTERNAL, "a copy to itself without its send");
+      const int64_t *src = ph->pack + ph->send[self_send].offset;
+      for (int64_t t = 0; t < m->count; t++, n++) p->add_src[n] = -1 - src[t], p->add_dst[n] = dst[t];
+      self_send++;
+      continue;
+    }
+    for (int64_t t = 0; t < m->count; t++, n++) p->add_src[n] = soff + t, p->add_dst[n] = dst[t];
+    soff += m->count;
+  }
+  return HALO_SUCCESS;
 }
 
 static halo_status host_setup(halo_exec *ex) {
   int *seq = NULL;
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = ex->sched;
+  const halo_leaves *L = ex->cfg.leaves;
   host_data *d = halo_calloc(1, sizeof *d);
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the host executor");
   ex->data = d;
-  HALO_TRY(HALO_CALLOC(ex->ghost, s->n_ghost));
+  if (!s->add) {
+    HALO_TRY(HALO_CALLOC(ex->ghost, s->n_ghost));
+    ex->slots = ex->ghost;
+    if (!halo_leaves_identity(L)) HALO_TRY(HALO_CALLOC(ex->slots, L->n));
+  } else if (!halo_leaves_identity(L)) {
+    HALO_TRY(HALO_CALLOC(ex->ghost, s->n_local)); /* the contributions summed per ghost */
+  }
   HALO_TRY(HALO_CALLOC(d->work, s->n_work));
 
   /* Count requests and buffer sizes. */
@@ -79,14 +120,15 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       p->n_pack += ph->send[i].count;
-      p->n_send_req += halo_exec_chunks(ph->send[i].count);
+      p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
     }
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
       if (m->peer == s->rank) continue;
       if (!halo_exec_is_run(s, ph->unpack + m->offset, m->count)) p->n_staged += m->count;
-      p->n_recv_req += halo_exec_chunks(m->count);
+      p->n_recv_req += halo_exec_chunks(ex, m->count);
     }
+    if (s->add) p->n_copy = 0; /* added in receive order instead */
     p->recv_req_begin = n_recv_req;
     n_recv_req += p->n_recv_req;
   }
@@ -105,13 +147,14 @@ static halo_status host_setup(halo_exec *ex) {
     MPI_Comm comm = ex->phase_comm[k];
     HALO_FREE(seq);
     HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
-    HALO_TRY(halo_exec_sequence(ph->send, ph->n_send, seq));
+    HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
     HALO_TRY(HALO_ALLOC(p->pack_src, p->n_pack));
     HALO_TRY(HALO_ALLOC(p->sendbuf, p->n_pack));
     HALO_TRY(HALO_ALLOC(p->staged_dst, p->n_staged));
     HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_staged));
     HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
     HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
+    if (s->add) HALO_TRY(setup_adds(s, ph, p));
     /* sends */
     int64_t off = 0, ncopy = 0;
     int r = p->send_req_begin;
@@ -119,18 +162,18 @@ static halo_status host_setup(halo_exec *ex) {
       const halo_msg *m = &ph->send[i];
       const int64_t *src = ph->pack + m->offset;
       if (m->peer == s->rank) {
-        memcpy(p->copy_src + ncopy, src, (size_t)m->count * sizeof *src);
+        if (!s->add) memcpy(p->copy_src + ncopy, src, (size_t)m->count * sizeof *src);
         ncopy += m->count;
         continue;
       }
       memcpy(p->pack_src + off, src, (size_t)m->count * sizeof *src);
-      HALO_TRY(halo_exec_init_chunks(&d->req[r], 1, p->sendbuf + off, m->count, ex->peer_send[k][i],
-                                     k, seq[i], comm));
-      r += halo_exec_chunks(m->count);
+      HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 1, p->sendbuf + off, m->count,
+                                     ex->peer_send[k][i], k, seq[i], comm));
+      r += halo_exec_chunks(ex, m->count);
       off += m->count;
     }
     /* receives */
-    HALO_TRY(halo_exec_sequence(ph->recv, ph->n_recv, seq));
+    HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
     int64_t soff = 0;
     ncopy = 0;
     r = p->recv_req_begin;
@@ -138,7 +181,7 @@ static halo_status host_setup(halo_exec *ex) {
       const halo_msg *m = &ph->recv[i];
       const int64_t *dst = ph->unpack + m->offset;
       if (m->peer == s->rank) {
-        memcpy(p->copy_dst + ncopy, dst, (size_t)m->count * sizeof *dst);
+        if (!s->add) memcpy(p->copy_dst + ncopy, dst, (size_t)m->count * sizeof *dst);
         ncopy += m->count;
         continue;
       }
@@ -150,9 +193,9 @@ static halo_status host_setup(halo_exec *ex) {
         memcpy(p->staged_dst + soff, dst, (size_t)m->count * sizeof *dst);
         soff += m->count;
       }
-      HALO_TRY(halo_exec_init_chunks(&d->req[r], 0, buf, m->count, ex->peer_recv[k][i], k, seq[i],
-                                     comm));
-      r += halo_exec_chunks(m->count);
+      HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 0, buf, m->count, ex->peer_recv[k][i], k,
+                                     seq[i], comm));
+      r += halo_exec_chunks(ex, m->count);
     }
   }
 cleanup:
@@ -161,11 +204,11 @@ cleanup:
   return st;
 }
 
-/* Pack phase k, make its copies, start its sends. */
+/* Pack phase k, make its copies (forward), start its sends. */
 static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   const halo_schedule *s = ex->sched;
   host_phase *p = &d->ph[k];
-  const double *x = d->x_local;
+  const double *x = d->x;
   for (int64_t i = 0; i < p->n_pack; i++) p->sendbuf[i] = src_value(s, x, d->work, p->pack_src[i]);
   for (int64_t i = 0; i < p->n_copy; i++)
     *dst_ptr(s, ex->ghost, d->work, p->copy_dst[i]) = src_value(s, x, d->work, p->copy_src[i]);
@@ -173,28 +216,60 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   return HALO_SUCCESS;
 }
 
-static halo_status host_begin(halo_exec *ex, const double *x_local) {
+static halo_status host_begin(halo_exec *ex, const double *src, double *dst) {
+  const halo_schedule *s = ex->sched;
+  const halo_leaves *L = ex->cfg.leaves;
   host_data *d = ex->data;
-  d->x_local = x_local;
+  d->x = src;
+  d->dst = dst;
+  if (s->add) {
+    if (!halo_leaves_identity(L)) { /* each ghost: the sum of its slots, in slot order */
+      for (int64_t j = 0; j < L->n_ghost; j++) {
+        double sum = 0.0;
+        for (int64_t t = L->ptr[j]; t < L->ptr[j + 1]; t++) sum += src[L->slot[t]];
+        ex->ghost[j] = sum;
+      }
+      d->x = ex->ghost;
+    }
+    if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
+  }
   if (d->n_recv_req) HALO_MPI(MPI_Startall(d->n_recv_req, d->req));
   return phase_send(ex, d, 0);
 }
 
-static halo_status host_end(halo_exec *ex, double *user_ghost) {
+static halo_status host_end(halo_exec *ex) {
   const halo_schedule *s = ex->sched;
+  const halo_leaves *L = ex->cfg.leaves;
   host_data *d = ex->data;
+  double *to = s->add ? d->dst : ex->ghost;
   for (int k = 0; k < s->n_phases; k++) {
     host_phase *p = &d->ph[k];
     if (k > 0) HALO_CHECK(phase_send(ex, d, k));
     if (p->n_recv_req)
       HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
-    for (int64_t i = 0; i < p->n_staged; i++)
-      *dst_ptr(s, ex->ghost, d->work, p->staged_dst[i]) = p->recvbuf[i];
+    if (s->add) {
+      for (int64_t i = 0; i < p->n_add; i++) {
+        const int64_t a = p->add_src[i];
+        *dst_ptr(s, to, d->work, p->add_dst[i]) +=
+            a >= 0 ? p->recvbuf[a] : src_value(s, d->x, d->work, -1 - a);
+      }
+    } else {
+      for (int64_t i = 0; i < p->n_staged; i++)
+        *dst_ptr(s, to, d->work, p->staged_dst[i]) = p->recvbuf[i];
+    }
   }
   if (d->n_req > d->n_recv_req)
     HALO_MPI(MPI_Waitall(d->n_req - d->n_recv_req, d->req + d->n_recv_req, MPI_STATUSES_IGNORE));
-  d->x_local = NULL;
-  if (user_ghost && s->n_ghost) memcpy(user_ghost, ex->ghost, (size_t)s->n_ghost * sizeof(double));
+  if (!s->add) { /* deliver into the ghost slots */
+    double *out = d->dst ? d->dst : ex->slots;
+    if (!halo_leaves_identity(L)) {
+      for (int64_t i = 0; i < L->n; i++) out[i] = ex->ghost[L->to_ghost[i]];
+    } else if (out != ex->ghost && s->n_ghost) {
+      memcpy(out, ex->ghost, (size_t)s->n_ghost * sizeof *out);
+    }
+  }
+  d->x = NULL;
+  d->dst = NULL;
   return HALO_SUCCESS;
 }
 

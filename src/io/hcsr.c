@@ -22,6 +22,7 @@
 
 #include "halo/io.h"
 #include "halo_impl.h"
+#include "settings.h"
 #include "progress.h"
 
 #define HCSR_MAGIC        "HALOCSR" /* and its terminating zero: 8 bytes */
@@ -560,7 +561,9 @@ cleanup:
 
 /* Read len bytes at off on this rank alone. */
 static halo_status read_at(MPI_File fh, const char *path, int64_t off, int64_t len, void *buf) {
-  const int64_t chunk = halo_max_count() < HCSR_MAX_READ ? halo_max_count() : HCSR_MAX_READ;
+  int max_count;
+  HALO_CHECK(halo_settings_max_count(&max_count));
+  const int64_t chunk = max_count < HCSR_MAX_READ ? max_count : HCSR_MAX_READ;
   char *p = buf;
   for (int64_t done = 0; done < len; done += chunk) {
     const int count = (int)(len - done < chunk ? len - done : chunk);
@@ -574,13 +577,15 @@ static halo_status read_at(MPI_File fh, const char *path, int64_t off, int64_t l
 }
 
 /* Read len bytes at off on every rank (each its own range): collective, in
- * rounds of at most halo_max_count() bytes, as many rounds on every rank. A
+ * rounds of at most halo_settings_max_count() bytes, as many rounds on every
+ * rank. A
  * failing rank goes on with the rounds so that no rank is left waiting. The
  * bytes read are added to *done_p and reported to pr (NULL: not). */
 static halo_status read_at_all(MPI_Comm comm, MPI_File fh, const char *path, int64_t off,
                                int64_t len, void *buf, halo_progress_stage *pr, int64_t *done_p) {
-  halo_status st = HALO_SUCCESS;
-  const int64_t chunk = halo_max_count() < HCSR_MAX_READ ? halo_max_count() : HCSR_MAX_READ;
+  int max_count = INT_MAX;
+  halo_status st = halo_settings_max_count(&max_count); /* a bad value: INT_MAX, and the error */
+  const int64_t chunk = max_count < HCSR_MAX_READ ? max_count : HCSR_MAX_READ;
   int64_t rounds = (len + chunk - 1) / chunk, max_rounds = 0;
   char *p = buf, dummy = 0;
   HALO_MPI(MPI_Allreduce(&rounds, &max_rounds, 1, MPI_INT64_T, MPI_MAX, comm));

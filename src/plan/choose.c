@@ -51,13 +51,6 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
 #undef HALO_PUT
 }
 
-halo_status halo_choose_params(const char *name_or_path, halo_params *p) {
-  const char *name = name_or_path;
-  if (!name || !*name) name = getenv("HALO_PARAMS");
-  if (!name || !*name) name = "lassen";
-  return halo_params_load(name, p);
-}
-
 /* Staged: a helper gets its share from a GPU rank by host MPI, so only the
  * GPU ranks copy to and from a GPU. The GPUs of a host, from the most ranks
  * sharing one (rpg); the GPU ranks of the host spread over them. host is the
@@ -82,15 +75,11 @@ halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_
                               int device, int helper, int ranks_per_gpu, halo_transport tr,
                               halo_model_rank *ranks) {
   halo_status st = HALO_SUCCESS;
-  MPI_Comm shared = MPI_COMM_NULL;
-  int rank, size, host;
-  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  int size;
   HALO_TRY_MPI(MPI_Comm_size(comm, &size));
-  HALO_TRY_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared));
-  HALO_TRY_MPI(MPI_Allreduce(&rank, &host, 1, MPI_INT, MPI_MIN, shared));
   {
     halo_model_rank me;
-    me.host = host;
+    me.host = t->host_id;
     me.node = t->node_id;
     me.socket = (int)((int64_t)t->node_rank * p->sockets_per_node / t->node_size);
     /* a helper keeps device buffers only under NCCL (the CUDA executor) */
@@ -110,7 +99,6 @@ halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_
       st = staged_copiers(ranks, size, ranks_per_gpu);
   }
 cleanup:
-  if (shared != MPI_COMM_NULL) MPI_Comm_free(&shared);
   return st;
 }
 

@@ -11,13 +11,6 @@
 /** Most candidates a plan of strategy AUTO weighs. */
 #define HALO_MAX_CANDIDATES 48
 
-typedef struct {
-  halo_strategy strategy;
-  halo_transport transport;
-  int64_t message_cap;
-  double seconds; /* modeled, or timed (mean per exchange, max over ranks) */
-} halo_candidate;
-
 /** How a plan was chosen (strategy AUTO), for halo_plan_describe. */
 typedef struct {
   int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial */
@@ -40,10 +33,6 @@ int halo_choice_best(halo_choice *ch);
  *  characters; cap 0 leaves the message_cap out. */
 void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport t, int64_t cap,
                           char *buf, size_t len);
-
-/** The parameters named by a plan option: name_or_path, else HALO_PARAMS,
- *  else "lassen". */
-halo_status halo_choose_params(const char *name_or_path, halo_params *p);
 
 /**
  * Where every rank runs, as the model sees it, for transport t: its machine

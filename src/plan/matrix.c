@@ -1,5 +1,7 @@
 /* Distributed matrix: validation of the input on every rank, the diagonal /
- * off-diagonal split with compressed ghost columns, reference counting. */
+ * off-diagonal split with compressed ghost columns, the upload to the
+ * device, new values for the same pattern. The handle (creation with the
+ * communicator's context, reference counting) is src/interface/matrix.c. */
 #include <string.h>
 
 #include "plan/matrix.h"
@@ -66,7 +68,7 @@ static halo_status check_cols(const char *what, int64_t n_rows, const int64_t *r
   return HALO_SUCCESS;
 }
 
-/* ---- layout: duplicate communicator, gather and check ranges ---------- */
+/* ---- layout: gather and check ranges ----------------------------------- */
 
 static void dev_block_free(halo_dev_block *b) {
   halo_dev_free(b->row_ptr);
@@ -76,10 +78,11 @@ static void dev_block_free(halo_dev_block *b) {
   memset(b, 0, sizeof *b);
 }
 
-static void matrix_free(halo_matrix A) {
+void halo_matrix_free_data(halo_matrix A) {
   if (!A) return;
   dev_block_free(&A->d_diag);
   dev_block_free(&A->d_offd);
+  halo_free(A->in_offd);
   halo_free(A->ghost_ids);
   halo_free(A->offd.vals);
   halo_free(A->offd.cols);
@@ -90,8 +93,9 @@ static void matrix_free(halo_matrix A) {
   halo_free(A->diag.row_ptr);
   halo_free(A->col_ranges);
   halo_free(A->row_ranges);
-  if (A->comm != MPI_COMM_NULL) MPI_Comm_free(&A->comm);
-  halo_free(A);
+  A->in_offd = NULL, A->ghost_ids = A->col_ranges = A->row_ranges = NULL;
+  memset(&A->diag, 0, sizeof A->diag);
+  memset(&A->offd, 0, sizeof A->offd);
 }
 
 /* all holds (row_begin, row_end, col_begin, col_end) per rank; off is 0 for
@@ -113,38 +117,17 @@ static halo_status check_tiling(const char *what, const int64_t *all, int off, i
   return HALO_SUCCESS;
 }
 
-/* Collective. Creates the matrix shell (communicator, ranges) after agreeing
- * on the local status st of the caller's argument checks. */
-static halo_status matrix_layout_create(MPI_Comm comm, int64_t rb, int64_t re, int64_t cb,
-                                        int64_t ce, halo_memory mem, halo_status st,
-                                        halo_matrix *A_p) {
-  halo_matrix A = NULL;
+/* Collective. The ranges of every rank, checked, after agreeing on the local
+ * status st of the caller's argument checks. */
+static halo_status matrix_layout(halo_matrix A, int64_t rb, int64_t re, int64_t cb, int64_t ce,
+                                 halo_status st) {
   int64_t *all = NULL;
-  *A_p = NULL;
-  if (comm == MPI_COMM_NULL)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the communicator is MPI_COMM_NULL");
-  A = halo_calloc(1, sizeof *A);
-  if (!A) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a matrix");
-  A->comm = MPI_COMM_NULL;
-  A->refcount = 1;
-  A->mem = mem;
   A->row_begin = rb, A->row_end = re, A->col_begin = cb, A->col_end = ce;
-  {
-    halo_status st_comm = HALO_SUCCESS;
-    int rc = MPI_Comm_dup(comm, &A->comm);
-    if (rc != MPI_SUCCESS) {
-      A->comm = MPI_COMM_NULL;
-      st = halo_error_mpi(rc, "MPI_Comm_dup", __FILE__, __LINE__);
-      goto cleanup; /* no communicator to agree on */
-    }
-    HALO_TRY_MPI(MPI_Comm_set_errhandler(A->comm, MPI_ERRORS_RETURN));
-    HALO_TRY_MPI(MPI_Comm_rank(A->comm, &A->rank));
-    HALO_TRY_MPI(MPI_Comm_size(A->comm, &A->size));
-    if (st == HALO_SUCCESS) st_comm = HALO_ALLOC(all, 4 * (size_t)A->size);
-    if (st == HALO_SUCCESS) st_comm = HALO_ALLOC(A->row_ranges, A->size + 1);
-    if (st == HALO_SUCCESS) st_comm = HALO_ALLOC(A->col_ranges, A->size + 1);
-    if (st == HALO_SUCCESS) st = st_comm;
-  }
+  HALO_TRY_MPI(MPI_Comm_rank(A->comm, &A->rank));
+  HALO_TRY_MPI(MPI_Comm_size(A->comm, &A->size));
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(all, 4 * (size_t)A->size);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(A->row_ranges, A->size + 1);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(A->col_ranges, A->size + 1);
   HALO_TRY(halo_agree(A->comm, st));
   {
     int64_t mine[4] = {rb, re, cb, ce};
@@ -155,11 +138,8 @@ static halo_status matrix_layout_create(MPI_Comm comm, int64_t rb, int64_t re, i
   HALO_TRY(check_tiling("column", all, 2, A->size, A->col_ranges));
   A->n_global_rows = A->row_ranges[A->size];
   A->n_global_cols = A->col_ranges[A->size];
-  *A_p = A;
-  A = NULL;
 cleanup:
   halo_free(all);
-  matrix_free(A);
   return st;
 }
 
@@ -227,6 +207,8 @@ static halo_status matrix_split_global(halo_matrix A, const int64_t *row_ptr,
   HALO_TRY(HALO_ALLOC(gids, onnz));
   HALO_TRY(HALO_ALLOC(ocols, onnz));
   HALO_TRY(HALO_ALLOC(ovals, onnz));
+  A->nnz = nnz;
+  HALO_TRY(HALO_CALLOC(A->in_offd, (nnz + 7) / 8));
   A->diag.row_ptr[0] = orow_ptr[0] = 0;
   for (int64_t i = 0, d = 0, o = 0; i < n; i++) {
     for (int64_t k = row_ptr[i]; k < row_ptr[i + 1]; k++) {
@@ -237,6 +219,7 @@ static halo_status matrix_split_global(halo_matrix A, const int64_t *row_ptr,
       } else {
         gids[o] = c;
         ovals[o++] = values[k];
+        A->in_offd[k / 8] |= (unsigned char)(1u << (k % 8));
       }
     }
     A->diag.row_ptr[i + 1] = d;
@@ -268,46 +251,36 @@ cleanup:
   return st;
 }
 
-/* ---- public ------------------------------------------------------------- */
+/* ---- from the caller's arrays ------------------------------------------ */
 
-/* The arrays are on the host; pre is the status of what the caller did
- * before (a download from the device), agreed on with the rest. */
-static halo_status create_csr_host(MPI_Comm comm, int64_t row_begin, int64_t row_end,
-                                   int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
-                                   const int64_t *col_ids, const double *values, halo_memory mem,
-                                   halo_status pre, halo_matrix *A_p) {
+halo_status halo_matrix_init_csr(halo_matrix A, int64_t row_begin, int64_t row_end,
+                                 int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
+                                 const int64_t *col_ids, const double *values, halo_status pre) {
   halo_status st = pre;
-  halo_matrix A = NULL;
-  if (st == HALO_SUCCESS && !A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
-  if (st == HALO_SUCCESS) st = check_memory(mem);
+  if (st == HALO_SUCCESS) st = check_memory(A->mem);
   if (st == HALO_SUCCESS) st = check_ranges(row_begin, row_end, col_begin, col_end);
   if (st == HALO_SUCCESS)
     st = check_row_ptr("matrix", row_end - row_begin, row_ptr, col_ids, values);
-  HALO_TRY(matrix_layout_create(comm, row_begin, row_end, col_begin, col_end, mem, st, &A));
+  HALO_TRY(matrix_layout(A, row_begin, row_end, col_begin, col_end, st));
   st = check_cols("matrix", row_end - row_begin, row_ptr, col_ids, 0, A->n_global_cols, row_begin);
   HALO_TRY(halo_agree(A->comm, st));
   st = matrix_split_global(A, row_ptr, col_ids, values);
   HALO_TRY(halo_agree(A->comm, st));
-  *A_p = A;
-  A = NULL;
 cleanup:
-  matrix_free(A);
   return st;
 }
 
-static halo_status create_split_host(MPI_Comm comm, int64_t row_begin, int64_t row_end,
-                                     int64_t col_begin, int64_t col_end,
-                                     const int64_t *diag_row_ptr, const int64_t *diag_cols,
-                                     const double *diag_values, const int64_t *offd_row_ptr,
-                                     const int64_t *offd_cols, const double *offd_values,
-                                     int64_t n_ghost, const int64_t *ghost_ids, halo_memory mem,
-                                     halo_status pre, halo_matrix *A_p) {
+halo_status halo_matrix_init_split(halo_matrix A, int64_t row_begin, int64_t row_end,
+                                   int64_t col_begin, int64_t col_end, const int64_t *diag_row_ptr,
+                                   const int64_t *diag_cols, const double *diag_values,
+                                   const int64_t *offd_row_ptr, const int64_t *offd_cols,
+                                   const double *offd_values, int64_t n_ghost,
+                                   const int64_t *ghost_ids, halo_status pre) {
   halo_status st = pre;
-  halo_matrix A = NULL;
   int32_t *ocols = NULL;
   const int64_t n = row_end - row_begin;
-  if (st == HALO_SUCCESS && !A_p) st = HALO_ERROR(HALO_ERR_INVALID_ARG, "A_p is NULL");
-  if (st == HALO_SUCCESS) st = check_memory(mem);
+  A->from_split = 1;
+  if (st == HALO_SUCCESS) st = check_memory(A->mem);
   if (st == HALO_SUCCESS) st = check_ranges(row_begin, row_end, col_begin, col_end);
   if (st == HALO_SUCCESS)
     st = check_row_ptr("diagonal block", n, diag_row_ptr, diag_cols, diag_values);
@@ -323,7 +296,7 @@ static halo_status create_split_host(MPI_Comm comm, int64_t row_begin, int64_t r
         check_cols("diagonal block", n, diag_row_ptr, diag_cols, 0, col_end - col_begin, row_begin);
   if (st == HALO_SUCCESS)
     st = check_cols("off-diagonal block", n, offd_row_ptr, offd_cols, 0, n_ghost, row_begin);
-  HALO_TRY(matrix_layout_create(comm, row_begin, row_end, col_begin, col_end, mem, st, &A));
+  HALO_TRY(matrix_layout(A, row_begin, row_end, col_begin, col_end, st));
   for (int64_t k = 0; k < n_ghost && st == HALO_SUCCESS; k++) {
     int64_t g = ghost_ids[k];
     if (g < 0 || g >= A->n_global_cols)
@@ -359,21 +332,16 @@ static halo_status create_split_host(MPI_Comm comm, int64_t row_begin, int64_t r
     }
   }
   HALO_TRY(halo_agree(A->comm, st));
-  *A_p = A;
-  A = NULL;
 cleanup:
   halo_free(ocols);
-  matrix_free(A);
   return st;
 }
 
 /* ---- device input: download, build on the host, upload the blocks ---- */
 
-/* A CSR given in device memory, copied to host arrays (the arrays stay NULL
- * when there is nothing to copy). */
-static halo_status download_csr(const char *what, int64_t n_rows, const int64_t *row_ptr,
-                                const int64_t *cols, const double *vals, int64_t **h_ptr,
-                                int64_t **h_cols, double **h_vals) {
+halo_status halo_matrix_download_csr(const char *what, int64_t n_rows, const int64_t *row_ptr,
+                                     const int64_t *cols, const double *vals, int64_t **h_ptr,
+                                     int64_t **h_cols, double **h_vals) {
   halo_status st = HALO_SUCCESS;
   int is_dev;
   *h_ptr = *h_cols = NULL;
@@ -399,64 +367,6 @@ static halo_status download_csr(const char *what, int64_t n_rows, const int64_t 
   HALO_TRY(halo_dev_to_host(*h_cols, cols, (size_t)nnz * sizeof **h_cols));
   HALO_TRY(halo_dev_to_host(*h_vals, vals, (size_t)nnz * sizeof **h_vals));
 cleanup:
-  return st;
-}
-
-halo_status halo_matrix_create_csr(MPI_Comm comm, int64_t row_begin, int64_t row_end,
-                                   int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
-                                   const int64_t *col_ids, const double *values, halo_memory mem,
-                                   halo_matrix *A_p) {
-  halo_status st, pre = HALO_SUCCESS;
-  int64_t *h_ptr = NULL, *h_cols = NULL;
-  double *h_vals = NULL;
-  if (mem != HALO_MEMORY_DEVICE || check_memory(mem) != HALO_SUCCESS)
-    return create_csr_host(comm, row_begin, row_end, col_begin, col_end, row_ptr, col_ids, values,
-                           mem, HALO_SUCCESS, A_p);
-  pre = download_csr("matrix", row_end - row_begin, row_ptr, col_ids, values, &h_ptr, &h_cols,
-                     &h_vals);
-  st = create_csr_host(comm, row_begin, row_end, col_begin, col_end, h_ptr, h_cols, h_vals, mem,
-                       pre, A_p);
-  if (st == HALO_SUCCESS) {
-    st = halo_agree((*A_p)->comm, halo_matrix_upload(*A_p));
-    if (st != HALO_SUCCESS) halo_matrix_destroy(A_p);
-  }
-  halo_free(h_vals);
-  halo_free(h_cols);
-  halo_free(h_ptr);
-  return st;
-}
-
-halo_status halo_matrix_create_split(MPI_Comm comm, int64_t row_begin, int64_t row_end,
-                                     int64_t col_begin, int64_t col_end,
-                                     const int64_t *diag_row_ptr, const int64_t *diag_cols,
-                                     const double *diag_values, const int64_t *offd_row_ptr,
-                                     const int64_t *offd_cols, const double *offd_values,
-                                     int64_t n_ghost, const int64_t *ghost_ids, halo_memory mem,
-                                     halo_matrix *A_p) {
-  halo_status st, pre = HALO_SUCCESS;
-  int64_t *dp = NULL, *dc = NULL, *op = NULL, *oc = NULL, *g = NULL;
-  double *dv = NULL, *ov = NULL;
-  if (mem != HALO_MEMORY_DEVICE || check_memory(mem) != HALO_SUCCESS)
-    return create_split_host(comm, row_begin, row_end, col_begin, col_end, diag_row_ptr, diag_cols,
-                             diag_values, offd_row_ptr, offd_cols, offd_values, n_ghost, ghost_ids,
-                             mem, HALO_SUCCESS, A_p);
-  const int64_t n = row_end - row_begin;
-  pre = download_csr("diagonal block", n, diag_row_ptr, diag_cols, diag_values, &dp, &dc, &dv);
-  if (pre == HALO_SUCCESS)
-    pre =
-        download_csr("off-diagonal block", n, offd_row_ptr, offd_cols, offd_values, &op, &oc, &ov);
-  if (pre == HALO_SUCCESS && n_ghost > 0 && n_ghost <= INT32_MAX && ghost_ids) {
-    pre = HALO_ALLOC(g, n_ghost);
-    if (pre == HALO_SUCCESS) pre = halo_dev_to_host(g, ghost_ids, (size_t)n_ghost * sizeof *g);
-  }
-  st = create_split_host(comm, row_begin, row_end, col_begin, col_end, dp, dc, dv, op, oc, ov,
-                         n_ghost, g ? g : ghost_ids, mem, pre, A_p);
-  if (st == HALO_SUCCESS) {
-    st = halo_agree((*A_p)->comm, halo_matrix_upload(*A_p));
-    if (st != HALO_SUCCESS) halo_matrix_destroy(A_p);
-  }
-  halo_free(g), halo_free(ov), halo_free(oc), halo_free(op), halo_free(dv), halo_free(dc),
-      halo_free(dp);
   return st;
 }
 
@@ -522,37 +432,42 @@ halo_status halo_matrix_upload(halo_matrix A) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_matrix_get_local_sizes(halo_matrix A, int64_t *n_rows_p, int64_t *n_cols_p,
-                                        int64_t *n_ghost_p) {
-  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
-  if (n_rows_p) *n_rows_p = A->row_end - A->row_begin;
-  if (n_cols_p) *n_cols_p = A->col_end - A->col_begin;
-  if (n_ghost_p) *n_ghost_p = A->n_ghost;
-  return HALO_SUCCESS;
+/* ---- new values, same pattern ----------------------------------------- */
+
+static halo_status upload_values(halo_matrix A) {
+  A->values_version++;
+  if (!A->on_device) return HALO_SUCCESS;
+  HALO_CHECK(halo_host_to_dev(A->d_diag.vals, A->diag.vals,
+                              (size_t)A->d_diag.nnz * sizeof(double)));
+  return halo_host_to_dev(A->d_offd.vals, A->offd.vals, (size_t)A->d_offd.nnz * sizeof(double));
 }
 
-halo_status halo_matrix_get_layout(halo_matrix A, int64_t *n_global_rows_p,
-                                   int64_t *n_global_cols_p, int64_t *row_begin_p,
-                                   int64_t *col_begin_p) {
-  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
-  if (n_global_rows_p) *n_global_rows_p = A->n_global_rows;
-  if (n_global_cols_p) *n_global_cols_p = A->n_global_cols;
-  if (row_begin_p) *row_begin_p = A->row_begin;
-  if (col_begin_p) *col_begin_p = A->col_begin;
-  return HALO_SUCCESS;
+halo_status halo_matrix_update_values(halo_matrix A, const double *values) {
+  if (A->from_split)
+    return HALO_ERROR(HALO_ERR_STATE, "the matrix was made by halo_matrix_create_split: give its "
+                                      "blocks' values to halo_matrix_set_values_split");
+  if (!values && A->nnz > 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "values is NULL for %lld entries", (long long)A->nnz);
+  for (int64_t k = 0, d = 0, o = 0; k < A->nnz; k++) {
+    if (A->in_offd[k / 8] & (1u << (k % 8)))
+      A->offd.vals[o++] = values[k];
+    else
+      A->diag.vals[d++] = values[k];
+  }
+  return upload_values(A);
 }
 
-halo_status halo_matrix_get_ghost_ids(halo_matrix A, const int64_t **ghost_ids_p) {
-  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
-  if (!ghost_ids_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "ghost_ids_p is NULL");
-  *ghost_ids_p = A->ghost_ids;
-  return HALO_SUCCESS;
-}
-
-void halo_matrix_retain(halo_matrix A) { A->refcount++; }
-
-void halo_matrix_destroy(halo_matrix *A_p) {
-  if (!A_p || !*A_p) return;
-  if (--(*A_p)->refcount == 0) matrix_free(*A_p);
-  *A_p = NULL;
+halo_status halo_matrix_update_values_split(halo_matrix A, const double *diag_values,
+                                            const double *offd_values) {
+  const int64_t dnnz = A->diag.n_rows ? A->diag.row_ptr[A->diag.n_rows] : 0;
+  const int64_t onnz = A->offd.n_rows ? A->offd.row_ptr[A->offd.n_rows] : 0;
+  if (!A->from_split)
+    return HALO_ERROR(HALO_ERR_STATE, "the matrix was made by halo_matrix_create_csr: give its "
+                                      "values to halo_matrix_set_values");
+  if ((!diag_values && dnnz > 0) || (!offd_values && onnz > 0))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the %s block's values are NULL",
+                      !diag_values && dnnz > 0 ? "diagonal" : "off-diagonal");
+  if (dnnz) memcpy(A->diag.vals, diag_values, (size_t)dnnz * sizeof *diag_values);
+  if (onnz) memcpy(A->offd.vals, offd_values, (size_t)onnz * sizeof *offd_values);
+  return upload_values(A);
 }

@@ -34,9 +34,12 @@ typedef struct {
   int32_t *rows; /* compressed blocks: local row of each block row */
 } halo_dev_block;
 
+struct halo_context_s; /* src/interface/context.h: the planning code never looks inside */
+
 struct halo_matrix_s {
   int refcount;
-  MPI_Comm comm; /* duplicate of the caller's communicator */
+  struct halo_context_s *ctx; /* the communicator's context (a reference) */
+  MPI_Comm comm;              /* the context's copy of the communicator */
   int rank, size;
   halo_memory mem;
   int64_t row_begin, row_end, col_begin, col_end;
@@ -47,18 +50,54 @@ struct halo_matrix_s {
   halo_csr_rows offd;  /* local rows x ghosts, non-empty rows only */
   int64_t n_ghost;
   int64_t *ghost_ids; /* sorted global ids of the ghost columns */
+  /* new values, same pattern (halo_matrix_set_values) */
+  int from_split;         /* made by halo_matrix_create_split: values go block by block */
+  int64_t nnz;            /* entries given to halo_matrix_create_csr */
+  unsigned char *in_offd; /* nnz bits: entry k of the input went to the off-diagonal block */
+  int64_t values_version; /* bumped by every update (the device product's preprocessing) */
   /* the blocks on the device, once uploaded (device memory) */
   int on_device;
   int device; /* the CUDA device that holds them */
   halo_dev_block d_diag, d_offd;
 };
 
+/**
+ * Fill a matrix shell (comm set, mem set) from this rank's rows with global
+ * column ids, as halo_matrix_create_csr() documents; arrays in host memory.
+ * pre: the status of what the caller did before (a download), agreed with
+ * the checks. Collective over A->comm.
+ */
+halo_status halo_matrix_init_csr(halo_matrix A, int64_t row_begin, int64_t row_end,
+                                 int64_t col_begin, int64_t col_end, const int64_t *row_ptr,
+                                 const int64_t *col_ids, const double *values, halo_status pre);
+
+/** The same from an existing split (halo_matrix_create_split()). */
+halo_status halo_matrix_init_split(halo_matrix A, int64_t row_begin, int64_t row_end,
+                                   int64_t col_begin, int64_t col_end, const int64_t *diag_row_ptr,
+                                   const int64_t *diag_cols, const double *diag_values,
+                                   const int64_t *offd_row_ptr, const int64_t *offd_cols,
+                                   const double *offd_values, int64_t n_ghost,
+                                   const int64_t *ghost_ids, halo_status pre);
+
+/** A CSR given in device memory, copied to host arrays (NULL when there is
+ *  nothing to copy); what = the block's name in messages. */
+halo_status halo_matrix_download_csr(const char *what, int64_t n_rows, const int64_t *row_ptr,
+                                     const int64_t *cols, const double *vals, int64_t **h_ptr,
+                                     int64_t **h_cols, double **h_vals);
+
+/** Free what the init functions made (not the shell, not the context). */
+void halo_matrix_free_data(halo_matrix A);
+
+/** New values in the order of the input (host memory), into both blocks
+ *  and, when uploaded, the device's. Not collective. */
+halo_status halo_matrix_update_values(halo_matrix A, const double *values);
+halo_status halo_matrix_update_values_split(halo_matrix A, const double *diag_values,
+                                            const double *offd_values);
+
 /** Upload the blocks to the current CUDA device, once (collective only in
  *  that every rank of a device plan calls it). Fails if they were uploaded to
  *  another device. */
 halo_status halo_matrix_upload(halo_matrix A);
 
-/** Take a reference (a plan holds one). */
-void halo_matrix_retain(halo_matrix A);
 
 #endif

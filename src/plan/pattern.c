@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "plan/pattern.h"
+#include "tags.h"
 
-enum { TAG_NBX_REQUEST = 101 };
 
 void halo_pattern_free(halo_pattern *p) {
   if (!p) return;
@@ -84,11 +84,11 @@ halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const 
   HALO_TRY(HALO_ALLOC(sreq, p->n_recv));
   for (int i = 0; i < p->n_recv; i++)
     HALO_TRY_MPI(MPI_Issend(ghost_ids + p->recv[i].offset, (int)p->recv[i].count, MPI_INT64_T,
-                            p->recv[i].peer, TAG_NBX_REQUEST, comm, &sreq[i]));
+                            p->recv[i].peer, HALO_TAG_PATTERN, comm, &sreq[i]));
   for (int done = 0, in_barrier = 0; !done;) {
     int flag = 0;
     MPI_Status status;
-    HALO_TRY_MPI(MPI_Iprobe(MPI_ANY_SOURCE, TAG_NBX_REQUEST, comm, &flag, &status));
+    HALO_TRY_MPI(MPI_Iprobe(MPI_ANY_SOURCE, HALO_TAG_PATTERN, comm, &flag, &status));
     if (flag) {
       int count;
       HALO_TRY_MPI(MPI_Get_count(&status, MPI_INT64_T, &count));
@@ -105,7 +105,7 @@ halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const 
       r->ids = NULL;
       HALO_TRY(HALO_ALLOC(r->ids, count));
       n_in++;
-      HALO_TRY_MPI(MPI_Recv(r->ids, count, MPI_INT64_T, r->source, TAG_NBX_REQUEST, comm,
+      HALO_TRY_MPI(MPI_Recv(r->ids, count, MPI_INT64_T, r->source, HALO_TAG_PATTERN, comm,
                             MPI_STATUS_IGNORE));
     }
     if (!in_barrier) {
@@ -146,5 +146,82 @@ cleanup:
   halo_free(in);
   halo_free(sreq);
   if (st != HALO_SUCCESS) halo_pattern_free(p);
+  return st;
+}
+
+typedef struct {
+  int rank, j;
+} rank_list;
+
+static int cmp_rank_list(const void *a, const void *b) {
+  const rank_list *x = a, *y = b;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+halo_status halo_pattern_set_send(halo_pattern *p, int n_send, const int *ranks,
+                                  const int64_t *starts, const int64_t *indices) {
+  halo_status st = HALO_SUCCESS;
+  rank_list *order = NULL;
+  int64_t total = starts && n_send > 0 ? starts[n_send] : 0;
+  HALO_TRY(HALO_ALLOC(order, n_send));
+  for (int j = 0; j < n_send; j++) order[j] = (rank_list){ranks[j], j};
+  if (n_send > 1) qsort(order, (size_t)n_send, sizeof *order, cmp_rank_list);
+  HALO_TRY(HALO_ALLOC(p->send, n_send));
+  HALO_TRY(HALO_ALLOC(p->send_idx, total));
+  int64_t off = 0;
+  int n = 0;
+  for (int t = 0; t < n_send; t++) {
+    const int j = order[t].j;
+    const int64_t c = starts[j + 1] - starts[j];
+    if (c == 0) continue; /* no message */
+    int64_t *m = p->send_idx + off;
+    memcpy(m, indices + starts[j], (size_t)c * sizeof *m);
+    HALO_TRY(halo_sort_i64(m, c));
+    int64_t u = 0;
+    for (int64_t k = 0; k < c; k++)
+      if (u == 0 || m[k] != m[u - 1]) m[u++] = m[k];
+    p->send[n++] = (halo_msg){order[t].rank, off, u};
+    off += u;
+  }
+  p->n_send = n;
+cleanup:
+  halo_free(order);
+  return st;
+}
+
+halo_status halo_layout_gather(MPI_Comm comm, int64_t begin, int64_t end, halo_status st,
+                               int64_t **ranges_p) {
+  int size;
+  int64_t *all = NULL, *ranges = NULL;
+  *ranges_p = NULL;
+  HALO_TRY_MPI(MPI_Comm_size(comm, &size));
+  if (st == HALO_SUCCESS && (begin < 0 || end < begin))
+    st = HALO_ERROR(HALO_ERR_INVALID_ARG, "range [%lld, %lld) is not a range of entries",
+                    (long long)begin, (long long)end);
+  if (st == HALO_SUCCESS && end - begin > INT32_MAX)
+    st = HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%lld entries: at most %d per rank",
+                    (long long)(end - begin), INT32_MAX);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(all, 2 * (size_t)size);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(ranges, size + 1);
+  HALO_TRY(halo_agree(comm, st));
+  {
+    int64_t mine[2] = {begin, end};
+    HALO_TRY_MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm));
+  }
+  if (all[0] != 0)
+    HALO_FAIL(HALO_ERR_INCONSISTENT, "ranges must start at 0: rank 0 begins at %lld",
+              (long long)all[0]);
+  for (int r = 1; r < size; r++)
+    if (all[2 * r] != all[2 * r - 1])
+      HALO_FAIL(HALO_ERR_INCONSISTENT,
+                "ranges do not follow each other: rank %d ends at %lld but rank %d begins at %lld",
+                r - 1, (long long)all[2 * r - 1], r, (long long)all[2 * r]);
+  for (int r = 0; r < size; r++) ranges[r] = all[2 * r];
+  ranges[size] = all[2 * size - 1];
+  *ranges_p = ranges;
+  ranges = NULL;
+cleanup:
+  halo_free(ranges);
+  halo_free(all);
   return st;
 }

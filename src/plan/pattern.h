@@ -40,6 +40,24 @@ halo_status halo_pattern_recv_side(int rank, int size, const int64_t *col_ranges
 halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const int64_t *ghost_ids,
                                 int64_t n_ghost, halo_pattern *p);
 
+/**
+ * The send side from explicit lists, without MPI: to ranks[j], the entries
+ * indices[starts[j] .. starts[j+1]) of this rank, each once and in
+ * increasing order (the order of the receiver's ghosts, sorted by id);
+ * messages by increasing rank. For the ranks and the list of a receiver that
+ * learned these entries' ids from this rank.
+ */
+halo_status halo_pattern_set_send(halo_pattern *p, int n_send, const int *ranks,
+                                  const int64_t *starts, const int64_t *indices);
+
 void halo_pattern_free(halo_pattern *p);
+
+/**
+ * The ranges of every rank from this rank's [begin, end), checked to tile
+ * 0..N in rank order (size+1 offsets in *ranges_p). st: the caller's local
+ * status, agreed first. Collective; every rank fails together.
+ */
+halo_status halo_layout_gather(MPI_Comm comm, int64_t begin, int64_t end, halo_status st,
+                               int64_t **ranges_p);
 
 #endif

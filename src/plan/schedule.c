@@ -264,3 +264,37 @@ cleanup:
   return st;
 }
 #undef NEED
+
+/* Provisional: replaced by the reversal of the strategies branch. */
+static halo_status copy_list(const halo_msg *m, int n, const int64_t *idx, int64_t total,
+                             halo_msg **m_p, int64_t **idx_p) {
+  HALO_CHECK(HALO_ALLOC(*m_p, n));
+  HALO_CHECK(HALO_ALLOC(*idx_p, total));
+  if (n) memcpy(*m_p, m, (size_t)n * sizeof *m);
+  if (total) memcpy(*idx_p, idx, (size_t)total * sizeof *idx);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
+  halo_status st = HALO_SUCCESS;
+  memset(r, 0, sizeof *r);
+  if (s->add) return HALO_ERROR(HALO_ERR_INTERNAL, "a reversed schedule reversed again");
+  r->strategy = s->strategy;
+  r->rank = s->rank, r->size = s->size;
+  r->n_local = s->n_ghost, r->n_ghost = s->n_local, r->n_work = s->n_work;
+  r->message_cap_used = s->message_cap_used;
+  r->add = 1;
+  r->n_phases = s->n_phases;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *f = &s->phase[s->n_phases - 1 - k];
+    halo_phase *b = &r->phase[k];
+    b->scope = f->scope;
+    b->n_send = f->n_recv, b->send_total = f->recv_total;
+    b->n_recv = f->n_send, b->recv_total = f->send_total;
+    HALO_TRY(copy_list(f->recv, f->n_recv, f->unpack, f->recv_total, &b->send, &b->pack));
+    HALO_TRY(copy_list(f->send, f->n_send, f->pack, f->send_total, &b->recv, &b->unpack));
+  }
+cleanup:
+  if (st != HALO_SUCCESS) halo_schedule_free(r);
+  return st;
+}

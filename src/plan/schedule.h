@@ -37,11 +37,16 @@ typedef struct {
   int rank, size;
   int64_t n_local, n_ghost, n_work;
   int64_t message_cap_used; /* bytes, 0 when no message is split */
+  int add;                  /* 1: receives are added into their destination (a reversed schedule) */
   int n_phases;
   halo_phase phase[HALO_MAX_PHASES];
 } halo_schedule;
 
 void halo_schedule_free(halo_schedule *s);
+
+/** The reversed schedule (phases in reverse order, sends and receives
+ *  swapped, receives added: add = 1). */
+halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r);
 
 /** Check one rank's schedule on its own: peers in range, messages non-empty
  *  with unique peers per direction and offsets that tile the buffers, indices

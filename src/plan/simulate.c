@@ -4,6 +4,7 @@
  * and the statistics counted as halo_plan_create counts them. */
 #include <string.h>
 
+#include "plan/choose.h"
 #include "plan/model.h"
 #include "plan/simulate.h"
 #include "plan/topology.h"
@@ -391,4 +392,52 @@ cleanup:
   halo_free(sched);
   halo_free(ranks);
   return st;
+}
+
+halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
+                            const char *params, halo_plan_options *chosen_p, char *describe,
+                            size_t len) {
+  halo_choice ch;
+  halo_transport paths[3];
+  int n = 0;
+  int64_t caps[5];
+  if (!sim || !chosen_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_choose: NULL argument");
+  if (!params || !*params) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_choose: no params");
+  const halo_plan_options o = opts ? *opts : halo_plan_options_default();
+  if (o.ranks_per_node < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the simulator needs ranks_per_node >= 1");
+  if (o.memory != HALO_MEMORY_DEVICE) {
+    paths[n++] = HALO_TRANSPORT_HOST;
+  } else {
+    if (gpus_per_node < 1)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "a device plan needs gpus_per_node >= 1");
+    const int64_t on_node = o.ranks_per_node < sim->P ? o.ranks_per_node : sim->P;
+    paths[n++] = HALO_TRANSPORT_STAGED;
+    paths[n++] = HALO_TRANSPORT_IPC;
+    if ((on_node + gpus_per_node - 1) / gpus_per_node == 1) paths[n++] = HALO_TRANSPORT_NCCL;
+  }
+  memset(&ch, 0, sizeof ch);
+  ch.how = 1;
+  snprintf(ch.params, sizeof ch.params, "%s", params);
+  const int n_caps = halo_choose_caps(o.message_cap, caps);
+  for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
+    for (int c = 0; c < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); c++)
+      for (int t = 0; t < n; t++) {
+        halo_plan_options co = o;
+        co.strategy = (halo_strategy)sg;
+        co.message_cap = caps[c];
+        co.transport = paths[t];
+        if (ch.n == HALO_MAX_CANDIDATES) return HALO_ERROR(HALO_ERR_INTERNAL, "too many candidates");
+        halo_candidate *k = &ch.c[ch.n++];
+        *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0};
+        HALO_CHECK(halo_sim_model(sim, &co, gpus_per_node, params, NULL, &k->seconds));
+      }
+  const halo_candidate *b = &ch.c[halo_choice_best(&ch)];
+  *chosen_p = o;
+  chosen_p->strategy = b->strategy;
+  chosen_p->transport = b->transport;
+  chosen_p->message_cap = b->message_cap;
+  if (describe && len)
+    halo_choice_describe(&ch, b->strategy, b->transport, b->message_cap, describe, len);
+  return HALO_SUCCESS;
 }

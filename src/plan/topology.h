@@ -8,6 +8,8 @@
 typedef struct {
   MPI_Comm node_comm; /* ranks of this node, ordered by plan rank */
   int node_id;        /* lowest plan rank on this node (its leader): the same on all its ranks */
+  int node_index;     /* the node's place among the nodes, 0 .. n_nodes-1, by their leaders */
+  int host_id;        /* lowest plan rank of this shared-memory machine (MPI's node) */
   int node_rank, node_size;
   int n_nodes;
   int max_node_size; /* most ranks on one node */

@@ -31,3 +31,27 @@ void halo_csr_rows_multadd(const halo_csr_rows *O, double alpha, const double *x
     y[O->rows[r]] += alpha * sum;
   }
 }
+
+void halo_csr_block_mult_t(const halo_csr_block *D, int64_t n_cols, double alpha, const double *x,
+                           double beta, double *y) {
+  const int64_t *rp = D->row_ptr;
+  const int32_t *c = D->cols;
+  const double *v = D->vals;
+  for (int64_t j = 0; j < n_cols; j++) y[j] = beta == 0.0 ? 0.0 : beta * y[j];
+  for (int64_t i = 0; i < D->n_rows; i++) {
+    const double a = alpha * x[i];
+    for (int64_t k = rp[i]; k < rp[i + 1]; k++) y[c[k]] += v[k] * a;
+  }
+}
+
+void halo_csr_rows_mult_t(const halo_csr_rows *O, int64_t n_ghost, double alpha, const double *x,
+                          double *g) {
+  const int64_t *rp = O->row_ptr;
+  const int32_t *c = O->cols;
+  const double *v = O->vals;
+  for (int64_t j = 0; j < n_ghost; j++) g[j] = 0.0;
+  for (int64_t r = 0; r < O->n_rows; r++) {
+    const double a = alpha * x[O->rows[r]];
+    for (int64_t k = rp[r]; k < rp[r + 1]; k++) g[c[k]] += v[k] * a;
+  }
+}

@@ -1,8 +1,11 @@
-/* halo's CSR product kernel: a group of G threads per row (G a power of two
- * chosen from the mean row length), the entries and column ids streamed
- * past the cache so that x stays in L2, a fixed reduction order (the same
- * bits on every run). With a row list it adds alpha*A*x to the listed rows of
- * y (the off-diagonal block keeps only its non-empty rows). */
+/* The local product's kernels. halo's CSR product kernel: a group of G
+ * threads per row (G a power of two chosen from the mean row length), the
+ * entries and column ids streamed past the cache so that x stays in L2, a
+ * fixed reduction order (the same bits on every run). With a row list it adds
+ * alpha*A*x to the listed rows of y (the off-diagonal block keeps only its
+ * non-empty rows). The transpose's kernel: one thread per column, its entries
+ * in row order through a permutation of the values (the same bits on every
+ * run, no atomics). And the pieces around cuSPARSE. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -91,6 +94,40 @@ cudaError_t launch(int group, int unroll, int64_t n_rows, const void *row_ptr, c
   }
 }
 
+constexpr int kThreads = 256;
+
+inline unsigned grid_for(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return (unsigned)(blocks < 8192 ? (blocks > 0 ? blocks : 1) : 8192);
+}
+
+// y[c] = alpha * sum_k vals[perm[k]] * x[rows[k]] + beta * y[c] over k in [ptr[c], ptr[c+1])
+template <typename I>
+__global__ void csr_t_kernel(int64_t n_cols, const I *__restrict__ ptr,
+                             const int32_t *__restrict__ rows, const I *__restrict__ perm,
+                             const double *__restrict__ vals, const double *__restrict__ x,
+                             double alpha, double beta, double *__restrict__ y) {
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n_cols;
+       c += (int64_t)gridDim.x * blockDim.x) {
+    double sum = 0.0;
+    for (I k = ptr[c]; k < ptr[c + 1]; k++) sum += vals[perm[k]] * x[rows[k]];
+    y[c] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[c];
+  }
+}
+
+__global__ void scatter_add_kernel(double *y, const int32_t *__restrict__ rows,
+                                   const double *__restrict__ v, int64_t n, double alpha) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    y[rows[i]] += alpha * v[i];
+}
+
+__global__ void scale_kernel(double *y, int64_t n, double beta) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    y[i] = beta == 0.0 ? 0.0 : beta * y[i];
+}
+
 } // namespace
 
 extern "C" {
@@ -124,6 +161,32 @@ cudaError_t halo_cuda_csr_carveout(int percent) {
 #undef SET_U
 #undef SET
   return e;
+}
+
+cudaError_t halo_cuda_csr_t(int64_t n_cols, int idx64, const void *ptr, const int32_t *rows,
+                            const void *perm, const double *vals, const double *x, double alpha,
+                            double beta, double *y, cudaStream_t s) {
+  if (n_cols <= 0) return cudaSuccess;
+  if (idx64)
+    csr_t_kernel<int64_t><<<grid_for(n_cols), kThreads, 0, s>>>(
+        n_cols, (const int64_t *)ptr, rows, (const int64_t *)perm, vals, x, alpha, beta, y);
+  else
+    csr_t_kernel<int32_t><<<grid_for(n_cols), kThreads, 0, s>>>(
+        n_cols, (const int32_t *)ptr, rows, (const int32_t *)perm, vals, x, alpha, beta, y);
+  return cudaGetLastError();
+}
+
+cudaError_t halo_cuda_scatter_add(double *y, const int32_t *rows, const double *v, int64_t n,
+                                  double alpha, cudaStream_t s) {
+  if (n <= 0) return cudaSuccess;
+  scatter_add_kernel<<<grid_for(n), kThreads, 0, s>>>(y, rows, v, n, alpha);
+  return cudaGetLastError();
+}
+
+cudaError_t halo_cuda_scale(double *y, int64_t n, double beta, cudaStream_t s) {
+  if (n <= 0) return cudaSuccess;
+  scale_kernel<<<grid_for(n), kThreads, 0, s>>>(y, n, beta);
+  return cudaGetLastError();
 }
 
 } // extern "C"

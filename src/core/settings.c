@@ -1,0 +1,250 @@
+/* Settings: the options of a plan, the environment variables that may give
+ * them, their checks and their agreement across ranks. The only file of the
+ * library that reads the environment. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+
+/* A variable's value, or NULL when it is unset or empty. */
+static const char *env_value(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+/* Parse a whole integer, or one of words (words[i] stands for i). */
+static int parse_value(const char *text, const char *const *words, int64_t *v) {
+  for (int i = 0; words && words[i]; i++)
+    if (strcmp(text, words[i]) == 0) {
+      *v = i;
+      return 1;
+    }
+  char *end;
+  errno = 0;
+  long long x = strtoll(text, &end, 10);
+  if (errno || end == text || *end != '\0') return 0;
+  *v = x;
+  return 1;
+}
+
+/* What an option may hold, for messages: "1 to 32", "halo or cusparse". */
+static void describe_range(int64_t lo, int64_t hi, const char *const *words, char *buf,
+                           size_t len) {
+  if (words) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; words[i]; i++) {
+      int w = snprintf(buf + n, len - n, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+      if (w > 0) n = n + (size_t)w < len ? n + (size_t)w : len - 1;
+    }
+    return;
+  }
+  if (hi == INT64_MAX || hi == INT_MAX || hi == INT32_MAX)
+    snprintf(buf, len, "%lld or more", (long long)lo);
+  else if (hi == lo + 1)
+    snprintf(buf, len, "%lld or %lld", (long long)lo, (long long)hi);
+  else
+    snprintf(buf, len, "%lld to %lld", (long long)lo, (long long)hi);
+}
+
+/*
+ * One integer setting: value -1 takes the variable env when it is set, else
+ * deflt; any other value is the caller's and must lie in [lo, hi]. pow2: the
+ * value must also be 0 or a power of 2. words: names the variable may hold
+ * instead of numbers.
+ */
+static halo_status resolve_int(const char *option, int64_t value, const char *env, int64_t deflt,
+                               int64_t lo, int64_t hi, int pow2, const char *const *words,
+                               int64_t *out) {
+  char range[128];
+  const char *text = NULL;
+  if (value == -1) {
+    text = env ? env_value(env) : NULL;
+    if (!text) {
+      *out = deflt;
+      return HALO_SUCCESS;
+    }
+    if (!parse_value(text, words, &value)) {
+      describe_range(lo, hi, words, range, sizeof range);
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (option %s): expected %s", env, text,
+                        option, range);
+    }
+  }
+  int ok = value >= lo && value <= hi;
+  if (ok && pow2 && value > 0) ok = (value & (value - 1)) == 0;
+  if (!ok) {
+    describe_range(lo, hi, words, range, sizeof range);
+    if (text)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (option %s): expected %s%s", env, text,
+                        option, range, !pow2 ? "" : lo == 0 ? ", a power of 2 or 0" : ", a power of 2");
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "option %s = %lld: expected %s%s%s", option,
+                      (long long)value, range,
+                      !pow2 ? "" : lo == 0 ? ", a power of 2 or 0" : ", a power of 2",
+                      env ? " (or -1: the environment variable, else the default)" : "");
+  }
+  *out = value;
+  return HALO_SUCCESS;
+}
+
+static const char *const kernel_words[] = {"halo", "cusparse", NULL};
+static const char *const stream_words[] = {"blocking", "nonblocking", NULL};
+
+halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *s) {
+  halo_plan_options o = opts ? *opts : halo_plan_options_default();
+  int64_t v;
+  memset(s, 0, sizeof *s);
+  if (!halo_strategy_valid(o.strategy))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)o.strategy);
+  if (o.ranks_per_node < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "ranks_per_node = %d: must be 0 (nodes of MPI) or positive",
+                      o.ranks_per_node);
+  if (o.ranks_per_node == 0) {
+    HALO_CHECK(resolve_int("ranks_per_node", -1, "HALO_RANKS_PER_NODE", 0, 1, INT_MAX, 0, NULL,
+                           &v));
+    o.ranks_per_node = (int)v;
+  }
+  if (o.message_cap < (int64_t)sizeof(double) || o.message_cap > (INT64_C(1) << 40))
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "message_cap = %lld bytes: must be between 8 (one value) and 2^40",
+                      (long long)o.message_cap);
+  if (o.remove_duplicates != 0 && o.remove_duplicates != 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "remove_duplicates = %d: must be 0 or 1",
+                      o.remove_duplicates);
+  if (o.memory != HALO_MEMORY_AUTO && o.memory != HALO_MEMORY_HOST &&
+      o.memory != HALO_MEMORY_DEVICE)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown memory kind %d", (int)o.memory);
+  if ((int)o.transport < 0 || (int)o.transport >= HALO_N_TRANSPORTS)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)o.transport);
+  if (o.device_id < -1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",
+                      o.device_id);
+  if (o.autotune < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "autotune = %d: 0 (choose by the model) or the number of timed exchanges "
+                      "per candidate",
+                      o.autotune);
+  HALO_CHECK(resolve_int("max_exchanges", o.max_exchanges, NULL, 2, 1, HALO_MAX_EXCHANGES, 0, NULL,
+                         &v));
+  o.max_exchanges = (int)v;
+  HALO_CHECK(resolve_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
+  o.reverse = (int)v;
+  s->params = o.params && *o.params ? o.params : env_value("HALO_PARAMS");
+  if (!s->params) s->params = "lassen";
+  HALO_CHECK(resolve_int("gpu_aware_mpi", o.gpu_aware_mpi, "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
+                         &v));
+  s->gpu_aware_mpi = (int)v;
+  HALO_CHECK(resolve_int("local_kernel", o.local_kernel, "HALO_LOCAL_KERNEL",
+                         HALO_LOCAL_KERNEL_HALO, 0, 1, 0, kernel_words, &v));
+  s->local_kernel = (int)v;
+  HALO_CHECK(resolve_int("cusparse_alg", o.cusparse_alg, "HALO_CUSPARSE_ALG", 2, 1, 2, 0, NULL, &v));
+  s->cusparse_alg = (int)v;
+  HALO_CHECK(resolve_int("spmv_group", o.spmv_group, "HALO_SPMV_GROUP", 0, 0, 32, 1, NULL, &v));
+  s->spmv_group = (int)v;
+  HALO_CHECK(resolve_int("spmv_unroll", o.spmv_unroll, "HALO_SPMV_UNROLL", 4, 1, 4, 1, NULL, &v));
+  s->spmv_unroll = (int)v;
+  HALO_CHECK(resolve_int("spmv_max_blocks", o.spmv_max_blocks, "HALO_SPMV_MAX_BLOCKS", 0, 0,
+                         INT32_MAX, 0, NULL, &s->spmv_max_blocks));
+  HALO_CHECK(
+      resolve_int("spmv_carveout", o.spmv_carveout, "HALO_SPMV_CARVEOUT", -1, 0, 100, 0, NULL, &v));
+  s->spmv_carveout = (int)v;
+  HALO_CHECK(resolve_int("product_first", o.product_first, "HALO_SPMV_PRODUCT_FIRST", 1, 0, 1, 0,
+                         NULL, &v));
+  s->product_first = (int)v;
+  HALO_CHECK(resolve_int("compute_stream", o.compute_stream, "HALO_COMPUTE_STREAM", 0, 0, 1, 0,
+                         stream_words, &v));
+  s->compute_nonblocking = (int)v;
+  HALO_CHECK(resolve_int("timeline", o.timeline, "HALO_TIMELINE", 0, 0, 1, 0, NULL, &v));
+  s->timeline = (int)v;
+  HALO_CHECK(resolve_int("copy_timing", o.copy_timing, "HALO_EXEC_TIMING", 0, 0, 1, 0, NULL, &v));
+  s->copy_timing = (int)v;
+  HALO_CHECK(resolve_int("max_message_count", o.max_message_count, "HALO_DEBUG_MAX_COUNT",
+                         INT_MAX, 1, INT_MAX, 0, NULL, &v));
+  s->max_count = (int)v;
+  o.gpu_aware_mpi = s->gpu_aware_mpi;
+  o.local_kernel = (halo_local_kernel)s->local_kernel;
+  o.cusparse_alg = s->cusparse_alg;
+  o.spmv_group = s->spmv_group;
+  o.spmv_unroll = s->spmv_unroll;
+  o.spmv_max_blocks = s->spmv_max_blocks;
+  o.spmv_carveout = s->spmv_carveout;
+  o.product_first = s->product_first;
+  o.compute_stream = s->compute_nonblocking;
+  o.timeline = s->timeline;
+  o.copy_timing = s->copy_timing;
+  o.max_message_count = s->max_count;
+  o.params = s->params;
+  s->opts = o;
+  return HALO_SUCCESS;
+}
+
+/* FNV-1a of a string, for comparing names across ranks. */
+static int64_t hash_string(const char *t) {
+  uint64_t h = UINT64_C(1469598103934665603);
+  for (; *t; t++) h = (h ^ (unsigned char)*t) * UINT64_C(1099511628211);
+  return (int64_t)(h >> 1);
+}
+
+halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
+  const halo_plan_options *o = &s->opts;
+  /* each option, and the environment variable that may give it */
+  const char *names[][2] = {{"strategy", NULL},
+                            {"ranks_per_node", "HALO_RANKS_PER_NODE"},
+                            {"message_cap", NULL},
+                            {"remove_duplicates", NULL},
+                            {"memory", NULL},
+                            {"transport", NULL},
+                            {"autotune", NULL},
+                            {"max_exchanges", NULL},
+                            {"reverse", NULL},
+                            {"gpu_aware_mpi", "HALO_GPU_AWARE_MPI"},
+                            {"local_kernel", "HALO_LOCAL_KERNEL"},
+                            {"cusparse_alg", "HALO_CUSPARSE_ALG"},
+                            {"spmv_group", "HALO_SPMV_GROUP"},
+                            {"spmv_unroll", "HALO_SPMV_UNROLL"},
+                            {"spmv_max_blocks", "HALO_SPMV_MAX_BLOCKS"},
+                            {"spmv_carveout", "HALO_SPMV_CARVEOUT"},
+                            {"product_first", "HALO_SPMV_PRODUCT_FIRST"},
+                            {"compute_stream", "HALO_COMPUTE_STREAM"},
+                            {"timeline", "HALO_TIMELINE"},
+                            {"copy_timing", "HALO_EXEC_TIMING"},
+                            {"max_message_count", "HALO_DEBUG_MAX_COUNT"},
+                            {"params", "HALO_PARAMS"}};
+  enum { N = sizeof names / sizeof names[0] };
+  const int64_t v[N] = {o->strategy,         o->ranks_per_node,   o->message_cap,
+                        o->remove_duplicates, o->memory,          o->transport,
+                        o->autotune,         o->max_exchanges,    o->reverse,
+                        s->gpu_aware_mpi,    s->local_kernel,     s->cusparse_alg,
+                        s->spmv_group,       s->spmv_unroll,      s->spmv_max_blocks,
+                        s->spmv_carveout,    s->product_first,    s->compute_nonblocking,
+                        s->timeline,         s->copy_timing,      s->max_count,
+                        hash_string(s->params)};
+  int64_t lo[N], hi[N];
+  HALO_MPI(MPI_Allreduce(v, lo, N, MPI_INT64_T, MPI_MIN, comm));
+  HALO_MPI(MPI_Allreduce(v, hi, N, MPI_INT64_T, MPI_MAX, comm));
+  for (int i = 0; i < N; i++) {
+    if (lo[i] == hi[i]) continue;
+    if (i == N - 1)
+      return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                        "plan options differ across ranks: params names another parameter set "
+                        "on some ranks ('%s' here; the option, or HALO_PARAMS)",
+                        s->params);
+    char from[64] = "";
+    if (names[i][1]) snprintf(from, sizeof from, " (the option, or %s)", names[i][1]);
+    return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                      "plan options differ across ranks: %s is %lld on some ranks and %lld on "
+                      "others%s",
+                      names[i][0], (long long)lo[i], (long long)hi[i], from);
+  }
+  return HALO_SUCCESS;
+}
+
+halo_status halo_settings_max_count(int *count_p) {
+  int64_t v;
+  HALO_CHECK(resolve_int("max_message_count", -1, "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0,
+                         NULL, &v));
+  *count_p = (int)v;
+  return HALO_SUCCESS;
+}

@@ -1,0 +1,56 @@
+/* Settings of a plan: the options of halo.h, with the environment variables
+ * that may also give them, read, validated and agreed across ranks in one
+ * place. This file and settings.c are the only part of the library that
+ * reads the environment (tests/source_rules.sh checks it): a variable only
+ * maps to an option here.
+ *
+ * An option left at its "unset" value (-1; 0 for ranks_per_node, NULL for
+ * params) takes its variable when that is set, else its default; an option
+ * the caller sets wins over the variable. */
+#ifndef HALO_CORE_SETTINGS_H
+#define HALO_CORE_SETTINGS_H
+
+#include "halo_impl.h"
+
+/** The options of a plan once resolved: every value final and checked. */
+typedef struct {
+  halo_plan_options opts; /* the caller's options, with every unset value resolved below */
+  const char *params;     /* parameter set of the model: a name or a path (never NULL) */
+  int gpu_aware_mpi;      /* -1: ask the MPI library; 0: no; 1: yes */
+  int local_kernel;       /* HALO_LOCAL_KERNEL_HALO or _CUSPARSE */
+  int cusparse_alg;       /* 1 or 2 (CUSPARSE_SPMV_CSR_ALG1/2) */
+  int spmv_group;         /* threads per row of halo's kernel: 0 chooses, else 1..32, a power of 2 */
+  int spmv_unroll;        /* entries a thread loads per step: 1, 2 or 4 */
+  int64_t spmv_max_blocks;
+  int spmv_carveout;   /* -1: the driver's choice; else a percentage */
+  int product_first;   /* 0 or 1 */
+  int compute_nonblocking;
+  int timeline;
+  int copy_timing;
+  int max_count; /* largest count of one MPI message, in values */
+} halo_settings;
+
+/**
+ * Resolve options on this rank: defaults and environment variables for the
+ * unset ones, every value checked. Not collective. HALO_ERR_INVALID_ARG
+ * naming the option (and the variable, when the value came from one).
+ */
+halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *s);
+
+/**
+ * Every rank of comm must plan with the same settings (the device, the stream
+ * and the parameter file's contents excepted). Collective:
+ * HALO_ERR_INCONSISTENT "plan options differ across ranks: NAME is A on some
+ * ranks and B on others" on every rank.
+ */
+halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s);
+
+/**
+ * Largest count of one MPI message outside plans (the readers' and
+ * distribution's transfers): HALO_DEBUG_MAX_COUNT when set (for tests of the
+ * splitting of large messages), else INT_MAX. HALO_ERR_INVALID_ARG for a
+ * malformed value.
+ */
+halo_status halo_settings_max_count(int *count_p);
+
+#endif

@@ -1,0 +1,394 @@
+/* The GPU of a communicator's plans: device choice, streams, sharing of GPUs
+ * between ranks, CUDA-awareness of MPI, transport choice, NCCL; a plan's
+ * timeline. */
+#define _POSIX_C_SOURCE 200809L
+#include "halo_impl.h"
+
+#include "exec/device.h"
+
+static int64_t nccl_comms_made;
+
+int64_t halo_debug_nccl_comms(void) { return nccl_comms_made; }
+
+#if HALO_HAVE_CUDA
+#include <dlfcn.h>
+#include <string.h>
+
+#include "exec/cuda.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+struct halo_device_s {
+  int device;
+  MPI_Comm comm;          /* the context's communicator (not owned): NCCL's ranks */
+  MPI_Comm machine;       /* the ranks of this machine (MPI_COMM_TYPE_SHARED) */
+  cudaStream_t xstream;   /* the exchanges (highest priority) */
+  cudaStream_t comp[2];   /* the products: [0] blocking, [1] non-blocking (made when asked) */
+  int ranks_per_gpu;
+  int mpi_aware_detected; /* what the MPI library says, agreed over the communicator */
+#if HALO_HAVE_NCCL
+  ncclComm_t nccl;
+#endif
+  int have_nccl;
+};
+
+#if HALO_HAVE_NCCL
+halo_status halo_error_nccl(ncclResult_t r, const char *call, const char *file, int line) {
+  char name[64];
+  size_t n = strcspn(call, "(");
+  if (n >= sizeof name) n = sizeof name - 1;
+  memcpy(name, call, n);
+  name[n] = '\0';
+  return halo_error_at(HALO_ERR_NCCL, file, line, "%s failed: %s", name, ncclGetErrorString(r));
+}
+#endif
+
+/* Whether this process already uses the current device (its primary context
+ * is active), asked of the driver without linking it: then the caller chose
+ * the device. */
+static int current_device_in_use(int device) {
+  void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) return 0;
+  typedef int (*get_device_fn)(int *, int);
+  typedef int (*ctx_state_fn)(int, unsigned *, int *);
+  get_device_fn get_device = (get_device_fn)(uintptr_t)dlsym(lib, "cuDeviceGet");
+  ctx_state_fn ctx_state = (ctx_state_fn)(uintptr_t)dlsym(lib, "cuDevicePrimaryCtxGetState");
+  int active = 0, dev = 0;
+  unsigned flags = 0;
+  if (get_device && ctx_state && get_device(&dev, device) == 0 &&
+      ctx_state(dev, &flags, &active) != 0)
+    active = 0;
+  dlclose(lib);
+  return active;
+}
+
+/* What the MPI library says of device buffers, where it can say. */
+static int mpi_says_cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return 0;
+#endif
+}
+
+int halo_device_id(const halo_device *d) { return d->device; }
+int halo_device_ranks_per_gpu(const halo_device *d) { return d->ranks_per_gpu; }
+int halo_device_mpi_aware(const halo_device *d, int setting) {
+  return setting >= 0 ? setting : d->mpi_aware_detected;
+}
+MPI_Comm halo_device_machine_comm(const halo_device *d) { return d->machine; }
+void *halo_device_exchange_stream(const halo_device *d) { return d->xstream; }
+
+void halo_device_destroy(halo_device **dev_p) {
+  if (!dev_p || !*dev_p) return;
+  halo_device *d = *dev_p;
+#if HALO_HAVE_NCCL
+  if (d->have_nccl) ncclCommDestroy(d->nccl);
+#endif
+  if (d->xstream) cudaStreamDestroy(d->xstream);
+  for (int i = 0; i < 2; i++)
+    if (d->comp[i]) cudaStreamDestroy(d->comp[i]);
+  if (d->machine != MPI_COMM_NULL) MPI_Comm_free(&d->machine);
+  halo_free(d);
+  *dev_p = NULL;
+}
+
+/* Most ranks of this machine that share one GPU, from the devices' UUIDs. */
+static halo_status count_sharing(halo_device *d) {
+  halo_status st = HALO_SUCCESS;
+  struct cudaDeviceProp prop;
+  unsigned char *all = NULL;
+  int n, most = 0;
+  HALO_TRY_CUDA(cudaGetDeviceProperties(&prop, d->device));
+  HALO_TRY_MPI(MPI_Comm_size(d->machine, &n));
+  HALO_TRY(HALO_ALLOC(all, 16 * (size_t)n));
+  HALO_TRY_MPI(MPI_Allgather(prop.uuid.bytes, 16, MPI_BYTE, all, 16, MPI_BYTE, d->machine));
+  for (int i = 0; i < n; i++) {
+    int same = 0;
+    for (int j = 0; j < n; j++) same += memcmp(all + 16 * i, all + 16 * j, 16) == 0;
+    if (same > most) most = same;
+  }
+  HALO_TRY_MPI(MPI_Allreduce(&most, &d->ranks_per_gpu, 1, MPI_INT, MPI_MAX, d->comm));
+cleanup:
+  halo_free(all);
+  return st;
+}
+
+static halo_status stream_create(cudaStream_t *s, unsigned flags, int priority) {
+  halo_debug_count_alloc();
+  HALO_CUDA(cudaStreamCreateWithPriority(s, flags, priority));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p) {
+  halo_status st = HALO_SUCCESS;
+  int rank, count = 0, machine_rank, aware;
+  halo_device *d = halo_calloc(1, sizeof *d);
+  *dev_p = NULL;
+  if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the GPU state");
+  d->comm = comm;
+  d->machine = MPI_COMM_NULL;
+  HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_TRY_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &d->machine));
+  HALO_TRY_MPI(MPI_Comm_set_errhandler(d->machine, MPI_ERRORS_RETURN));
+  HALO_TRY_MPI(MPI_Comm_rank(d->machine, &machine_rank));
+  {
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      (void)cudaGetLastError();
+      st = HALO_ERROR(HALO_ERR_CUDA, "device memory: no CUDA device is visible (%s)",
+                      e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    }
+  }
+  if (st == HALO_SUCCESS && device_id >= count)
+    st = HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d, but %d CUDA devices are visible",
+                    device_id, count);
+  if (st == HALO_SUCCESS) {
+    if (device_id >= 0) {
+      d->device = device_id;
+    } else {
+      int current = 0;
+      if (cudaGetDevice(&current) == cudaSuccess && current_device_in_use(current))
+        d->device = current;
+      else
+        d->device = machine_rank % count;
+    }
+    cudaError_t e = cudaSetDevice(d->device);
+    if (e != cudaSuccess) st = halo_error_cuda(e, "cudaSetDevice", __FILE__, __LINE__);
+  }
+  if (st == HALO_SUCCESS) {
+    /* the exchange's stream has the highest priority: its small kernels and
+     * copies go ahead of the local product's blocks instead of waiting for
+     * them, which is what lets the exchange hide behind the product */
+    int least = 0, greatest = 0;
+    cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if (e != cudaSuccess)
+      st = halo_error_cuda(e, "cudaDeviceGetStreamPriorityRange", __FILE__, __LINE__);
+    else
+      st = stream_create(&d->xstream, cudaStreamNonBlocking, greatest);
+  }
+  /* the products' own stream is blocking: ordered with the legacy default
+   * stream, so that a caller's cudaMemcpy or cudaMemset before a product is
+   * seen by it */
+  if (st == HALO_SUCCESS) st = stream_create(&d->comp[0], cudaStreamDefault, 0);
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY(halo_agree(comm, count_sharing(d)));
+  aware = mpi_says_cuda_aware();
+  HALO_TRY_MPI(MPI_Allreduce(&aware, &d->mpi_aware_detected, 1, MPI_INT, MPI_MIN, comm));
+  *dev_p = d;
+  d = NULL;
+cleanup:
+  halo_device_destroy(&d);
+  return st;
+}
+
+halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **stream_p) {
+  const int i = nonblocking ? 1 : 0;
+  if (!d->comp[i]) HALO_CHECK(stream_create(&d->comp[i], cudaStreamNonBlocking, 0));
+  *stream_p = d->comp[i];
+  return HALO_SUCCESS;
+}
+
+halo_status halo_device_nccl(halo_device *d, void **nccl_p) {
+#if HALO_HAVE_NCCL
+  halo_status st = HALO_SUCCESS;
+  if (!d->have_nccl) {
+    int rank, size;
+    ncclUniqueId id;
+    HALO_TRY_MPI(MPI_Comm_rank(d->comm, &rank));
+    HALO_TRY_MPI(MPI_Comm_size(d->comm, &size));
+    if (rank == 0)
+      st = ncclGetUniqueId(&id) == ncclSuccess
+               ? HALO_SUCCESS
+               : HALO_ERROR(HALO_ERR_NCCL, "ncclGetUniqueId failed");
+    HALO_TRY(halo_agree(d->comm, st));
+    HALO_TRY_MPI(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, d->comm));
+    halo_debug_count_alloc();
+    ncclResult_t r = ncclCommInitRank(&d->nccl, size, id, rank);
+    st = r == ncclSuccess ? HALO_SUCCESS
+                          : halo_error_nccl(r, "ncclCommInitRank", __FILE__, __LINE__);
+    HALO_TRY(halo_agree(d->comm, st));
+    d->have_nccl = 1;
+    nccl_comms_made++;
+  }
+  *nccl_p = d->nccl;
+cleanup:
+  return st;
+#else
+  (void)d, (void)nccl_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED,
+                    "transport nccl: not compiled in: rebuild with HALO_ENABLE_NCCL=ON");
+#endif
+}
+
+halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
+                                  halo_transport *chosen_p) {
+  halo_transport t = requested;
+  switch (requested) {
+  case HALO_TRANSPORT_AUTO:
+    t = HALO_HAVE_NCCL && d->ranks_per_gpu == 1 ? HALO_TRANSPORT_NCCL : HALO_TRANSPORT_IPC;
+    break;
+  case HALO_TRANSPORT_STAGED:
+  case HALO_TRANSPORT_IPC: break;
+  case HALO_TRANSPORT_NCCL:
+    if (!HALO_HAVE_NCCL)
+      return HALO_ERROR(HALO_ERR_NOT_COMPILED,
+                        "transport nccl: not compiled in: rebuild with HALO_ENABLE_NCCL=ON");
+    if (d->ranks_per_gpu > 1)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                        "transport nccl needs one rank per GPU, but %d ranks share a GPU: use "
+                        "staged or ipc",
+                        d->ranks_per_gpu);
+    break;
+  case HALO_TRANSPORT_MPI_DEVICE:
+    if (!halo_device_mpi_aware(d, aware))
+      return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                        "transport mpi-device: this MPI is not CUDA-aware "
+                        "(MPIX_Query_cuda_support() says no, or it cannot say); "
+                        "gpu_aware_mpi = 1 (or HALO_GPU_AWARE_MPI=1) forces it");
+    break;
+  case HALO_TRANSPORT_HOST:
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "transport host is for host memory; device memory takes auto, staged, nccl, "
+                      "mpi-device or ipc");
+  default: return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
+  }
+  if (t == HALO_TRANSPORT_NCCL) {
+    void *nccl;
+    HALO_CHECK(halo_device_nccl(d, &nccl));
+  }
+  *chosen_p = t;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_device_stream_sync(void *stream) {
+  HALO_CUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  return HALO_SUCCESS;
+}
+
+/* ---- timeline ------------------------------------------------------------ */
+
+struct halo_timeline_s {
+  cudaStream_t comp, xstream;
+  cudaEvent_t ev[4];
+  int state; /* bit k set once ev[k] is recorded in the record under way */
+  double sum[3];
+  int64_t n;
+};
+
+void halo_timeline_destroy(halo_timeline **tl_p) {
+  if (!tl_p || !*tl_p) return;
+  for (int k = 0; k < 4; k++)
+    if ((*tl_p)->ev[k]) cudaEventDestroy((*tl_p)->ev[k]);
+  halo_free(*tl_p);
+  *tl_p = NULL;
+}
+
+halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_timeline *tl = halo_calloc(1, sizeof *tl);
+  if (!tl) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a timeline");
+  tl->comp = comp, tl->xstream = xstream;
+  for (int k = 0; k < 4; k++) HALO_TRY(halo_event_create(&tl->ev[k], cudaEventDefault));
+  *tl_p = tl;
+  tl = NULL;
+cleanup:
+  halo_timeline_destroy(&tl);
+  return st;
+}
+
+/* Add the last record, if complete, to the sums. */
+static halo_status timeline_harvest(halo_timeline *tl) {
+  if (tl->state == 0xF) {
+    float ms;
+    for (int k = 1; k < 4; k++) {
+      HALO_CUDA(cudaEventSynchronize(tl->ev[k]));
+      HALO_CUDA(cudaEventElapsedTime(&ms, tl->ev[0], tl->ev[k]));
+      tl->sum[k - 1] += 1e-3 * ms;
+    }
+    tl->n++;
+  }
+  tl->state = 0;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_timeline_start(halo_timeline *tl) {
+  if (!tl) return HALO_SUCCESS;
+  HALO_CHECK(timeline_harvest(tl));
+  HALO_CUDA(cudaEventRecord(tl->ev[0], tl->comp));
+  tl->state = 1;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_timeline_mark(halo_timeline *tl, int k) {
+  if (!tl || !(tl->state & 1) || (tl->state & (1 << k))) return HALO_SUCCESS;
+  HALO_CUDA(cudaEventRecord(tl->ev[k], k == 1 ? tl->comp : tl->xstream));
+  tl->state |= 1 << k;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
+  HALO_CHECK(timeline_harvest(tl));
+  for (int k = 0; k < 3; k++) avg[k] = tl->n ? tl->sum[k] / (double)tl->n : 0.0;
+  *n_p = tl->n;
+  tl->sum[0] = tl->sum[1] = tl->sum[2] = 0.0;
+  tl->n = 0;
+  return HALO_SUCCESS;
+}
+
+#else /* no CUDA: every entry says so */
+
+halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p) {
+  (void)comm, (void)device_id;
+  *dev_p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_device_destroy(halo_device **dev_p) {
+  if (dev_p) *dev_p = NULL;
+}
+int halo_device_id(const halo_device *d) { return (void)d, -1; }
+int halo_device_ranks_per_gpu(const halo_device *d) { return (void)d, 0; }
+int halo_device_mpi_aware(const halo_device *d, int setting) { return (void)d, setting > 0; }
+MPI_Comm halo_device_machine_comm(const halo_device *d) { return (void)d, MPI_COMM_NULL; }
+void *halo_device_exchange_stream(const halo_device *d) { return (void)d, NULL; }
+halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **stream_p) {
+  (void)d, (void)nonblocking, (void)stream_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_nccl(halo_device *d, void **nccl_p) {
+  (void)d, (void)nccl_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
+                                  halo_transport *chosen_p) {
+  (void)d, (void)requested, (void)aware, (void)chosen_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_stream_sync(void *stream) {
+  (void)stream;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p) {
+  (void)comp, (void)xstream;
+  *tl_p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_timeline_destroy(halo_timeline **tl_p) {
+  if (tl_p) *tl_p = NULL;
+}
+halo_status halo_timeline_start(halo_timeline *tl) {
+  (void)tl;
+  return HALO_SUCCESS;
+}
+halo_status halo_timeline_mark(halo_timeline *tl, int k) {
+  (void)tl, (void)k;
+  return HALO_SUCCESS;
+}
+halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
+  (void)tl, (void)avg, (void)n_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+
+#endif

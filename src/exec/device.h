@@ -1,0 +1,79 @@
+/* The GPU of a communicator's plans, seen from code that includes no CUDA
+ * header: the device, the exchange stream and the default compute streams,
+ * the ranks of this machine and how many share a GPU, whether MPI is
+ * CUDA-aware, the NCCL communicator; and a plan's timeline of timing events.
+ * One device state per communicator (its context holds it); every plan of the
+ * communicator shares it. Without CUDA every call says it is not compiled
+ * in. */
+#ifndef HALO_EXEC_DEVICE_H
+#define HALO_EXEC_DEVICE_H
+
+#include "halo_impl.h"
+
+typedef struct halo_device_s halo_device;
+
+/**
+ * Choose and set this rank's device (device_id >= 0; or the current device
+ * if the process uses one already; or the rank on its shared-memory node
+ * modulo the visible devices), make the exchange stream (highest priority)
+ * and the blocking compute stream, find out how many ranks share a GPU and
+ * whether MPI is CUDA-aware. Collective over comm, which the device state
+ * keeps for its NCCL communicator.
+ */
+halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p);
+void halo_device_destroy(halo_device **dev_p);
+
+/** The CUDA device. */
+int halo_device_id(const halo_device *d);
+/** Most ranks that share one GPU on a machine (over the communicator). */
+int halo_device_ranks_per_gpu(const halo_device *d);
+/** Whether MPI takes device buffers: setting 0 or 1 forces the answer, -1
+ *  takes what the MPI library said (agreed over the communicator). */
+int halo_device_mpi_aware(const halo_device *d, int setting);
+/** The ranks of this machine (MPI_COMM_TYPE_SHARED of the communicator). */
+MPI_Comm halo_device_machine_comm(const halo_device *d);
+/** The exchange stream (cudaStream_t). */
+void *halo_device_exchange_stream(const halo_device *d);
+/** The communicator's compute stream (cudaStream_t): blocking (ordered with
+ *  the legacy default stream) or, made at the first request, non-blocking. */
+halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **stream_p);
+/** The NCCL communicator (ncclComm_t) over the communicator, made at the
+ *  first request (collective then) and counted by halo_debug_nccl_comms. */
+halo_status halo_device_nccl(halo_device *d, void **nccl_p);
+
+/**
+ * Resolve the requested transport (AUTO, STAGED, NCCL, MPI_DEVICE, IPC) for a
+ * device plan: clear errors when a transport cannot serve (NCCL not compiled
+ * or several ranks per GPU, MPI not CUDA-aware, host). Makes the NCCL
+ * communicator when NCCL is chosen. aware: the gpu_aware_mpi setting.
+ * Collective over the device's communicator.
+ */
+halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
+                                  halo_transport *chosen_p);
+
+/** Wait for a stream. */
+halo_status halo_device_stream_sync(void *stream);
+
+/** NCCL communicators made so far by this process (tests count them). */
+int64_t halo_debug_nccl_comms(void);
+
+/* ---- timeline: when a product and its exchange ran on the GPU ---------- */
+
+typedef struct halo_timeline_s halo_timeline;
+
+/** The timing events of a plan: mark 0 (the exchange's start point) and 1
+ *  (the diagonal product done) on the compute stream, 2 and 3 (the
+ *  transfer's start and end) on the exchange stream. */
+halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p);
+void halo_timeline_destroy(halo_timeline **tl_p);
+/** Begin a product's record at the exchange's start point (mark 0); adds the
+ *  last complete record to the sums first. */
+halo_status halo_timeline_start(halo_timeline *tl);
+/** Record mark k (1, 2 or 3) once per record; no-op for tl NULL, before a
+ *  start, or when k is recorded already. */
+halo_status halo_timeline_mark(halo_timeline *tl, int k);
+/** The mean seconds from mark 0 to marks 1, 2, 3 over the complete records
+ *  since the last call; resets the sums. */
+halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p);
+
+#endif

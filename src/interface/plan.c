@@ -1,0 +1,343 @@
+/* The plan handle: creation from a matrix or a vector layout (the core every
+ * constructor calls), the choice of strategy AUTO, its executors and
+ * products, destruction. What a plan tells is plan_info.c. */
+#include <string.h>
+
+#include "interface/plan.h"
+#include "plan/handshake.h"
+#include "plan/nodeaware.h"
+
+halo_status halo_plan_options_resolve(const halo_plan_options *opts,
+                                      halo_plan_options *resolved_p) {
+  halo_settings s;
+  if (!resolved_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "resolved_p is NULL");
+  HALO_CHECK(halo_settings_resolve(opts, &s));
+  *resolved_p = s.opts;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                               const halo_settings *s, halo_schedule *sched) {
+  halo_status st = HALO_SUCCESS;
+  memset(sched, 0, sizeof *sched);
+  if (halo_strategy_node_aware(s->opts.strategy))
+    HALO_CHECK(halo_nodeaware_build(P->ctx->comm, P->topo, pattern, in->ghost_ids, in->col_ranges,
+                                    &s->opts, sched));
+  else
+    st = halo_build_standard(pattern, sched);
+  if (st == HALO_SUCCESS) st = halo_schedule_check(sched);
+  st = halo_agree(P->ctx->comm, st);
+  if (st != HALO_SUCCESS) halo_schedule_free(sched);
+  return st;
+}
+
+static void plan_free(halo_plan P) {
+  if (!P) return;
+  halo_spmv_device_destroy(&P->dsp);
+  for (int i = 0; P->sets && i < P->n_sets; i++) {
+    halo_exec_destroy(&P->sets[i].fwd);
+    halo_exec_destroy(&P->sets[i].rev);
+  }
+  halo_free(P->sets);
+  halo_timeline_destroy(&P->tl);
+  if (P->n_tags) halo_context_tags_release(P->ctx, P->tag_base, P->n_tags);
+  halo_schedule_free(&P->rsched);
+  halo_schedule_free(&P->sched);
+  halo_leaves_free(&P->leaves);
+  halo_matrix_destroy(&P->A);
+  halo_context_release(&P->ctx);
+  halo_free(P);
+}
+
+void halo_plan_destroy(halo_plan *plan_p) {
+  if (!plan_p || !*plan_p) return;
+  halo_plan P = *plan_p;
+  for (int i = 0; i < P->n_sets; i++)
+    if (P->sets[i].state != HALO_SLOT_IDLE) (void)halo_slot_end(P, i);
+  plan_free(P);
+  *plan_p = NULL;
+}
+
+/* Where the plan runs: the device and its streams, or the host; the matrix
+ * on the device; the transport, unless strategy AUTO chooses it. */
+static halo_status plan_memory(halo_plan P, const halo_settings *s, int transport_deferred) {
+  const halo_plan_options *o = &s->opts;
+  if (P->memory == HALO_MEMORY_DEVICE) {
+    HALO_CHECK(halo_context_device(P->ctx, o->device_id, &P->dev));
+    halo_status st = HALO_SUCCESS;
+    if (o->stream)
+      P->comp = o->stream;
+    else
+      st = halo_device_compute_stream(P->dev, s->compute_nonblocking, &P->comp);
+    HALO_CHECK(halo_agree(P->ctx->comm, st));
+    if (P->A) HALO_CHECK(halo_agree(P->ctx->comm, halo_matrix_upload(P->A)));
+    if (!transport_deferred)
+      HALO_CHECK(halo_device_transport(P->dev, o->transport, s->gpu_aware_mpi, &P->transport));
+    return HALO_SUCCESS;
+  }
+  if (o->transport != HALO_TRANSPORT_AUTO && o->transport != HALO_TRANSPORT_HOST)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "transport %s needs device memory (the plan's memory is host): use auto or "
+                      "host",
+                      halo_transport_name(o->transport));
+  P->transport = HALO_TRANSPORT_HOST;
+  return HALO_SUCCESS;
+}
+
+/* The executors of every set (forward, and reverse when asked), on a block
+ * of tags free on every rank. Collective. */
+static halo_status plan_executors(halo_plan P) {
+  const halo_settings *s = &P->set;
+  const int reverse = s->opts.reverse, device = P->memory == HALO_MEMORY_DEVICE;
+  int mine[2] = {halo_exec_tag_stride(&P->sched, s->max_count), P->sched.n_phases}, most[2];
+  if (reverse) {
+    const int r = halo_exec_tag_stride(&P->rsched, s->max_count);
+    if (r > mine[0]) mine[0] = r;
+  }
+  HALO_MPI(MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, P->ctx->comm));
+  const int64_t per_exec = (int64_t)most[0] * most[1], n_exec = (int64_t)P->n_sets * (1 + reverse);
+  HALO_CHECK(halo_context_tags_reserve(P->ctx, per_exec * n_exec, &P->tag_base));
+  P->n_tags = (int)(per_exec * n_exec);
+  halo_exec_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.transport = P->transport;
+  cfg.comm = P->ctx->comm;
+  cfg.node_comm = P->topo->node_comm;
+  cfg.tag_stride = most[0];
+  cfg.max_count = s->max_count;
+  cfg.leaves = &P->leaves;
+  cfg.dev = P->dev;
+  cfg.comp = P->comp;
+  const halo_exec_ops *ops = device ? &halo_exec_cuda_ops : &halo_exec_host_ops;
+  for (int i = 0, e = 0; i < P->n_sets; i++) {
+    halo_slot *set = &P->sets[i];
+    set->handle.plan = P;
+    set->handle.slot = i;
+    cfg.tag_base = P->tag_base + (int)(per_exec * e++);
+    cfg.tl = i == 0 ? P->tl : NULL; /* the plan's own exchange: halo_spmv's */
+    cfg.copy_timing = i == 0 && s->copy_timing;
+    HALO_CHECK(halo_agree(P->ctx->comm, halo_exec_create(ops, &P->sched, &cfg, &set->fwd)));
+    if (!reverse) continue;
+    cfg.tag_base = P->tag_base + (int)(per_exec * e++);
+    cfg.tl = NULL;
+    cfg.copy_timing = 0;
+    HALO_CHECK(halo_agree(P->ctx->comm, halo_exec_create(ops, &P->rsched, &cfg, &set->rev)));
+  }
+  return HALO_SUCCESS;
+}
+
+/* The local products of a device plan made from a matrix. */
+static halo_status plan_products(halo_plan P) {
+  const halo_settings *s = &P->set;
+  if (!P->A || P->memory != HALO_MEMORY_DEVICE) return HALO_SUCCESS;
+  halo_spmv_device_options o = {.cusparse = s->local_kernel == HALO_LOCAL_KERNEL_CUSPARSE,
+                                .cusparse_alg = s->cusparse_alg,
+                                .group = s->spmv_group,
+                                .unroll = s->spmv_unroll,
+                                .max_blocks = s->spmv_max_blocks,
+                                .carveout = s->spmv_carveout,
+                                .transpose = s->opts.reverse};
+  return halo_agree(P->ctx->comm, halo_spmv_device_create(P->comp, P->A, &o, &P->dsp));
+}
+
+/* ---- strategy AUTO --------------------------------------------------------
+ * Every strategy on every transport the plan may use (a device plan with
+ * transport AUTO: staged, ipc, and nccl and mpi-device where they serve),
+ * Split with several message_caps; the lowest modeled time wins, or with
+ * autotune the fastest timed. The candidate list, the model of a schedule
+ * and the description are src/plan/choose.c's; the timed trial makes whole
+ * plans of each candidate. */
+
+/* Time n exchanges of a plan of candidate c: the mean per exchange, the
+ * largest over ranks. Collective. */
+static halo_status time_candidate(halo_plan P, const halo_plan_input *in,
+                                  const halo_pattern *pattern, const halo_settings *s, double *x,
+                                  int n, halo_candidate *c) {
+  halo_status st = HALO_SUCCESS;
+  halo_plan_options co = s->opts;
+  halo_plan sub = NULL;
+  halo_plan_input sin = *in;
+  const MPI_Comm comm = P->ctx->comm;
+  co.strategy = c->strategy, co.transport = c->transport, co.message_cap = c->message_cap;
+  co.autotune = 0;
+  co.max_exchanges = 1;
+  co.reverse = 0;
+  co.timeline = co.copy_timing = 0;
+  sin.pattern = pattern; /* learned once */
+  HALO_CHECK(halo_plan_build(P->ctx, P->A, &sin, &co, &sub));
+  for (int i = 0; i < 2 && st == HALO_SUCCESS; i++) { /* warm-up */
+    st = halo_exchange_begin(sub, x, NULL);
+    if (st == HALO_SUCCESS) st = halo_exchange_end(sub);
+  }
+  if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY_MPI(MPI_Barrier(comm));
+  double t0 = halo_wtime();
+  for (int i = 0; i < n && st == HALO_SUCCESS; i++) {
+    st = halo_exchange_begin(sub, x, NULL);
+    if (st == HALO_SUCCESS) st = halo_exchange_end(sub);
+    if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
+  }
+  double t = (halo_wtime() - t0) / n;
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY_MPI(MPI_Allreduce(&t, &c->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+cleanup:
+  halo_plan_destroy(&sub);
+  return st;
+}
+
+static halo_status plan_choose(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                               halo_settings *s, int transport_deferred) {
+  halo_status st = HALO_SUCCESS;
+  halo_plan_options *o = &s->opts;
+  halo_params prm;
+  halo_choice *ch = &P->choice;
+  halo_model_rank *ranks = NULL;
+  double *x = NULL;
+  const MPI_Comm comm = P->ctx->comm;
+  const int device = P->memory == HALO_MEMORY_DEVICE;
+  const int rpg = device ? halo_device_ranks_per_gpu(P->dev) : 1;
+  st = halo_params_load(s->params, &prm);
+  HALO_TRY(halo_agree(comm, st));
+  ch->how = o->autotune > 0 ? 2 : 1;
+  snprintf(ch->params, sizeof ch->params, "%s", prm.name);
+  halo_transport tr[4];
+  int n_tr = 0;
+  if (transport_deferred) {
+    tr[n_tr++] = HALO_TRANSPORT_STAGED;
+    tr[n_tr++] = HALO_TRANSPORT_IPC;
+    if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
+    if (halo_device_mpi_aware(P->dev, s->gpu_aware_mpi)) tr[n_tr++] = HALO_TRANSPORT_MPI_DEVICE;
+  } else {
+    tr[n_tr++] = P->transport;
+  }
+  int64_t caps[5];
+  const int n_caps = halo_choose_caps(o->message_cap, caps);
+  if (o->autotune > 0) {
+    if (device)
+      st = halo_dev_malloc((void **)&x, (size_t)in->n_local * sizeof *x);
+    else
+      st = HALO_CALLOC(x, in->n_local);
+    HALO_TRY(halo_agree(comm, st));
+  }
+  st = HALO_ALLOC(ranks, P->ctx->size);
+  HALO_TRY(halo_agree(comm, st));
+  ch->n = 0;
+  for (int a = 0; a < n_tr; a++) {
+    HALO_TRY(halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a],
+                               ranks));
+    for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
+      for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++) {
+        if (ch->n == HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
+        halo_candidate *c = &ch->c[ch->n++];
+        *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0};
+        if (o->autotune > 0) {
+          HALO_TRY(time_candidate(P, in, pattern, s, x, o->autotune, c));
+          continue;
+        }
+        halo_settings cs = *s;
+        halo_schedule sched;
+        double phase[HALO_MAX_PHASES];
+        cs.opts.strategy = c->strategy, cs.opts.message_cap = c->message_cap;
+        HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
+        st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks, phase, &c->seconds);
+        halo_schedule_free(&sched);
+        HALO_TRY(halo_agree(comm, st));
+      }
+  }
+  halo_choice_best(ch);
+  o->strategy = ch->c[ch->best].strategy;
+  o->message_cap = ch->c[ch->best].message_cap;
+  if (transport_deferred)
+    HALO_TRY(halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi,
+                                   &P->transport));
+cleanup:
+  if (device)
+    halo_dev_free(x);
+  else
+    halo_free(x);
+  halo_free(ranks);
+  return st;
+}
+
+halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_input *in,
+                            const halo_plan_options *opts, halo_plan *plan_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_plan P = NULL;
+  halo_settings s;
+  halo_pattern own_pattern;
+  const halo_pattern *pattern = in->pattern;
+  int *node_of_send[HALO_MAX_PHASES] = {0};
+  double t0 = halo_wtime();
+  memset(&own_pattern, 0, sizeof own_pattern);
+  st = halo_settings_resolve(opts, &s);
+  if (st == HALO_SUCCESS) {
+    P = halo_calloc(1, sizeof *P);
+    if (!P) st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a plan");
+  }
+  HALO_TRY(halo_agree(ctx->comm, st));
+  halo_context_retain(ctx);
+  P->ctx = ctx;
+  HALO_TRY(halo_settings_agree(ctx->comm, &s));
+  if (A) {
+    halo_matrix_retain(A);
+    P->A = A;
+  }
+  P->n_local = in->n_local;
+  P->n_slots = in->leaves && !halo_leaves_identity(in->leaves) ? in->leaves->n : in->n_ghost;
+  if (in->leaves) st = halo_leaves_copy(in->leaves, &P->leaves);
+  P->leaves.n_ghost = in->n_ghost;
+  HALO_TRY(halo_agree(ctx->comm, st));
+  P->memory = s.opts.memory == HALO_MEMORY_AUTO ? (A ? A->mem : HALO_MEMORY_HOST) : s.opts.memory;
+  const int transport_deferred = s.opts.strategy == HALO_STRATEGY_AUTO &&
+                                 s.opts.transport == HALO_TRANSPORT_AUTO &&
+                                 P->memory == HALO_MEMORY_DEVICE;
+  HALO_TRY(plan_memory(P, &s, transport_deferred));
+  HALO_TRY(halo_context_topology(ctx, s.opts.ranks_per_node, &P->topo));
+  if (!pattern) {
+    HALO_TRY(halo_pattern_create(ctx->comm, in->col_ranges, in->ghost_ids, in->n_ghost,
+                                 &own_pattern));
+    pattern = &own_pattern;
+  }
+  if (s.opts.strategy == HALO_STRATEGY_AUTO)
+    HALO_TRY(plan_choose(P, in, pattern, &s, transport_deferred));
+  P->set = s;
+  HALO_TRY(halo_plan_schedule(P, in, pattern, &s, &P->sched));
+  halo_pattern_free(&own_pattern); /* the schedule holds all the exchange needs */
+  st = halo_schedule_handshake(ctx->comm, P->topo, &P->sched, node_of_send);
+  HALO_TRY(halo_agree(ctx->comm, st));
+  if (s.opts.reverse) HALO_TRY(halo_agree(ctx->comm, halo_schedule_reverse(&P->sched, &P->rsched)));
+  P->n_sets = s.opts.max_exchanges;
+  st = HALO_CALLOC(P->sets, P->n_sets);
+  if (st == HALO_SUCCESS && P->memory == HALO_MEMORY_DEVICE && s.timeline)
+    st = halo_timeline_create(P->comp, halo_device_exchange_stream(P->dev), &P->tl);
+  HALO_TRY(halo_agree(ctx->comm, st));
+  HALO_TRY(plan_executors(P));
+  HALO_TRY(plan_products(P));
+  HALO_TRY(halo_schedule_stats(ctx->comm, P->topo, &P->sched, node_of_send, &P->stats));
+  P->stats.remove_duplicates = s.opts.remove_duplicates;
+  for (int k = 0; k < P->stats.n_phases; k++) P->stats.phase[k].transport = P->transport;
+  {
+    double t = halo_wtime() - t0;
+    HALO_TRY_MPI(MPI_Allreduce(&t, &P->stats.setup_seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  }
+  *plan_p = P;
+  P = NULL;
+cleanup:
+  for (int k = 0; k < HALO_MAX_PHASES; k++) halo_free(node_of_send[k]);
+  halo_pattern_free(&own_pattern);
+  plan_free(P);
+  return st;
+}
+
+halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p) {
+  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
+  halo_status st = plan_p ? HALO_SUCCESS : HALO_ERROR(HALO_ERR_INVALID_ARG, "plan_p is NULL");
+  HALO_CHECK(halo_agree(A->comm, st));
+  const halo_plan_input in = {.n_local = A->col_end - A->col_begin,
+                              .col_ranges = A->col_ranges,
+                              .n_ghost = A->n_ghost,
+                              .ghost_ids = A->ghost_ids};
+  return halo_plan_build(A->ctx, A, &in, opts, plan_p);
+}
+

@@ -1,0 +1,96 @@
+/* Private layout of a plan: the handle above the floors. A plan is a
+ * schedule (src/plan) run by executors (src/exec), and, made from a matrix,
+ * the local products (src/spmv) around them. It holds max_exchanges sets of
+ * executors, forward and reverse: set 0 is the plan's own exchange (halo_spmv,
+ * halo_exchange_begin), the others are taken by halo_exchange_create. */
+#ifndef HALO_INTERFACE_PLAN_H
+#define HALO_INTERFACE_PLAN_H
+
+#include "exec/exec.h"
+#include "interface/context.h"
+#include "plan/choose.h"
+#include "plan/leaves.h"
+#include "plan/matrix.h"
+#include "plan/pattern.h"
+#include "settings.h"
+#include "spmv/device.h"
+
+/** One exchange in flight of its own: handed out by halo_exchange_create. */
+struct halo_exchange_s {
+  halo_plan plan;
+  int slot;
+};
+
+enum { HALO_SLOT_IDLE = 0, HALO_SLOT_FORWARD = 1, HALO_SLOT_REVERSE = 2 };
+
+/** One set of buffers and requests: a forward and a reverse executor. */
+typedef struct {
+  halo_exec fwd, rev; /* rev is empty in a plan made without reverse */
+  int state;          /* HALO_SLOT_* */
+  int taken;          /* handed out by halo_exchange_create (never set 0) */
+  struct halo_exchange_s handle;
+} halo_slot;
+
+struct halo_plan_s {
+  halo_context *ctx;         /* a reference */
+  halo_matrix A;             /* a reference; NULL: an exchange-only plan */
+  halo_settings set;         /* the resolved options */
+  const halo_topology *topo; /* the context's */
+  halo_device *dev;          /* device plans: the context's */
+  void *comp;                /* device plans: the compute stream */
+  halo_memory memory;        /* where x, y and the ghosts live */
+  halo_transport transport;
+  int64_t n_local;     /* entries of the vector this rank owns */
+  int64_t n_slots;     /* ghost slots of the caller */
+  halo_leaves leaves;  /* the ghost slots against the schedule's ghosts */
+  halo_schedule sched; /* forward */
+  halo_schedule rsched; /* reverse (add = 1), when reverse is on */
+  int tag_base, n_tags; /* the block of tags of the plan's executors */
+  int n_sets;
+  halo_slot *sets;        /* max_exchanges of them */
+  halo_spmv_device *dsp;  /* device plans with a matrix: the local products */
+  halo_timeline *tl;      /* the option timeline */
+  halo_stats stats;
+  halo_choice choice; /* strategy AUTO: the candidates and the one chosen */
+};
+
+/** What every constructor gives the core: the vector's layout and the ghosts
+ *  the schedule moves (sorted, unique), with the caller's slots when they
+ *  differ, and the pattern when the caller knows it (explicit lists). */
+typedef struct {
+  int64_t n_local;
+  const int64_t *col_ranges; /* size+1: the entries of every rank */
+  int64_t n_ghost;           /* the schedule's ghosts */
+  const int64_t *ghost_ids;  /* their global ids, increasing */
+  const halo_pattern *pattern; /* NULL: learned by a sparse data exchange (NBX) */
+  const halo_leaves *leaves;   /* NULL: the caller's slots are the ghosts */
+} halo_plan_input;
+
+/**
+ * The core of every constructor. Collective over ctx->comm. A may be NULL
+ * (an exchange-only plan); with A, the input is A's layout and ghosts.
+ */
+halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_input *in,
+                            const halo_plan_options *opts, halo_plan *plan_p);
+
+/** The schedule of strategy s->opts.strategy (never AUTO), checked on every
+ *  rank. Collective. */
+halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                               const halo_settings *s, halo_schedule *sched);
+
+/** Whether this rank only forwards: no entries, no ghosts (a helper). */
+static inline int halo_plan_is_helper(const halo_plan P) {
+  return P->n_local == 0 && P->leaves.n_ghost == 0;
+}
+
+/** Set 0's forward executor: the plan's own exchange. */
+static inline halo_exec *halo_plan_own(halo_plan P) { return &P->sets[0].fwd; }
+
+/** Begin and end on one set of executors (exchange.c). */
+halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst);
+halo_status halo_slot_end(halo_plan P, int slot);
+
+/** Take a reference on a matrix (a plan holds one). */
+void halo_matrix_retain(halo_matrix A);
+
+#endif

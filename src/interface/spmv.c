@@ -1,0 +1,91 @@
+/* The distributed products: y = alpha*A*x + beta*y with the diagonal block
+ * multiplied while the exchange is in flight, and y = alpha*A^T*x + beta*y
+ * with the off-diagonal block's contributions sent back by the reverse
+ * exchange while the diagonal block's transpose is multiplied; on the host
+ * (src/spmv/csr.c) or on the device (src/spmv/device.h). */
+#include "interface/plan.h"
+#include "spmv/csr.h"
+
+static int64_t n_rows(const halo_plan P) { return P->A->row_end - P->A->row_begin; }
+static int64_t n_cols(const halo_plan P) { return P->A->col_end - P->A->col_begin; }
+
+/* A plan with a matrix, and vectors where the rank has entries: x has the
+ * matrix's columns and y its rows (transpose: the other way round). */
+static halo_status check_product(halo_plan plan, const double *x, const double *y, int transpose) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  if (!plan->A)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the plan has no matrix (an exchange-only plan): it "
+                                            "moves values, the caller multiplies");
+  const int64_t n_x = transpose ? n_rows(plan) : n_cols(plan);
+  const int64_t n_y = transpose ? n_cols(plan) : n_rows(plan);
+  if (!y && n_y > 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "y is NULL but this rank owns %lld of its entries",
+                      (long long)n_y);
+  if (!x && n_x > 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "x is NULL but this rank owns %lld of its entries",
+                      (long long)n_x);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y) {
+  HALO_CHECK(check_product(plan, x, y, 0));
+  const halo_matrix A = plan->A;
+  double *ghost = halo_plan_own(plan)->slots;
+  if (plan->memory != HALO_MEMORY_DEVICE) {
+    HALO_CHECK(halo_slot_begin(plan, 0, 0, x, NULL));
+    halo_csr_block_mult(&A->diag, alpha, x, beta, y);
+    HALO_CHECK(halo_slot_end(plan, 0));
+    halo_csr_rows_multadd(&A->offd, alpha, ghost, y);
+    return HALO_SUCCESS;
+  }
+  if (plan->sets[0].state == HALO_SLOT_IDLE && plan->set.product_first) {
+    /* the local product first, from the exchange's starting point: it need
+     * not wait for the host work of the exchange's start */
+    HALO_CHECK(halo_exec_mark_start(halo_plan_own(plan), 1));
+    halo_status st = halo_spmv_device_diag(plan->dsp, alpha, x, beta, y);
+    if (st == HALO_SUCCESS) st = halo_timeline_mark(plan->tl, 1);
+    if (st == HALO_SUCCESS) st = halo_slot_begin(plan, 0, 0, x, NULL);
+    if (st != HALO_SUCCESS) {
+      (void)halo_exec_mark_start(halo_plan_own(plan), 0);
+      return st;
+    }
+    HALO_CHECK(halo_slot_end(plan, 0));
+    return halo_spmv_device_offd(plan->dsp, alpha, ghost, y);
+  }
+  HALO_CHECK(halo_slot_begin(plan, 0, 0, x, NULL));
+  halo_status st = halo_spmv_device_diag(plan->dsp, alpha, x, beta, y);
+  halo_status st2 = halo_slot_end(plan, 0); /* end what began, whatever happened */
+  HALO_CHECK(st);
+  HALO_CHECK(st2);
+  return halo_spmv_device_offd(plan->dsp, alpha, ghost, y);
+}
+
+halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, double beta,
+                                double *y) {
+  HALO_CHECK(check_product(plan, x, y, 1));
+  if (!plan->set.opts.reverse)
+    return HALO_ERROR(HALO_ERR_STATE, "the plan was made with reverse = 0: no transpose product");
+  const halo_matrix A = plan->A;
+  double *g = halo_plan_own(plan)->slots; /* the ghosts' contributions */
+  halo_status st, st2;
+  if (plan->memory != HALO_MEMORY_DEVICE) {
+    halo_csr_rows_mult_t(&A->offd, A->n_ghost, alpha, x, g);
+    HALO_CHECK(halo_slot_begin(plan, 0, 1, g, y));
+    halo_csr_block_mult_t(&A->diag, n_cols(plan), alpha, x, beta, y);
+    return halo_slot_end(plan, 0);
+  }
+  HALO_CHECK(halo_spmv_device_offd_t(plan->dsp, alpha, x, g));
+  HALO_CHECK(halo_slot_begin(plan, 0, 1, g, y));
+  st = halo_spmv_device_diag_t(plan->dsp, alpha, x, beta, y);
+  st2 = halo_slot_end(plan, 0); /* its additions into y follow the product on the stream */
+  HALO_CHECK(st);
+  return st2;
+}
+
+halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double beta, double *y) {
+  HALO_CHECK(check_product(plan, x, y, 0));
+  if (plan->memory == HALO_MEMORY_DEVICE)
+    return halo_spmv_device_diag(plan->dsp, alpha, x, beta, y);
+  halo_csr_block_mult(&plan->A->diag, alpha, x, beta, y);
+  return HALO_SUCCESS;
+}

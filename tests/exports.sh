@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The shared library exports the public API and nothing else: every symbol it
+# defines for the dynamic linker is a function declared in include/ (the
+# loader's _init and _fini aside), and every function declared there (static
+# inline ones aside) is exported.
+set -u
+lib=$1
+inc=$2
+[ -f "$lib" ] || { echo "no library at $lib"; exit 1; }
+exported=$(nm -D --defined-only "$lib" | awk 'NF == 3 {print $3}' | grep -vxE '_init|_fini' | sort -u)
+declared=$(cat "$inc"/halo.h "$inc"/halo/*.h | tr '\n' ' ' | grep -oE '\bhalo_[a-z0-9_]+[[:space:]]*\(' |
+           sed -E 's/[[:space:]]*\($//' | sort -u)
+inline=$(cat "$inc"/halo.h "$inc"/halo/*.h | grep -oE 'static inline [^(]*\bhalo_[a-z0-9_]+\(' |
+         grep -oE 'halo_[a-z0-9_]+\($' | tr -d '(' | sort -u)
+fail=0
+extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
+if [ -n "$extra" ]; then echo "exported but not declared in include/:"; echo "$extra"; fail=1; fi
+missing=$(comm -13 <(echo "$exported") <(comm -23 <(echo "$declared") <(echo "$inline")))
+# types that precede a ( in a declaration (a callback's return type, its name)
+missing=$(echo "$missing" | grep -vxE 'halo_status|halo_progress_fn' || true)
+if [ -n "$missing" ]; then echo "declared in include/ but not exported:"; echo "$missing"; fail=1; fi
+[ "$fail" -eq 0 ] && [ "$(echo "$exported" | wc -l)" -gt 50 ] || { [ "$fail" -ne 0 ] || echo "too few exports"; exit 1; }
+exit 0
