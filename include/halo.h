@@ -602,6 +602,21 @@ typedef struct {
   int64_t max_inter_node_bytes_per_node;    /**< most inter-node bytes sent from one node */
 } halo_phase_stats;
 
+/** The parts of a plan's set-up (halo_stats.setup_part_seconds). */
+typedef enum {
+  HALO_SETUP_CONTEXT = 0,   /**< options; the communicator's nodes, device, streams and NCCL
+                                 communicator (made by its first plans); the matrix's upload */
+  HALO_SETUP_PATTERN = 1,   /**< who needs which entries from whom (the sparse discovery;
+                                 none for a plan from explicit lists) */
+  HALO_SETUP_CHOICE = 2,    /**< strategy AUTO: the candidates modeled, or timed */
+  HALO_SETUP_SCHEDULE = 3,  /**< the strategy's schedule, checked on every rank */
+  HALO_SETUP_HANDSHAKE = 4, /**< the schedules checked against each other, and reversed */
+  HALO_SETUP_EXECUTORS = 5, /**< tags, buffers, persistent requests, CUDA IPC handles */
+  HALO_SETUP_PRODUCT = 6,   /**< the device product (and, once per matrix, its transposes) */
+  HALO_SETUP_STATS = 7,     /**< these statistics */
+  HALO_SETUP_N_PARTS = 8
+} halo_setup_part;
+
 /** Statistics of a plan; the same on every rank. */
 typedef struct {
   halo_strategy strategy;
@@ -615,6 +630,8 @@ typedef struct {
   int ranks_per_node;       /**< most ranks on one node */
   int64_t ghosts;           /**< ghost entries of all ranks */
   double setup_seconds;     /**< plan creation time, max over ranks */
+  double setup_part_seconds[HALO_SETUP_N_PARTS]; /**< each part of it (halo_setup_part), the
+                                                      most of any rank */
 } halo_stats;
 
 /** Statistics of a plan, computed at creation. Not collective. */

@@ -1,14 +1,21 @@
 /* Device memory, every strategy through every transport this machine can
  * serve: the ghosts and the product must be bit for bit those of the
  * standard exchange on the device, and the product that of the host within
- * 1e-12; no allocation and no MPI request or communicator made in 100
- * products; the transport choice and its errors. Exits 77 (skipped) when no
- * CUDA device is visible.
+ * 1e-12; the reverse exchange bit for bit that of the host plan of the same
+ * options (the same schedule, the same order of additions), the transpose
+ * product the host's within 1e-12 and the same bits twice; exchange-only
+ * plans (ghosts unsorted and repeated) against the host's; a handle's
+ * exchange and the plan's own reverse in flight at once; new values with
+ * both local kernels; one NCCL communicator for every plan of the run; no
+ * allocation and no MPI request or communicator made in 100 products; the
+ * transport choice and its errors. Exits 77 (skipped) when no CUDA device is
+ * visible.
  * usage: test_gpu [FILE.mtx ...] */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
+#include "exec/device.h"
 #include "halo_impl.h"
 #include "verify.h"
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -47,6 +54,162 @@ static int transport_usable(halo_transport t) {
 }
 
 static int n_cases;
+
+/* The reverse exchange and the transpose product of a device plan against
+ * the host plan of the same options: the reverse bit for bit, the transpose
+ * within 1e-12, each the same bits twice. dx, dy, dg: device x (n), y (n),
+ * ghosts (ng). */
+static void check_reverse(MPI_Comm comm, halo_plan plan, halo_matrix H, const halo_plan_options *o,
+                          int64_t n, int64_t ng, const int64_t *gid, const double *hx, double *dx,
+                          double *dy, double *dg, const char *what) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  halo_plan_options ho = *o;
+  ho.memory = HALO_MEMORY_HOST;
+  ho.transport = HALO_TRANSPORT_AUTO;
+  halo_plan hp;
+  CHECK_OK(halo_plan_create(H, &ho, &hp));
+  double *c = malloc((size_t)(ng + 1) * sizeof *c), *hy = malloc((size_t)(n + 1) * sizeof *hy);
+  double *dev = malloc((size_t)(n + 1) * sizeof *dev), *first = malloc((size_t)(n + 1) * sizeof *first);
+  for (int64_t k = 0; k < ng; k++) c[k] = test_x(7 * gid[k] + rank) * (rank + 1);
+  for (int run = 0; run < 2; run++) {
+    CUDA_OK(cudaMemcpy(dg, c, (size_t)ng * sizeof *c, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dy, hx, (size_t)n * sizeof *hx, cudaMemcpyHostToDevice));
+    CHECK_OK(halo_exchange_reverse_begin(plan, dg, dy));
+    CHECK_OK(halo_exchange_reverse_end(plan));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(dev, dy, (size_t)n * sizeof *dev);
+    memcpy(hy, hx, (size_t)n * sizeof *hy);
+    CHECK_OK(halo_exchange_reverse_begin(hp, c, hy));
+    CHECK_OK(halo_exchange_reverse_end(hp));
+    for (int64_t i = 0; i < n; i++)
+      CHECK_MSG(dev[i] == hy[i], "%s: reverse, entry %lld is %.17g on the device, %.17g on the host",
+                what, (long long)i, dev[i], hy[i]);
+  }
+  for (int run = 0; run < 2; run++) {
+    CUDA_OK(cudaMemcpy(dy, hx, (size_t)n * sizeof *hx, cudaMemcpyHostToDevice));
+    CHECK_OK(halo_spmv_transpose(plan, 1.5, dx, -0.5, dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(dev, dy, (size_t)n * sizeof *dev);
+    if (run == 0) {
+      memcpy(first, dev, (size_t)n * sizeof *dev);
+      memcpy(hy, hx, (size_t)n * sizeof *hy);
+      CHECK_OK(halo_spmv_transpose(hp, 1.5, hx, -0.5, hy));
+      for (int64_t i = 0; i < n; i++)
+        CHECK_MSG(fabs(dev[i] - hy[i]) <= 1e-12 * (fabs(hy[i]) + 1.0),
+                  "%s: transpose, entry %lld is %.17g on the device, %.17g on the host", what,
+                  (long long)i, dev[i], hy[i]);
+    } else {
+      CHECK_MSG(n == 0 || memcmp(first, dev, (size_t)n * sizeof *dev) == 0,
+                "%s: two transpose products gave different bits", what);
+    }
+  }
+  free(first), free(dev), free(hy), free(c);
+  halo_plan_destroy(&hp);
+}
+
+/* Exchange-only device plans from ids (the ghosts unsorted, every third
+ * twice) against the host's: the forward exchange exact, the reverse bit for
+ * bit; a handle's exchange and the plan's own reverse in flight at once. */
+static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  int64_t n, ng, cb;
+  const int64_t *gid;
+  CHECK_OK(halo_matrix_get_local_sizes(H, NULL, &n, &ng));
+  CHECK_OK(halo_matrix_get_ghost_ids(H, &gid));
+  CHECK_OK(halo_matrix_get_layout(H, NULL, NULL, NULL, &cb));
+  int64_t ns = 0, *ids = malloc((size_t)(2 * ng + 1) * sizeof *ids);
+  for (int64_t k = ng - 1; k >= 0; k--) { /* backwards, every third twice */
+    ids[ns++] = gid[k];
+    if (k % 3 == 0) ids[ns++] = gid[k];
+  }
+  double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hs = malloc((size_t)(ns + 1) * sizeof *hs);
+  double *c = malloc((size_t)(ns + 1) * sizeof *c), *hy = malloc((size_t)(n + 1) * sizeof *hy);
+  double *dev = malloc((size_t)(n + 1) * sizeof *dev);
+  for (int64_t j = 0; j < n; j++) hx[j] = test_x(cb + j);
+  for (int64_t k = 0; k < ns; k++) c[k] = test_x(3 * ids[k] + rank);
+  double *dx = to_device(hx, (size_t)n * sizeof *hx), *dc = to_device(c, (size_t)ns * sizeof *c);
+  double *dy = to_device(hx, (size_t)n * sizeof *hx), *ds = to_device(c, (size_t)ns * sizeof *c);
+  for (int s = 0; s < HALO_N_STRATEGIES; s++)
+    for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++) {
+      if (!transport_usable((halo_transport)t)) continue;
+      halo_plan_options o = halo_plan_options_default();
+      o.strategy = (halo_strategy)s, o.transport = (halo_transport)t;
+      o.ranks_per_node = node_sizes[n_node_sizes - 1];
+      o.message_cap = 64;
+      char what[256];
+      snprintf(what, sizeof what, "%s, exchange-only, %s, %s", label,
+               halo_strategy_name(o.strategy), halo_transport_name(o.transport));
+      halo_plan pd, ph;
+      o.memory = HALO_MEMORY_DEVICE;
+      CHECK_OK(halo_plan_create_from_ids(comm, cb, cb + n, ns, ids, &o, &pd));
+      o.memory = HALO_MEMORY_HOST, o.transport = HALO_TRANSPORT_AUTO;
+      CHECK_OK(halo_plan_create_from_ids(comm, cb, cb + n, ns, ids, &o, &ph));
+      /* a handle forward and the plan's own reverse at once */
+      halo_exchange e;
+      CHECK_OK(halo_exchange_create(pd, &e));
+      CUDA_OK(cudaMemset(ds, 0xff, (size_t)(ns + 1) * sizeof(double)));
+      CUDA_OK(cudaMemcpy(dy, hx, (size_t)n * sizeof *hx, cudaMemcpyHostToDevice));
+      CHECK_OK(halo_exchange_start(e, dx, ds));
+      CHECK_OK(halo_exchange_reverse_begin(pd, dc, dy));
+      CHECK_OK(halo_exchange_reverse_end(pd));
+      CHECK_OK(halo_exchange_wait(e));
+      CHECK_OK(halo_plan_synchronize(pd));
+      halo_exchange_destroy(&e);
+      to_host(hs, ds, (size_t)ns * sizeof *hs);
+      for (int64_t k = 0; k < ns; k++)
+        CHECK_MSG(hs[k] == test_x(ids[k]), "%s: slot %lld is %g, not %g", what, (long long)k, hs[k],
+                  test_x(ids[k]));
+      to_host(dev, dy, (size_t)n * sizeof *dev);
+      memcpy(hy, hx, (size_t)n * sizeof *hy);
+      CHECK_OK(halo_exchange_reverse_begin(ph, c, hy));
+      CHECK_OK(halo_exchange_reverse_end(ph));
+      for (int64_t j = 0; j < n; j++)
+        CHECK_MSG(dev[j] == hy[j], "%s: reverse, entry %lld is %.17g on the device, %.17g on the "
+                  "host", what, (long long)j, dev[j], hy[j]);
+      halo_plan_destroy(&ph);
+      halo_plan_destroy(&pd);
+      n_cases++;
+    }
+  cudaFree(ds), cudaFree(dy), cudaFree(dc), cudaFree(dx);
+  free(dev), free(hy), free(c), free(hs), free(hx), free(ids);
+}
+
+/* New values of a matrix made from device arrays: the product with 2A is
+ * twice the product, bit for bit, with either local kernel. */
+static void check_new_values(MPI_Comm comm, halo_matrix A, const halo_csr *rows, int64_t n,
+                             const double *dx, double *dy, const char *label) {
+  const int64_t nnz = rows->row_ptr[n];
+  double *v2 = malloc((size_t)(nnz + 1) * sizeof *v2), *y1 = malloc((size_t)(n + 1) * sizeof *y1);
+  double *y2 = malloc((size_t)(n + 1) * sizeof *y2);
+  for (int64_t k = 0; k < nnz; k++) v2[k] = 2.0 * rows->values[k];
+  double *d_v1 = to_device(rows->values, (size_t)nnz * sizeof(double));
+  double *d_v2 = to_device(v2, (size_t)nnz * sizeof(double));
+  for (int kernel = 0; kernel < 2; kernel++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.local_kernel = kernel ? HALO_LOCAL_KERNEL_CUSPARSE : HALO_LOCAL_KERNEL_HALO;
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(y1, dy, (size_t)n * sizeof *y1);
+    CHECK_OK(halo_matrix_set_values(A, d_v2));
+    CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(y2, dy, (size_t)n * sizeof *y2);
+    for (int64_t i = 0; i < n; i++)
+      CHECK_MSG(y2[i] == 2.0 * y1[i], "%s, kernel %s: new values, row %lld: %.17g, not 2 x %.17g",
+                label, kernel ? "cusparse" : "halo", (long long)i, y2[i], y1[i]);
+    CHECK_OK(halo_matrix_set_values(A, d_v1));
+    halo_plan_destroy(&plan);
+  }
+  (void)comm;
+  cudaFree(d_v2), cudaFree(d_v1);
+  free(y2), free(y1), free(v2);
+}
+
+
 
 static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
                        const char *label) {
@@ -143,9 +306,12 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
                     "%s: 2Ax - y wrong at %lld", what, (long long)i);
         CHECK_OK(halo_spmv_diag(plan, 1.0, dx, 0.0, dy));
         CHECK_OK(halo_plan_synchronize(plan));
+        check_reverse(comm, plan, H, &o, n, ng, gid, hx, dx, dy, dg, what);
         halo_plan_destroy(&plan);
         n_cases++;
       }
+  check_new_values(comm, A, rows, n, dx, dy, label);
+  run_exchange_only(comm, H, label);
   cudaFree(dx), cudaFree(dy), cudaFree(dg), cudaFree(d_ptr), cudaFree(d_col), cudaFree(d_val);
   free(hx), free(hy), free(hy_host), free(hg), free(ref_g), free(ref_y);
   halo_matrix_destroy(&A);
@@ -359,7 +525,12 @@ int main(int argc, char **argv) {
   }
   for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++)
     if (transport_usable((halo_transport)t)) no_alloc(comm, (halo_transport)t);
-  if (rank == 0) printf("%d device plans checked\n", n_cases);
+  /* every plan of the run on one communicator: one NCCL communicator at most */
+  CHECK_MSG(halo_debug_nccl_comms() <= 1, "%lld NCCL communicators made",
+            (long long)halo_debug_nccl_comms());
+  if (rank == 0)
+    printf("%d device plans checked, %lld NCCL communicator(s) made\n", n_cases,
+           (long long)halo_debug_nccl_comms());
   MPI_Finalize();
   return 0;
 }

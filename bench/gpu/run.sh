@@ -10,6 +10,10 @@
 #                              SpMV of the 27-point Laplacian 160^3 and of bundled
 #                              matrices per strategy and transport
 #   bench/gpu/run.sh all       all three
+#   bench/gpu/run.sh setup     build, the GPU tests (not the host suite), and plan set-up
+#                              against one SpMV (bench_setup): lap3d27:160 and :64 on 2 GPUs
+#                              over nccl, ipc and staged, with and without the reverse
+#                              exchange's executors; lap3d27:160 on 1 GPU
 #   bench/gpu/run.sh multi [tests|bench]   4 or more GPUs: build, the GPU tests at 1, 4 and 8 ranks
 #                              per GPU with virtual nodes of 1, 2 and 4 GPUs (not with
 #                              "bench"), this machine's model parameters, and every
@@ -234,6 +238,25 @@ bench_multi() {
   cp "$params" "$OUT/params.txt" 2>/dev/null
 }
 
+# Plan set-up against one SpMV: first and later plans of a communicator, by part
+setup_bench() {
+  say ""
+  say "## Plan set-up against one SpMV (bench_setup; times in ms, the SpMV in us)"
+  say ""
+  local header=--header
+  for m in lap3d27:160 lap3d27:64; do
+    for t in nccl ipc staged; do
+      CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/bench_setup --gen $m --memory device \
+        --transport $t $header 2>>"$log" | tee -a "$summary"
+      header=
+    done
+    CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/bench_setup --gen $m --memory device \
+      --transport nccl --reverse 0 --max-exchanges 1 2>>"$log" | tee -a "$summary"
+  done
+  CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 1 $B/bench/bench_setup --gen lap3d27:160 \
+    --memory device --transport staged 2>>"$log" | tee -a "$summary"
+}
+
 bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra (more
            # ranks per GPU, the bundled matrices), or all
   local what=${1:-all}
@@ -336,7 +359,8 @@ tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
+setup) build; tests gpu-only; setup_bench ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|quick]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|quick|multi]"; exit 2 ;;
 esac

@@ -268,7 +268,10 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   halo_pattern own_pattern;
   const halo_pattern *pattern = in->pattern;
   int *node_of_send[HALO_MAX_PHASES] = {0};
-  double t0 = halo_wtime();
+  double part[HALO_SETUP_N_PARTS + 1] = {0}; /* each part, then the whole */
+  const double t0 = halo_wtime();
+  double t = t0;
+#define PART_DONE(k) (part[k] += halo_wtime() - t, t = halo_wtime())
   memset(&own_pattern, 0, sizeof own_pattern);
   st = halo_settings_resolve(opts, &s);
   if (st == HALO_SUCCESS) {
@@ -294,32 +297,45 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
                                  P->memory == HALO_MEMORY_DEVICE;
   HALO_TRY(plan_memory(P, &s, transport_deferred));
   HALO_TRY(halo_context_topology(ctx, s.opts.ranks_per_node, &P->topo));
+  PART_DONE(HALO_SETUP_CONTEXT);
   if (!pattern) {
     HALO_TRY(halo_pattern_create(ctx->comm, in->col_ranges, in->ghost_ids, in->n_ghost,
                                  &own_pattern));
     pattern = &own_pattern;
   }
+  PART_DONE(HALO_SETUP_PATTERN);
   if (s.opts.strategy == HALO_STRATEGY_AUTO)
     HALO_TRY(plan_choose(P, in, pattern, &s, transport_deferred));
   P->set = s;
+  PART_DONE(HALO_SETUP_CHOICE);
   HALO_TRY(halo_plan_schedule(P, in, pattern, &s, &P->sched));
   halo_pattern_free(&own_pattern); /* the schedule holds all the exchange needs */
+  PART_DONE(HALO_SETUP_SCHEDULE);
   st = halo_schedule_handshake(ctx->comm, P->topo, &P->sched, node_of_send);
   HALO_TRY(halo_agree(ctx->comm, st));
   if (s.opts.reverse) HALO_TRY(halo_agree(ctx->comm, halo_schedule_reverse(&P->sched, &P->rsched)));
+  PART_DONE(HALO_SETUP_HANDSHAKE);
   P->n_sets = s.opts.max_exchanges;
   st = HALO_CALLOC(P->sets, P->n_sets);
   if (st == HALO_SUCCESS && P->memory == HALO_MEMORY_DEVICE && s.timeline)
     st = halo_timeline_create(P->comp, halo_device_exchange_stream(P->dev), &P->tl);
   HALO_TRY(halo_agree(ctx->comm, st));
   HALO_TRY(plan_executors(P));
+  PART_DONE(HALO_SETUP_EXECUTORS);
   HALO_TRY(plan_products(P));
+  PART_DONE(HALO_SETUP_PRODUCT);
   HALO_TRY(halo_schedule_stats(ctx->comm, P->topo, &P->sched, node_of_send, &P->stats));
   P->stats.remove_duplicates = s.opts.remove_duplicates;
   for (int k = 0; k < P->stats.n_phases; k++) P->stats.phase[k].transport = P->transport;
+  PART_DONE(HALO_SETUP_STATS);
+#undef PART_DONE
   {
-    double t = halo_wtime() - t0;
-    HALO_TRY_MPI(MPI_Allreduce(&t, &P->stats.setup_seconds, 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    double most[HALO_SETUP_N_PARTS + 1];
+    part[HALO_SETUP_N_PARTS] = halo_wtime() - t0;
+    HALO_TRY_MPI(
+        MPI_Allreduce(part, most, HALO_SETUP_N_PARTS + 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    memcpy(P->stats.setup_part_seconds, most, sizeof P->stats.setup_part_seconds);
+    P->stats.setup_seconds = most[HALO_SETUP_N_PARTS];
   }
   *plan_p = P;
   P = NULL;

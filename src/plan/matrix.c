@@ -78,10 +78,19 @@ static void dev_block_free(halo_dev_block *b) {
   memset(b, 0, sizeof *b);
 }
 
+static void dev_transpose_free(halo_dev_transpose *t) {
+  halo_dev_free(t->ptr);
+  halo_dev_free(t->rows);
+  halo_dev_free(t->perm);
+  memset(t, 0, sizeof *t);
+}
+
 void halo_matrix_free_data(halo_matrix A) {
   if (!A) return;
   dev_block_free(&A->d_diag);
   dev_block_free(&A->d_offd);
+  dev_transpose_free(&A->d_diag_t);
+  dev_transpose_free(&A->d_offd_t);
   halo_free(A->in_offd);
   halo_free(A->ghost_ids);
   halo_free(A->offd.vals);
@@ -429,6 +438,74 @@ halo_status halo_matrix_upload(halo_matrix A) {
   }
   A->on_device = 1;
   A->device = device;
+  return HALO_SUCCESS;
+}
+
+/* The transpose of a CSR block of n_rows rows (row r of the block is local
+ * row row_ids[r], or r when row_ids is NULL) over n_cols columns, uploaded. */
+static halo_status transpose_build(int64_t n_rows, const int64_t *row_ptr, const int32_t *cols,
+                                   const int32_t *row_ids, int64_t n_cols, halo_dev_transpose *t) {
+  halo_status st = HALO_SUCCESS;
+  int64_t *ptr = NULL, *perm = NULL, *next = NULL;
+  int32_t *rows = NULL;
+  void *narrow = NULL;
+  const int64_t nnz = n_rows ? row_ptr[n_rows] : 0;
+  t->n_cols = n_cols;
+  t->nnz = nnz;
+  t->idx64 = nnz > INT32_MAX;
+  HALO_TRY(HALO_CALLOC(ptr, n_cols + 1));
+  HALO_TRY(HALO_ALLOC(next, n_cols));
+  HALO_TRY(HALO_ALLOC(perm, nnz));
+  HALO_TRY(HALO_ALLOC(rows, nnz));
+  for (int64_t k = 0; k < nnz; k++) ptr[cols[k] + 1]++;
+  for (int64_t c = 0; c < n_cols; c++) ptr[c + 1] += ptr[c], next[c] = ptr[c];
+  for (int64_t r = 0; r < n_rows; r++) /* rows in order: each column's entries in row order */
+    for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; k++) {
+      const int64_t at = next[cols[k]]++;
+      perm[at] = k;
+      rows[at] = row_ids ? row_ids[r] : (int32_t)r;
+    }
+  const size_t isz = t->idx64 ? sizeof(int64_t) : sizeof(int32_t);
+  HALO_TRY(halo_dev_malloc(&t->ptr, (size_t)(n_cols + 1) * isz));
+  HALO_TRY(halo_dev_malloc(&t->perm, (size_t)nnz * isz));
+  HALO_TRY(halo_dev_malloc((void **)&t->rows, (size_t)nnz * sizeof(int32_t)));
+  HALO_TRY(halo_host_to_dev(t->rows, rows, (size_t)nnz * sizeof(int32_t)));
+  if (t->idx64) {
+    HALO_TRY(halo_host_to_dev(t->ptr, ptr, (size_t)(n_cols + 1) * isz));
+    HALO_TRY(halo_host_to_dev(t->perm, perm, (size_t)nnz * isz));
+  } else {
+    int32_t *n32;
+    const int64_t m = n_cols + 1 > nnz ? n_cols + 1 : nnz;
+    HALO_TRY(halo_alloc_array(&narrow, (size_t)m, sizeof(int32_t), 0));
+    n32 = narrow;
+    for (int64_t c = 0; c <= n_cols; c++) n32[c] = (int32_t)ptr[c];
+    HALO_TRY(halo_host_to_dev(t->ptr, n32, (size_t)(n_cols + 1) * isz));
+    for (int64_t k = 0; k < nnz; k++) n32[k] = (int32_t)perm[k];
+    HALO_TRY(halo_host_to_dev(t->perm, n32, (size_t)nnz * isz));
+  }
+cleanup:
+  halo_free(narrow);
+  halo_free(rows);
+  halo_free(perm);
+  halo_free(next);
+  halo_free(ptr);
+  if (st != HALO_SUCCESS) dev_transpose_free(t);
+  return st;
+}
+
+halo_status halo_matrix_upload_transpose(halo_matrix A) {
+  if (A->on_device_t) return HALO_SUCCESS;
+  if (!A->on_device)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "the transposes of a matrix that is not on the device");
+  HALO_CHECK(transpose_build(A->diag.n_rows, A->diag.row_ptr, A->diag.cols, NULL,
+                             A->col_end - A->col_begin, &A->d_diag_t));
+  halo_status st = transpose_build(A->offd.n_rows, A->offd.row_ptr, A->offd.cols, A->offd.rows,
+                                   A->n_ghost, &A->d_offd_t);
+  if (st != HALO_SUCCESS) {
+    dev_transpose_free(&A->d_diag_t);
+    return st;
+  }
+  A->on_device_t = 1;
   return HALO_SUCCESS;
 }
 

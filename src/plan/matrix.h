@@ -34,6 +34,17 @@ typedef struct {
   int32_t *rows; /* compressed blocks: local row of each block row */
 } halo_dev_block;
 
+/** A block's transpose on the device, as index arrays into the block's
+ *  values (new values need no new transpose): for each column, its entries
+ *  in row order, the rows they are in and their places in the values. */
+typedef struct {
+  int64_t n_cols, nnz;
+  int idx64;     /* ptr and perm are int64_t (else int32_t) */
+  void *ptr;     /* n_cols+1 */
+  int32_t *rows; /* nnz: the local row of each entry */
+  void *perm;    /* nnz: its place in the block's values */
+} halo_dev_transpose;
+
 struct halo_context_s; /* src/interface/context.h: the planning code never looks inside */
 
 struct halo_matrix_s {
@@ -59,6 +70,8 @@ struct halo_matrix_s {
   int on_device;
   int device; /* the CUDA device that holds them */
   halo_dev_block d_diag, d_offd;
+  int on_device_t;                      /* the transposes are made (halo_matrix_upload_transpose) */
+  halo_dev_transpose d_diag_t, d_offd_t; /* Ad^T, Ao^T */
 };
 
 /**
@@ -98,6 +111,10 @@ halo_status halo_matrix_update_values_split(halo_matrix A, const double *diag_va
  *  that every rank of a device plan calls it). Fails if they were uploaded to
  *  another device. */
 halo_status halo_matrix_upload(halo_matrix A);
+
+/** The transposes of the uploaded blocks, made once (for every plan of the
+ *  matrix that multiplies by A^T). */
+halo_status halo_matrix_upload_transpose(halo_matrix A);
 
 
 #endif

@@ -7,8 +7,9 @@
  *                   goes to a short vector that one kernel adds to its rows.
  * The plan option local_kernel chooses. Both give the same bits on every run
  * (cuSPARSE: CSR algorithm 2), so every strategy and transport gives the
- * same y. The transposes (for halo_spmv_transpose) are index arrays into the
- * blocks' values, so that new values need no new transpose. */
+ * same y. The transposes (for halo_spmv_transpose) are the matrix's, made once
+ * (src/plan/matrix.c): index arrays into the blocks' values, so that new
+ * values need no new transpose. */
 #include "halo_impl.h"
 
 #include "spmv/device.h"
@@ -29,16 +30,6 @@
     }                                                                                              \
   } while (0)
 
-/* A block's transpose: for each column, its entries in row order, as the
- * rows they are in and their places in the block's values. */
-typedef struct {
-  int64_t n_cols, nnz;
-  int idx64;     /* ptr and perm are int64_t (else int32_t) */
-  void *ptr;     /* n_cols+1 */
-  int32_t *rows; /* nnz: the local row of each entry */
-  void *perm;    /* nnz: its place in the block's values */
-} dev_transpose;
-
 struct halo_spmv_device_s {
   cudaStream_t stream;
   halo_matrix A;
@@ -56,15 +47,7 @@ struct halo_spmv_device_s {
   double *y_off;
   const int32_t *offd_rows;
   int64_t n_offd_rows;
-  dev_transpose t_d, t_o;
 };
-
-static void transpose_free(dev_transpose *t) {
-  halo_dev_free(t->ptr);
-  halo_dev_free(t->rows);
-  halo_dev_free(t->perm);
-  memset(t, 0, sizeof *t);
-}
 
 void halo_spmv_device_destroy(halo_spmv_device **sp_p) {
   if (!sp_p || !*sp_p) return;
@@ -78,63 +61,9 @@ void halo_spmv_device_destroy(halo_spmv_device **sp_p) {
   halo_dev_free(sp->buf_d);
   halo_dev_free(sp->buf_o);
   halo_dev_free(sp->y_off);
-  transpose_free(&sp->t_d);
-  transpose_free(&sp->t_o);
   if (sp->h) cusparseDestroy(sp->h);
   halo_free(sp);
   *sp_p = NULL;
-}
-
-/* The transpose of a CSR block of n_rows rows (row r of the block is local
- * row row_ids[r], or r when row_ids is NULL) over n_cols columns, uploaded. */
-static halo_status transpose_build(int64_t n_rows, const int64_t *row_ptr, const int32_t *cols,
-                                   const int32_t *row_ids, int64_t n_cols, dev_transpose *t) {
-  halo_status st = HALO_SUCCESS;
-  int64_t *ptr = NULL, *perm = NULL, *next = NULL;
-  int32_t *rows = NULL;
-  void *narrow = NULL;
-  const int64_t nnz = n_rows ? row_ptr[n_rows] : 0;
-  t->n_cols = n_cols;
-  t->nnz = nnz;
-  t->idx64 = nnz > INT32_MAX;
-  HALO_TRY(HALO_CALLOC(ptr, n_cols + 1));
-  HALO_TRY(HALO_ALLOC(next, n_cols));
-  HALO_TRY(HALO_ALLOC(perm, nnz));
-  HALO_TRY(HALO_ALLOC(rows, nnz));
-  for (int64_t k = 0; k < nnz; k++) ptr[cols[k] + 1]++;
-  for (int64_t c = 0; c < n_cols; c++) ptr[c + 1] += ptr[c], next[c] = ptr[c];
-  for (int64_t r = 0; r < n_rows; r++) /* rows in order: each column's entries in row order */
-    for (int64_t k = row_ptr[r]; k < row_ptr[r + 1]; k++) {
-      const int64_t at = next[cols[k]]++;
-      perm[at] = k;
-      rows[at] = row_ids ? row_ids[r] : (int32_t)r;
-    }
-  const size_t isz = t->idx64 ? sizeof(int64_t) : sizeof(int32_t);
-  HALO_TRY(halo_dev_malloc(&t->ptr, (size_t)(n_cols + 1) * isz));
-  HALO_TRY(halo_dev_malloc(&t->perm, (size_t)nnz * isz));
-  HALO_TRY(halo_dev_malloc((void **)&t->rows, (size_t)nnz * sizeof(int32_t)));
-  HALO_TRY(halo_host_to_dev(t->rows, rows, (size_t)nnz * sizeof(int32_t)));
-  if (t->idx64) {
-    HALO_TRY(halo_host_to_dev(t->ptr, ptr, (size_t)(n_cols + 1) * isz));
-    HALO_TRY(halo_host_to_dev(t->perm, perm, (size_t)nnz * isz));
-  } else {
-    int32_t *n32;
-    const int64_t m = n_cols + 1 > nnz ? n_cols + 1 : nnz;
-    HALO_TRY(halo_alloc_array(&narrow, (size_t)m, sizeof(int32_t), 0));
-    n32 = narrow;
-    for (int64_t c = 0; c <= n_cols; c++) n32[c] = (int32_t)ptr[c];
-    HALO_TRY(halo_host_to_dev(t->ptr, n32, (size_t)(n_cols + 1) * isz));
-    for (int64_t k = 0; k < nnz; k++) n32[k] = (int32_t)perm[k];
-    HALO_TRY(halo_host_to_dev(t->perm, n32, (size_t)nnz * isz));
-  }
-cleanup:
-  halo_free(narrow);
-  halo_free(rows);
-  halo_free(perm);
-  halo_free(next);
-  halo_free(ptr);
-  if (st != HALO_SUCCESS) transpose_free(t);
-  return st;
 }
 
 /* Descriptors, buffer and preprocessing of one block (rows x cols), with
@@ -223,12 +152,7 @@ halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv
   sp->n_offd_rows = A->d_offd.n_rows;
   sp->offd_rows = A->d_offd.rows;
   sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
-  if (o->transpose) {
-    HALO_TRY(transpose_build(A->diag.n_rows, A->diag.row_ptr, A->diag.cols, NULL, sp->n_cols,
-                             &sp->t_d));
-    HALO_TRY(transpose_build(A->offd.n_rows, A->offd.row_ptr, A->offd.cols, A->offd.rows,
-                             A->n_ghost, &sp->t_o));
-  }
+  if (o->transpose) HALO_TRY(halo_matrix_upload_transpose(A));
   if (o->cusparse) {
     sp->alg = o->cusparse_alg == 1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
     halo_debug_count_alloc();
@@ -299,7 +223,7 @@ cleanup:
 
 halo_status halo_spmv_device_diag_t(halo_spmv_device *sp, double alpha, const double *x,
                                     double beta, double *y) {
-  const dev_transpose *t = &sp->t_d;
+  const halo_dev_transpose *t = &sp->A->d_diag_t;
   if (!sp->o.transpose)
     return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the transpose (reverse = 0)");
   HALO_CUDA(halo_cuda_csr_t(t->n_cols, t->idx64, t->ptr, t->rows, t->perm, sp->D->vals, x, alpha,
@@ -309,7 +233,7 @@ halo_status halo_spmv_device_diag_t(halo_spmv_device *sp, double alpha, const do
 
 halo_status halo_spmv_device_offd_t(halo_spmv_device *sp, double alpha, const double *x,
                                     double *g) {
-  const dev_transpose *t = &sp->t_o;
+  const halo_dev_transpose *t = &sp->A->d_offd_t;
   if (!sp->o.transpose)
     return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the transpose (reverse = 0)");
   HALO_CUDA(halo_cuda_csr_t(t->n_cols, t->idx64, t->ptr, t->rows, t->perm, sp->O->vals, x, alpha,
