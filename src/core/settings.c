@@ -93,7 +93,7 @@ static const char *const stream_words[] = {"blocking", "nonblocking", NULL};
 
 halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *s) {
   halo_plan_options o = opts ? *opts : halo_plan_options_default();
-  int64_t v;
+  int64_t v = 0;
   memset(s, 0, sizeof *s);
   if (!halo_strategy_valid(o.strategy))
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown strategy %d", (int)o.strategy);
@@ -242,7 +242,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
 }
 
 halo_status halo_settings_max_count(int *count_p) {
-  int64_t v;
+  int64_t v = 0;
   HALO_CHECK(resolve_int("max_message_count", -1, "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0,
                          NULL, &v));
   *count_p = (int)v;
