@@ -94,11 +94,6 @@ int main(int argc, char **argv) {
   const int device = o.memory == HALO_MEMORY_DEVICE;
   double *hx = malloc((size_t)(n + 1) * sizeof *hx);
   for (int64_t i = 0; i < n; i++) hx[i] = 1.0 / (double)(b + i + 1);
-  double *x = buf_alloc(device, (size_t)n * sizeof *x), *y = buf_alloc(device, (size_t)n * sizeof *y);
-  if (!x || !y || buf_from_host(device, x, hx, (size_t)n * sizeof *x)) {
-    fprintf(stderr, "bench_setup: no %s memory for the vectors\n", device ? "device" : "host");
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
 
   /* a fresh communicator: its first matrix makes the context */
   MPI_Comm comm;
@@ -113,6 +108,13 @@ int main(int argc, char **argv) {
   halo_stats first;
   CK(halo_plan_create(A, &o, &plan));
   CK(halo_plan_stats(plan, &first));
+  /* the vectors after the first plan, on the device it chose (made before,
+   * they would have put every rank on the current device) */
+  double *x = buf_alloc(device, (size_t)n * sizeof *x), *y = buf_alloc(device, (size_t)n * sizeof *y);
+  if (!x || !y || buf_from_host(device, x, hx, (size_t)n * sizeof *x)) {
+    fprintf(stderr, "bench_setup: no %s memory for the vectors\n", device ? "device" : "host");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   /* one product */
   for (int i = 0; i < 10; i++) CK(halo_spmv(plan, 1.0, x, 0.0, y));
   CK(halo_plan_synchronize(plan));

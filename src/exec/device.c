@@ -184,6 +184,20 @@ cleanup:
   return st;
 }
 
+halo_status halo_device_check_id(int device_id) {
+  int count = 0;
+  if (device_id < 0) return HALO_SUCCESS;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  if (device_id >= count)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d, but %d CUDA devices are visible",
+                      device_id, count);
+  return HALO_SUCCESS;
+}
+
 halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **stream_p) {
   const int i = nonblocking ? 1 : 0;
   if (!d->comp[i]) HALO_CHECK(stream_create(&d->comp[i], cudaStreamNonBlocking, 0));
@@ -349,6 +363,10 @@ void halo_device_destroy(halo_device **dev_p) {
   if (dev_p) *dev_p = NULL;
 }
 int halo_device_id(const halo_device *d) { return (void)d, -1; }
+halo_status halo_device_check_id(int device_id) {
+  (void)device_id;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
 int halo_device_ranks_per_gpu(const halo_device *d) { return (void)d, 0; }
 int halo_device_mpi_aware(const halo_device *d, int setting) { return (void)d, setting > 0; }
 MPI_Comm halo_device_machine_comm(const halo_device *d) { return (void)d, MPI_COMM_NULL; }

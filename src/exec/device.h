@@ -23,6 +23,10 @@ typedef struct halo_device_s halo_device;
 halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p);
 void halo_device_destroy(halo_device **dev_p);
 
+/** Check a device_id option against the visible devices (-1: any).
+ *  HALO_ERR_INVALID_ARG "device_id = N, but M CUDA devices are visible". */
+halo_status halo_device_check_id(int device_id);
+
 /** The CUDA device. */
 int halo_device_id(const halo_device *d);
 /** Most ranks that share one GPU on a machine (over the communicator). */

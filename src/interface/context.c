@@ -155,6 +155,8 @@ halo_status halo_context_device(halo_context *ctx, int device_id, halo_device **
   halo_status st = HALO_SUCCESS;
   if (!ctx->device) {
     HALO_CHECK(halo_device_create(ctx->comm, device_id, &ctx->device));
+  } else if ((st = halo_device_check_id(device_id)) != HALO_SUCCESS) {
+    /* st says why */
   } else if (device_id >= 0 && device_id != halo_device_id(ctx->device)) {
     st = HALO_ERROR(HALO_ERR_INVALID_ARG,
                     "device_id = %d, but this communicator's plans use CUDA device %d (every "
