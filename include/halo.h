@@ -298,8 +298,9 @@ typedef struct {
   int autotune;
   /** Exchanges of this plan that may be in flight at once, each with its own
    *  buffers and requests made at plan time: the plan's own (halo_spmv,
-   *  halo_exchange_begin) and those of halo_exchange_create(). 1 to
-   *  HALO_MAX_EXCHANGES; -1 (default): 2. */
+   *  halo_exchange_begin) and those of halo_exchange_create(), which needs
+   *  2 or more. 1 to HALO_MAX_EXCHANGES; -1 (default): 1 (each set costs its
+   *  buffers and a part of the plan's set-up). */
   int max_exchanges;
   /** 1: the reverse exchange (halo_exchange_reverse_begin) and the transpose
    *  product (halo_spmv_transpose) are ready at plan time; 0: neither, which

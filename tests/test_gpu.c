@@ -130,7 +130,8 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
   for (int64_t j = 0; j < n; j++) hx[j] = test_x(cb + j);
   for (int64_t k = 0; k < ns; k++) c[k] = test_x(3 * ids[k] + rank);
   double *dx = to_device(hx, (size_t)n * sizeof *hx), *dc = to_device(c, (size_t)ns * sizeof *c);
-  double *dy = to_device(hx, (size_t)n * sizeof *hx), *ds = to_device(c, (size_t)ns * sizeof *c);
+  double *dy = to_device(hx, (size_t)n * sizeof *hx), *ds = NULL;
+  CUDA_OK(cudaMalloc((void **)&ds, (size_t)(ns + 1) * sizeof(double)));
   for (int s = 0; s < HALO_N_STRATEGIES; s++)
     for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++) {
       if (!transport_usable((halo_transport)t)) continue;
@@ -138,6 +139,7 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
       o.strategy = (halo_strategy)s, o.transport = (halo_transport)t;
       o.ranks_per_node = node_sizes[n_node_sizes - 1];
       o.message_cap = 64;
+      o.max_exchanges = 2; /* a handle beside the plan's own */
       char what[256];
       snprintf(what, sizeof what, "%s, exchange-only, %s, %s", label,
                halo_strategy_name(o.strategy), halo_transport_name(o.transport));

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   halo_plan_options r;
   /* the defaults, resolved */
   CHECK_OK(halo_plan_options_resolve(&d, &r));
-  CHECK(r.max_exchanges == 2 && r.reverse == 1 && r.local_kernel == HALO_LOCAL_KERNEL_HALO);
+  CHECK(r.max_exchanges == 1 && r.reverse == 1 && r.local_kernel == HALO_LOCAL_KERNEL_HALO);
   CHECK(r.cusparse_alg == 2 && r.spmv_group == 0 && r.spmv_unroll == 4 && r.spmv_max_blocks == 0);
   CHECK(r.spmv_carveout == -1 && r.product_first == 1 && r.compute_stream == 0);
   CHECK(r.timeline == 0 && r.copy_timing == 0 && r.max_message_count == INT32_MAX);

@@ -126,7 +126,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
                       "autotune = %d: 0 (choose by the model) or the number of timed exchanges "
                       "per candidate",
                       o.autotune);
-  HALO_CHECK(resolve_int("max_exchanges", o.max_exchanges, NULL, 2, 1, HALO_MAX_EXCHANGES, 0, NULL,
+  HALO_CHECK(resolve_int("max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES, 0, NULL,
                          &v));
   o.max_exchanges = (int)v;
   HALO_CHECK(resolve_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));

@@ -117,6 +117,7 @@ typedef struct {
     char *base;
   } * open; /* opened send arenas of other ranks */
   int32_t *d_to_ghost, *d_slot_ptr, *d_slot; /* the ghost slots (leaves), on the device */
+  int32_t *maps; /* every index map of the executor, one allocation (map_batch) */
   const double *x; /* the source of the exchange in flight */
   double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
   int timing;      /* copy_timing: time the staged copies */
@@ -142,18 +143,54 @@ static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx,
   return d->work + (idx[0] - s->n_ghost);
 }
 
-static halo_status upload_i32(int32_t **d, const int64_t *v, int64_t n) {
-  halo_status st = HALO_SUCCESS;
-  int32_t *h = NULL;
+/* The index maps of an executor, gathered on the host while it is set up
+ * and uploaded at its end in one allocation and one copy: each map's device
+ * pointer is set then (set-up time is mostly such calls). */
+typedef struct {
+  int32_t *host;
+  int64_t n, cap;
+  int n_fix, cap_fix;
+  struct {
+    int32_t **at;
+    int64_t off;
+  } * fix;
+} map_batch;
+
+static halo_status map_add(map_batch *b, int32_t **d, const int64_t *v, int64_t n) {
   *d = NULL;
   if (n == 0) return HALO_SUCCESS;
-  HALO_TRY(HALO_ALLOC(h, n));
-  for (int64_t i = 0; i < n; i++) h[i] = (int32_t)v[i];
-  HALO_TRY(halo_dev_malloc((void **)d, (size_t)n * sizeof **d));
-  HALO_TRY(halo_host_to_dev(*d, h, (size_t)n * sizeof *h));
-cleanup:
-  halo_free(h);
-  return st;
+  if (b->n + n > b->cap) {
+    int64_t cap = b->cap ? 2 * b->cap : 4096;
+    while (cap < b->n + n) cap *= 2;
+    int32_t *q = halo_realloc(b->host, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
+    b->host = q, b->cap = cap;
+  }
+  if (b->n_fix == b->cap_fix) {
+    int cap = b->cap_fix ? 2 * b->cap_fix : 16;
+    void *q = halo_realloc(b->fix, (size_t)cap * sizeof *b->fix);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
+    b->fix = q, b->cap_fix = cap;
+  }
+  for (int64_t i = 0; i < n; i++) b->host[b->n + i] = (int32_t)v[i];
+  b->fix[b->n_fix].at = d;
+  b->fix[b->n_fix++].off = b->n;
+  b->n += n;
+  return HALO_SUCCESS;
+}
+
+/* One allocation (*dev_p), one copy, and every map's pointer into it. */
+static halo_status map_upload(map_batch *b, int32_t **dev_p) {
+  HALO_CHECK(halo_dev_malloc((void **)dev_p, (size_t)b->n * sizeof(int32_t)));
+  HALO_CHECK(halo_host_to_dev(*dev_p, b->host, (size_t)b->n * sizeof(int32_t)));
+  for (int i = 0; i < b->n_fix; i++) *b->fix[i].at = *dev_p + b->fix[i].off;
+  return HALO_SUCCESS;
+}
+
+static void map_batch_free(map_batch *b) {
+  halo_free(b->host);
+  halo_free(b->fix);
+  memset(b, 0, sizeof *b);
 }
 
 /* The channel of a message to (send = 1) or from peer: one transport for
@@ -206,15 +243,7 @@ static void cuda_destroy(halo_exec *ex) {
     halo_free(p->recv);
     halo_free(p->h_add_src);
     halo_free(p->h_add_dst);
-    halo_dev_free(p->d_pack);
-    halo_dev_free(p->d_copy_src);
-    halo_dev_free(p->d_copy_dst);
     halo_dev_free(p->d_recv);
-    halo_dev_free(p->d_unpack_src);
-    halo_dev_free(p->d_unpack_dst);
-    halo_dev_free(p->d_add_dst);
-    halo_dev_free(p->d_add_ptr);
-    halo_dev_free(p->d_add_ref);
     halo_pinned_free(p->h_send);
     halo_pinned_free(p->h_recv);
   }
@@ -226,9 +255,7 @@ static void cuda_destroy(halo_exec *ex) {
   halo_free(d->req);
   halo_free(d->peer_host_fwd);
   halo_dev_free(d->arena);
-  halo_dev_free(d->d_to_ghost);
-  halo_dev_free(d->d_slot_ptr);
-  halo_dev_free(d->d_slot);
+  halo_dev_free(d->maps);
   if (d->host_fwd)
     halo_pinned_free(d->work);
   else
@@ -459,7 +486,8 @@ static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_ph
 
 /* Reverse, on a GPU rank: phase k's additions grouped by destination (each
  * destination's values kept in receive list order), on the device. */
-static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph) {
+static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph,
+                                     map_batch *mb) {
   halo_status st = HALO_SUCCESS;
   int64_t *src = NULL, *dst = NULL, *ptr = NULL;
   const int64_t n = ph->recv_total;
@@ -479,9 +507,9 @@ static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_
     }
   ptr[u] = n;
   p->n_add_u = u;
-  HALO_TRY(upload_i32(&p->d_add_dst, dst, u));
-  HALO_TRY(upload_i32(&p->d_add_ptr, ptr, u + 1));
-  HALO_TRY(upload_i32(&p->d_add_ref, src, n));
+  HALO_TRY(map_add(mb, &p->d_add_dst, dst, u));
+  HALO_TRY(map_add(mb, &p->d_add_ptr, ptr, u + 1));
+  HALO_TRY(map_add(mb, &p->d_add_ref, src, n));
 cleanup:
   halo_free(ptr);
   halo_free(dst);
@@ -491,18 +519,18 @@ cleanup:
 
 /* The ghost slots, when they are not the schedule's ghosts: forward, the
  * executor's own slots and the gather map; reverse, the sums' maps. */
-static halo_status setup_slots(halo_exec *ex, cuda_data *d) {
+static halo_status setup_slots(halo_exec *ex, cuda_data *d, map_batch *mb) {
   halo_status st = HALO_SUCCESS;
   const halo_leaves *L = ex->cfg.leaves;
   if (halo_leaves_identity(L)) return HALO_SUCCESS;
   HALO_CHECK(check_int32(L->n, "the ghost slots"));
   if (!S(ex)->add) {
     HALO_CHECK(halo_dev_malloc((void **)&ex->slots, (size_t)L->n * sizeof(double)));
-    return upload_i32(&d->d_to_ghost, L->to_ghost, L->n);
+    return map_add(mb, &d->d_to_ghost, L->to_ghost, L->n);
   }
   HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)L->n_ghost * sizeof(double)));
-  HALO_TRY(upload_i32(&d->d_slot_ptr, L->ptr, L->n_ghost + 1));
-  HALO_TRY(upload_i32(&d->d_slot, L->slot, L->n));
+  HALO_TRY(map_add(mb, &d->d_slot_ptr, L->ptr, L->n_ghost + 1));
+  HALO_TRY(map_add(mb, &d->d_slot, L->slot, L->n));
 cleanup:
   return st;
 }
@@ -513,7 +541,9 @@ static halo_status cuda_setup(halo_exec *ex) {
   cuda_data *d = halo_calloc(1, sizeof *d);
   int64_t *idx = NULL, *src = NULL;
   int *seq = NULL;
+  map_batch mb;
   MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
+  memset(&mb, 0, sizeof mb);
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
   ex->data = d;
   d->timing = ex->cfg.copy_timing;
@@ -539,7 +569,7 @@ static halo_status cuda_setup(halo_exec *ex) {
     HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
     ex->slots = ex->ghost;
   }
-  HALO_TRY(setup_slots(ex, d));
+  HALO_TRY(setup_slots(ex, d, &mb));
   if (d->host_fwd)
     HALO_TRY(halo_pinned_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
   else
@@ -680,10 +710,10 @@ static halo_status cuda_setup(halo_exec *ex) {
       if (!p->run_from_work && idx[0] + p->n_pack > s->n_local) p->pack_run = 0;
       p->run_off = p->run_from_work ? idx[0] - s->n_local : idx[0];
     }
-    if (!p->pack_run) HALO_TRY(upload_i32(&p->d_pack, idx, p->n_pack));
+    if (!p->pack_run) HALO_TRY(map_add(&mb, &p->d_pack, idx, p->n_pack));
     p->nccl_from_run = p->pack_run && p->n_send_req == 0 && p->n_ipc_to == 0 && p->n_nccl_send > 0;
     if (p->n_copy) {
-      HALO_TRY(upload_i32(&p->d_copy_src, src, p->n_copy));
+      HALO_TRY(map_add(&mb, &p->d_copy_src, src, p->n_copy));
       nc = 0;
       for (int i = 0; i < ph->n_recv; i++) {
         const halo_msg *m = &ph->recv[i];
@@ -692,10 +722,10 @@ static halo_status cuda_setup(halo_exec *ex) {
       }
       if (nc != p->n_copy)
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: copies to itself do not match", k);
-      HALO_TRY(upload_i32(&p->d_copy_dst, idx, p->n_copy));
+      HALO_TRY(map_add(&mb, &p->d_copy_dst, idx, p->n_copy));
     }
     if (s->add) {
-      HALO_TRY(setup_adds_device(ex, p, ph));
+      HALO_TRY(setup_adds_device(ex, p, ph, &mb));
     } else {
       /* unpack map: the staged receives (unless they land in one run), then
        * the other receives that are not in place */
@@ -720,8 +750,8 @@ static halo_status cuda_setup(halo_exec *ex) {
         }
       }
       p->n_unpack = nu;
-      HALO_TRY(upload_i32(&p->d_unpack_src, src, nu));
-      HALO_TRY(upload_i32(&p->d_unpack_dst, idx, nu));
+      HALO_TRY(map_add(&mb, &p->d_unpack_src, src, nu));
+      HALO_TRY(map_add(&mb, &p->d_unpack_dst, idx, nu));
     }
     HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
     HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
@@ -732,11 +762,13 @@ static halo_status cuda_setup(halo_exec *ex) {
       for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
     HALO_TRY(init_requests(ex, d, k, comm));
   }
+  HALO_TRY(map_upload(&mb, &d->maps));
   HALO_TRY(setup_ipc(ex, d));
   /* the receive buffers of an exchange are free at its start */
   for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
 cleanup:
+  map_batch_free(&mb);
   if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
   if (g_plan != MPI_GROUP_NULL) MPI_Group_free(&g_plan);
   halo_free(seq);
