@@ -75,7 +75,8 @@ info() {
   {
     echo "# halo on $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//')"
     echo
-    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || cat .commit 2>/dev/null || echo unknown)"
+    # .commit, written where the tree is sent from, wins over a .git that may have travelled stale
+    echo "- commit: $(cat .commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "- $(nproc) cores; $(mpirun --version 2>&1 | head -1); $(nvcc --version | tail -1)"
     echo "- driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); NCCL $(ls /usr/lib/x86_64-linux-gnu/libnccl.so.* 2>/dev/null | head -1 | sed 's/.*libnccl.so.//')"
