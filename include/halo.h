@@ -383,8 +383,9 @@ typedef struct halo_plan_s *halo_plan;
  * Plans of one communicator share its context: the library's copy of the
  * communicator, the nodes, the device's streams, the NCCL communicator and
  * the MPI tags, made by the first plan and cached on the communicator (an
- * MPI attribute), so that later plans are cheap. Every rank must create (and
- * destroy) the plans of a communicator in the same order.
+ * MPI attribute), so that later plans are cheap. Creation is collective: every
+ * rank creates the plans of a communicator in the same order; destruction is
+ * not, and ranks may destroy them in any order.
  *
  * @param A       the matrix (the plan keeps a reference)
  * @param opts    options, or NULL for the defaults
@@ -700,8 +701,9 @@ halo_status halo_plan_copy_times(halo_plan plan, double *seconds_down_p, double 
 
 /** Release a plan; NULL-safe, sets *plan_p to NULL. Completes an exchange
  *  still in flight first; exchanges taken from it (halo_exchange_create)
- *  must be destroyed before. Not collective, but every rank must destroy the
- *  plans of a communicator in the same order (they share its tags). */
+ *  must be destroyed before. Not collective: ranks may destroy the plans of
+ *  a communicator in any order (the next plan's tags are agreed across
+ *  ranks when it is made). */
 void halo_plan_destroy(halo_plan *plan_p);
 
 /* ------------------------------------------------------------------------ */

@@ -245,15 +245,7 @@ static void wait_all(const ctx_t *c, int active) {
   }
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
-double params_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* min, max, and the powers of two and their midpoints strictly between. */
 static int make_sizes(int64_t lo, int64_t hi, int64_t *s) {
@@ -508,7 +500,7 @@ static void pingpong(ctx_t *c, int peer, double *med, double *work) {
         MPI_Send(c->buf, bytes, MPI_BYTE, 0, 1, c->comm);
       }
     }
-    if (c->rank == 0) med[k] = params_median(work, iters);
+    if (c->rank == 0) med[k] = driver_median(work, iters);
   }
   wait_all(c, active);
 }
@@ -651,7 +643,7 @@ static int measure_injection(ctx_t *c, char *msg) {
           MPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, sub);
           if (it >= 0) work[it] = mx;
         }
-        t[j] = params_median(work, iters); /* meaningful on rank 0 (rank 0 of sub) */
+        t[j] = driver_median(work, iters); /* meaningful on rank 0 (rank 0 of sub) */
         x[j] = (double)k * (double)m[j];
       }
       MPI_Comm_free(&sub);
@@ -732,8 +724,7 @@ static int measure_staged_ipc(ctx_t *c, const int64_t *gs, const double *gd, int
         rest[k] = t[k] - (c->res.d2h[0].alpha + c->res.d2h[0].beta * gd[k]) -
                   (m->alpha + m->beta * gd[k]) - (c->res.h2d[0].alpha + c->res.h2d[0].beta * gd[k]);
       }
-      qsort(rest, (size_t)ns, sizeof *rest, cmp_double);
-      const double med = ns % 2 ? rest[ns / 2] : 0.5 * (rest[ns / 2 - 1] + rest[ns / 2]);
+      const double med = driver_median(rest, ns);
       c->res.staged_alpha = med > 0 ? med : 0;
       say(c,
           "staged.alpha: transport staged, one message each way between ranks 0 and %d "

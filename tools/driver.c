@@ -110,6 +110,16 @@ int args_double(args_t *a, const char *name, double lo, double *v) {
   return 1;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double driver_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* ---- input ---- */
 
 void input_free(input_matrix *M) {

@@ -33,6 +33,9 @@ int args_flag(args_t *a, const char *name);
 int args_int(args_t *a, const char *name, int64_t lo, int64_t hi, int64_t *v);
 int args_double(args_t *a, const char *name, double lo, double *v);
 /* Print "halo CMD: MSG" on rank 0 (to stderr). */
+/* The median of n values (sorts them). */
+double driver_median(double *v, int n);
+
 void driver_error(int rank, const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

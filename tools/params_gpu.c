@@ -2,6 +2,8 @@
  * through the CUDA runtime, messages through halo's own exchange. */
 #include "params_gpu.h"
 
+#include "driver.h"
+
 #include <cuda_runtime.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,7 +136,7 @@ setup_done:
         }
         if (it >= 0) work[it] = v[0];
       }
-      (dir ? d2h : h2d)[k] = params_median(work, iterations);
+      (dir ? d2h : h2d)[k] = driver_median(work, iterations);
     }
   }
 out:
@@ -229,7 +231,7 @@ setup_done:
     }
     if (it >= 0) work[it] = v[0];
   }
-  *t_p = params_median(work, iterations);
+  *t_p = driver_median(work, iterations);
 out:
   halo_plan_destroy(&plan);
   halo_matrix_destroy(&A);

@@ -14,8 +14,6 @@
 
 #include "halo.h"
 
-/* The median of v[0..n) (sorts v); in cmd_params.c. */
-double params_median(double *v, int n);
 
 /* Visible CUDA devices; 0 when there are none or the runtime cannot tell
  * (why goes to err). Not collective. */
