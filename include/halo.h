@@ -465,6 +465,10 @@ halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_g
  *                 the ghost slots), or NULL for the plan's own ghost buffer
  *                 (halo_plan_get_ghost()), into which messages are received
  *                 without a copy
+ * With the NCCL transport, the plans of a communicator share one NCCL
+ * communicator, whose operations match in the order they are issued: every
+ * rank must begin the exchanges of a communicator's NCCL plans in the same
+ * order (other transports match by tags and need not).
  * @return HALO_ERR_STATE if the plan's own exchange is already in flight.
  */
 halo_status halo_exchange_begin(halo_plan plan, const double *x_local, double *x_ghost);
