@@ -48,7 +48,7 @@ typedef struct {
   int64_t buf_off;    /* values, in the device send or receive buffer */
   double *direct;     /* receive: lands here, in place; NULL: into the receive buffer */
   int ipc_slot;       /* ipc receive: the opened sender */
-  int64_t remote_off; /* ipc receive: byte offset in the sender's buffer */
+  const char *remote; /* ipc receive: the message in the sender's buffer, opened */
 } cmsg;
 
 typedef struct {
@@ -110,12 +110,11 @@ typedef struct {
   MPI_Request *req;     /* host MPI: receives of all phases first, then sends */
   int n_req, n_recv_req;
   double *work;
-  double *arena; /* the device send buffers of all phases, one allocation (for its IPC handle) */
-  int n_open;
-  struct {
-    int peer;
-    char *base;
-  } * open; /* opened send arenas of other ranks */
+  double *arena; /* the device send buffers of all phases, carved from the communicator's
+                    IPC chunks (halo_device_ipc_alloc): peers open each chunk once */
+  size_t arena_bytes;
+  int arena_chunk;
+  int64_t arena_off; /* bytes into its chunk */
   int32_t *d_to_ghost, *d_slot_ptr, *d_slot; /* the ghost slots (leaves), on the device */
   int32_t *maps; /* every index map of the executor, one allocation (map_batch) */
   const double *x; /* the source of the exchange in flight */
@@ -244,20 +243,18 @@ static void cuda_destroy(halo_exec *ex) {
     halo_free(p->h_add_src);
     halo_free(p->h_add_dst);
     halo_dev_free(p->d_recv);
-    halo_pinned_free(p->h_send);
-    halo_pinned_free(p->h_recv);
+    halo_device_pinned_release(ex->cfg.dev, p->h_send, (size_t)p->n_staged_send * sizeof(double));
+    halo_device_pinned_release(ex->cfg.dev, p->h_recv, (size_t)p->n_staged_recv * sizeof(double));
   }
   if (d->ev_start) cudaEventDestroy(d->ev_start);
   if (d->ev_end) cudaEventDestroy(d->ev_end);
   if (d->ev_dst) cudaEventDestroy(d->ev_dst);
-  for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
-  halo_free(d->open);
   halo_free(d->req);
   halo_free(d->peer_host_fwd);
-  halo_dev_free(d->arena);
+  halo_device_ipc_release(ex->cfg.dev, d->arena, d->arena_bytes);
   halo_dev_free(d->maps);
   if (d->host_fwd)
-    halo_pinned_free(d->work);
+    halo_device_pinned_release(ex->cfg.dev, d->work, (size_t)S(ex)->n_work * sizeof(double));
   else
     halo_dev_free(d->work);
   if (ex->slots != ex->ghost) halo_dev_free(ex->slots);
@@ -267,30 +264,11 @@ static void cuda_destroy(halo_exec *ex) {
   ex->data = NULL;
 }
 
-/* The opened send arena of another rank of this machine. */
-static halo_status open_arena(cuda_data *d, int peer, const cudaIpcMemHandle_t *h, char **base_p) {
-  for (int i = 0; i < d->n_open; i++)
-    if (d->open[i].peer == peer) {
-      *base_p = d->open[i].base;
-      return HALO_SUCCESS;
-    }
-  void *q = halo_realloc(d->open, (size_t)(d->n_open + 1) * sizeof *d->open);
-  if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory opening IPC handles");
-  d->open = q;
-  void *base = NULL;
-  halo_debug_count_alloc();
-  HALO_CUDA(cudaIpcOpenMemHandle(&base, *h, cudaIpcMemLazyEnablePeerAccess));
-  d->open[d->n_open].peer = peer;
-  d->open[d->n_open].base = base;
-  d->n_open++;
-  *base_p = base;
-  return HALO_SUCCESS;
-}
-
 typedef struct {
-  cudaIpcMemHandle_t mem;
+  unsigned char mem[HALO_IPC_HANDLE_BYTES]; /* the sender's chunk */
   cudaIpcEventHandle_t event;
-  int64_t offset; /* bytes into the arena */
+  int64_t chunk;  /* the chunk's number on the sender */
+  int64_t offset; /* bytes into the chunk */
 } ipc_record;
 
 /* Add peer to a phase's ipc peer list (unique). */
@@ -321,13 +299,13 @@ static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
   ipc_record *out = NULL, *in = NULL;
   cudaIpcEventHandle_t *done_out = NULL, *done_in = NULL;
   MPI_Request *req = NULL;
-  cudaIpcMemHandle_t arena_handle;
+  unsigned char arena_handle[HALO_IPC_HANDLE_BYTES];
   int any = 0;
   for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
   int any_all = 0;
   HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, setup));
   if (!any_all) return HALO_SUCCESS;
-  if (d->arena) HALO_TRY_CUDA(cudaIpcGetMemHandle(&arena_handle, d->arena));
+  if (d->arena) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle));
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     for (int i = 0; i < ph->n_send; i++) n_out += d->ph[k].send[i].ch == CH_IPC;
@@ -356,9 +334,10 @@ static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
     for (int i = 0; i < ph->n_send; i++) {
       const cmsg *m = &p->send[i];
       if (m->ch != CH_IPC) continue;
-      out[a].mem = arena_handle;
+      memcpy(out[a].mem, arena_handle, sizeof arena_handle);
       HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
-      out[a].offset = (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
+      out[a].chunk = d->arena_chunk;
+      out[a].offset = d->arena_off + (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
       HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer,
                              HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
       a++;
@@ -388,9 +367,9 @@ static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
       if (m->ch != CH_IPC) continue;
       ipc_peer *q = &p->ipc_from[m->ipc_slot];
       char *base;
-      HALO_TRY(open_arena(d, ph->recv[i].peer, &in[b].mem, &base));
-      m->remote_off = in[b].offset;
-      (void)base;
+      HALO_TRY(halo_device_ipc_open(ex->cfg.dev, ph->recv[i].peer, (int)in[b].chunk, in[b].mem,
+                                    &base));
+      m->remote = base + in[b].offset;
       if (!q->remote_event) {
         halo_debug_count_alloc();
         HALO_TRY_CUDA(cudaIpcOpenEventHandle(&q->remote_event, in[b].event));
@@ -571,7 +550,8 @@ static halo_status cuda_setup(halo_exec *ex) {
   }
   HALO_TRY(setup_slots(ex, d, &mb));
   if (d->host_fwd)
-    HALO_TRY(halo_pinned_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)s->n_work * sizeof(double),
+                                      (void **)&d->work));
   else
     HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
   HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &g_plan));
@@ -660,7 +640,9 @@ static halo_status cuda_setup(halo_exec *ex) {
   d->n_req = n_recv_req + n_send_req;
   HALO_TRY(HALO_ALLOC(d->req, d->n_req));
   for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
-  HALO_TRY(halo_dev_malloc((void **)&d->arena, (size_t)arena_total * sizeof(double)));
+  d->arena_bytes = (size_t)arena_total * sizeof(double);
+  HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
+                                 &d->arena_off));
 
   /* maps, buffers, requests */
   int64_t arena_off = 0;
@@ -670,8 +652,10 @@ static halo_status cuda_setup(halo_exec *ex) {
     MPI_Comm comm = ex->phase_comm[k];
     if (d->host_fwd) {
       /* packed, copied and unpacked on the host from the schedule's maps */
-      HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
-      HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
+      HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
+                                        (void **)&p->h_send));
+      HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
+                                        (void **)&p->h_recv));
       HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
       if (s->add) {
         p->n_add = ph->recv_total;
@@ -754,8 +738,10 @@ static halo_status cuda_setup(halo_exec *ex) {
       HALO_TRY(map_add(&mb, &p->d_unpack_dst, idx, nu));
     }
     HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
-    HALO_TRY(halo_pinned_malloc((void **)&p->h_send, (size_t)p->n_staged_send * sizeof(double)));
-    HALO_TRY(halo_pinned_malloc((void **)&p->h_recv, (size_t)p->n_staged_recv * sizeof(double)));
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
+                                      (void **)&p->h_send));
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
+                                      (void **)&p->h_recv));
     HALO_TRY(halo_event_create(&p->ev_packed, cudaEventDisableTiming));
     HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
     if (d->timing)
@@ -794,13 +780,10 @@ static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
-    char *base = NULL;
-    for (int j = 0; j < d->n_open; j++)
-      if (d->open[j].peer == ph->recv[i].peer) base = d->open[j].base;
     double *to = d->host_fwd ? p->h_recv + c->buf_off
                  : c->direct ? c->direct
                              : p->d_recv + c->buf_off;
-    HALO_CUDA(cudaMemcpyAsync(to, base + c->remote_off, (size_t)ph->recv[i].count * sizeof(double),
+    HALO_CUDA(cudaMemcpyAsync(to, c->remote, (size_t)ph->recv[i].count * sizeof(double),
                               d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice,
                               d->xs));
   }

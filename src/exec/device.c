@@ -20,6 +20,133 @@ int64_t halo_debug_nccl_comms(void) { return nccl_comms_made; }
 #include <mpi-ext.h>
 #endif
 
+/* ---- chunks carved into buffers ------------------------------------------ */
+
+typedef struct {
+  size_t off, len;
+} range;
+
+typedef struct {
+  char *base;
+  size_t size;
+  int n_free, cap_free;
+  range *free; /* by offset, never adjacent */
+  int exported; /* IPC chunks: handle holds the chunk's handle */
+  unsigned char handle[HALO_IPC_HANDLE_BYTES];
+} pool_chunk;
+
+typedef struct {
+  int pinned; /* cudaMallocHost, else cudaMalloc */
+  size_t min_chunk;
+  int n, cap;
+  pool_chunk *c;
+} chunk_pool;
+
+enum { POOL_ALIGN = 256 };
+_Static_assert(sizeof(cudaIpcMemHandle_t) == HALO_IPC_HANDLE_BYTES, "an IPC handle's size");
+
+static size_t pool_round(size_t bytes) { return (bytes + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN; }
+
+static halo_status range_insert(pool_chunk *c, int at, size_t off, size_t len) {
+  if (c->n_free == c->cap_free) {
+    int cap = c->cap_free ? 2 * c->cap_free : 8;
+    range *q = halo_realloc(c->free, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping free buffers");
+    c->free = q, c->cap_free = cap;
+  }
+  memmove(&c->free[at + 1], &c->free[at], (size_t)(c->n_free - at) * sizeof *c->free);
+  c->free[at] = (range){off, len};
+  c->n_free++;
+  return HALO_SUCCESS;
+}
+
+/* First fit over the chunks; a new chunk (at least min_chunk, in 2 MiB) when
+ * none has room. */
+static halo_status pool_alloc(chunk_pool *pl, size_t bytes, void **p, int *chunk_p, size_t *off_p) {
+  *p = NULL;
+  if (bytes == 0) return HALO_SUCCESS;
+  bytes = pool_round(bytes);
+  for (int k = 0; k < pl->n; k++) {
+    pool_chunk *c = &pl->c[k];
+    for (int i = 0; i < c->n_free; i++) {
+      range *r = &c->free[i];
+      if (r->len < bytes) continue;
+      const size_t off = r->off;
+      r->off += bytes, r->len -= bytes;
+      if (r->len == 0) {
+        memmove(r, r + 1, (size_t)(c->n_free - i - 1) * sizeof *r);
+        c->n_free--;
+      }
+      *p = c->base + off, *chunk_p = k, *off_p = off;
+      return HALO_SUCCESS;
+    }
+  }
+  if (pl->n == pl->cap) {
+    int cap = pl->cap ? 2 * pl->cap : 4;
+    pool_chunk *q = halo_realloc(pl->c, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping buffers");
+    pl->c = q, pl->cap = cap;
+  }
+  const size_t mib2 = (size_t)2 << 20;
+  size_t size = bytes > pl->min_chunk ? bytes : pl->min_chunk;
+  size = (size + mib2 - 1) / mib2 * mib2;
+  pool_chunk *c = &pl->c[pl->n];
+  memset(c, 0, sizeof *c);
+  HALO_CHECK(pl->pinned ? halo_pinned_malloc((void **)&c->base, size)
+                        : halo_dev_malloc((void **)&c->base, size));
+  c->size = size;
+  halo_status st = size > bytes ? range_insert(c, 0, bytes, size - bytes) : HALO_SUCCESS;
+  if (st != HALO_SUCCESS) {
+    if (pl->pinned)
+      halo_pinned_free(c->base);
+    else
+      halo_dev_free(c->base);
+    return st;
+  }
+  *p = c->base, *chunk_p = pl->n, *off_p = 0;
+  pl->n++;
+  return HALO_SUCCESS;
+}
+
+/* Give a buffer back, merged with its free neighbours. */
+static void pool_release(chunk_pool *pl, void *p, size_t bytes) {
+  if (!p || bytes == 0) return;
+  bytes = pool_round(bytes);
+  for (int k = 0; k < pl->n; k++) {
+    pool_chunk *c = &pl->c[k];
+    if ((char *)p < c->base || (char *)p >= c->base + c->size) continue;
+    size_t off = (size_t)((char *)p - c->base);
+    int i = 0;
+    while (i < c->n_free && c->free[i].off < off) i++;
+    const int prev = i > 0 && c->free[i - 1].off + c->free[i - 1].len == off;
+    const int next = i < c->n_free && off + bytes == c->free[i].off;
+    if (prev && next) {
+      c->free[i - 1].len += bytes + c->free[i].len;
+      memmove(&c->free[i], &c->free[i + 1], (size_t)(c->n_free - i - 1) * sizeof *c->free);
+      c->n_free--;
+    } else if (prev) {
+      c->free[i - 1].len += bytes;
+    } else if (next) {
+      c->free[i].off = off, c->free[i].len += bytes;
+    } else if (range_insert(c, i, off, bytes) != HALO_SUCCESS) {
+      halo_error_clear(); /* the buffer stays taken: memory kept, not lost */
+    }
+    return;
+  }
+}
+
+static void pool_free(chunk_pool *pl) {
+  for (int k = 0; k < pl->n; k++) {
+    if (pl->pinned)
+      halo_pinned_free(pl->c[k].base);
+    else
+      halo_dev_free(pl->c[k].base);
+    halo_free(pl->c[k].free);
+  }
+  halo_free(pl->c);
+  pl->c = NULL, pl->n = pl->cap = 0;
+}
+
 struct halo_device_s {
   int device;
   MPI_Comm comm;          /* the context's communicator (not owned): NCCL's ranks */
@@ -32,6 +159,13 @@ struct halo_device_s {
   ncclComm_t nccl;
 #endif
   int have_nccl;
+  chunk_pool ipc;    /* device memory exported through CUDA IPC */
+  chunk_pool pinned; /* pinned host memory */
+  int n_open, cap_open;
+  struct {
+    int peer, chunk;
+    char *base;
+  } * open; /* peers' chunks opened here */
 };
 
 #if HALO_HAVE_NCCL
@@ -84,6 +218,10 @@ void *halo_device_exchange_stream(const halo_device *d) { return d->xstream; }
 void halo_device_destroy(halo_device **dev_p) {
   if (!dev_p || !*dev_p) return;
   halo_device *d = *dev_p;
+  for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
+  halo_free(d->open);
+  pool_free(&d->ipc);
+  pool_free(&d->pinned);
 #if HALO_HAVE_NCCL
   if (d->have_nccl) ncclCommDestroy(d->nccl);
 #endif
@@ -130,6 +268,9 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the GPU state");
   d->comm = comm;
   d->machine = MPI_COMM_NULL;
+  d->ipc.min_chunk = (size_t)16 << 20; /* chunks of 16 MiB, or of a larger buffer */
+  d->pinned.pinned = 1;
+  d->pinned.min_chunk = (size_t)4 << 20;
   HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
   HALO_TRY_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &d->machine));
   HALO_TRY_MPI(MPI_Comm_set_errhandler(d->machine, MPI_ERRORS_RETURN));
@@ -182,6 +323,68 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
 cleanup:
   halo_device_destroy(&d);
   return st;
+}
+
+halo_status halo_device_ipc_alloc(halo_device *d, size_t bytes, void **p, int *chunk_p,
+                                  int64_t *offset_p) {
+  size_t off = 0;
+  *chunk_p = -1;
+  HALO_CHECK(pool_alloc(&d->ipc, bytes, p, chunk_p, &off));
+  *offset_p = (int64_t)off;
+  return HALO_SUCCESS;
+}
+
+void halo_device_ipc_release(halo_device *d, void *p, size_t bytes) {
+  if (d) pool_release(&d->ipc, p, bytes);
+}
+
+halo_status halo_device_ipc_handle(halo_device *d, int chunk, void *handle) {
+  if (chunk < 0 || chunk >= d->ipc.n)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "no IPC chunk %d on this rank", chunk);
+  pool_chunk *c = &d->ipc.c[chunk];
+  if (!c->exported) { /* once per chunk */
+    cudaIpcMemHandle_t h;
+    HALO_CUDA(cudaIpcGetMemHandle(&h, c->base));
+    memcpy(c->handle, &h, sizeof h);
+    c->exported = 1;
+  }
+  memcpy(handle, c->handle, HALO_IPC_HANDLE_BYTES);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_device_ipc_open(halo_device *d, int peer, int chunk, const void *handle,
+                                 char **base_p) {
+  for (int i = 0; i < d->n_open; i++)
+    if (d->open[i].peer == peer && d->open[i].chunk == chunk) {
+      *base_p = d->open[i].base;
+      return HALO_SUCCESS;
+    }
+  if (d->n_open == d->cap_open) {
+    int cap = d->cap_open ? 2 * d->cap_open : 8;
+    void *q = halo_realloc(d->open, (size_t)cap * sizeof *d->open);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory opening IPC handles");
+    d->open = q, d->cap_open = cap;
+  }
+  cudaIpcMemHandle_t h;
+  void *base = NULL;
+  memcpy(&h, handle, sizeof h);
+  halo_debug_count_alloc();
+  HALO_CUDA(cudaIpcOpenMemHandle(&base, h, cudaIpcMemLazyEnablePeerAccess));
+  d->open[d->n_open].peer = peer;
+  d->open[d->n_open].chunk = chunk;
+  d->open[d->n_open++].base = base;
+  *base_p = base;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p) {
+  int chunk;
+  size_t off;
+  return pool_alloc(&d->pinned, bytes, p, &chunk, &off);
+}
+
+void halo_device_pinned_release(halo_device *d, void *p, size_t bytes) {
+  if (d) pool_release(&d->pinned, p, bytes);
 }
 
 halo_status halo_device_check_id(int device_id) {
@@ -387,6 +590,30 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
 halo_status halo_device_stream_sync(void *stream) {
   (void)stream;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_ipc_alloc(halo_device *d, size_t bytes, void **p, int *chunk_p,
+                                  int64_t *offset_p) {
+  (void)d, (void)bytes, (void)chunk_p, (void)offset_p;
+  *p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_device_ipc_release(halo_device *d, void *p, size_t bytes) { (void)d, (void)p, (void)bytes; }
+halo_status halo_device_ipc_handle(halo_device *d, int chunk, void *handle) {
+  (void)d, (void)chunk, (void)handle;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_ipc_open(halo_device *d, int peer, int chunk, const void *handle,
+                                 char **base_p) {
+  (void)d, (void)peer, (void)chunk, (void)handle, (void)base_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p) {
+  (void)d, (void)bytes;
+  *p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_device_pinned_release(halo_device *d, void *p, size_t bytes) {
+  (void)d, (void)p, (void)bytes;
 }
 halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p) {
   (void)comp, (void)xstream;

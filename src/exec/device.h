@@ -55,6 +55,34 @@ halo_status halo_device_nccl(halo_device *d, void **nccl_p);
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
                                   halo_transport *chosen_p);
 
+/* ---- memory shared by a communicator's executors -----------------------
+ * Executors carve their buffers from chunks the communicator keeps, and give
+ * them back when their plan goes, so that a later plan allocates nothing new:
+ * device buffers that peers of this machine read through CUDA IPC (each chunk
+ * exported once, and opened once by each peer that reads it) and pinned host
+ * buffers (cudaMallocHost is slow). Chunks live as long as the communicator's
+ * context. */
+
+/** Bytes of a CUDA IPC memory handle. */
+#define HALO_IPC_HANDLE_BYTES 64
+
+/** Device memory from an exported chunk: *p, and the chunk and the byte
+ *  offset a peer needs to find it. bytes 0 gives NULL. */
+halo_status halo_device_ipc_alloc(halo_device *d, size_t bytes, void **p, int *chunk_p,
+                                  int64_t *offset_p);
+/** Give back what halo_device_ipc_alloc gave (its size). NULL-safe. */
+void halo_device_ipc_release(halo_device *d, void *p, size_t bytes);
+/** The IPC handle of one of this rank's chunks (HALO_IPC_HANDLE_BYTES). */
+halo_status halo_device_ipc_handle(halo_device *d, int chunk, void *handle);
+/** The base of chunk `chunk` of rank `peer` (a rank of the communicator on
+ *  this machine), opened from its handle at the first request and kept. */
+halo_status halo_device_ipc_open(halo_device *d, int peer, int chunk, const void *handle,
+                                 char **base_p);
+/** Pinned host memory from the communicator's chunks; bytes 0 gives NULL. */
+halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p);
+/** Give back what halo_device_pinned_alloc gave (its size). NULL-safe. */
+void halo_device_pinned_release(halo_device *d, void *p, size_t bytes);
+
 /** Wait for a stream. */
 halo_status halo_device_stream_sync(void *stream);
 
