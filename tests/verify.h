@@ -148,6 +148,14 @@ static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int6
   if (st.nodes == 1)
     CHECK(st.phase[0].inter_node_messages == 0 && st.phase[0].inter_node_bytes == 0);
   CHECK(st.message_cap_used == 0 && st.setup_seconds >= 0.0);
+  { /* the parts of the set-up add up to no more than the whole (each is a max over ranks) */
+    double parts = 0.0;
+    for (int k = 0; k < HALO_SETUP_N_PARTS; k++) {
+      CHECK(st.setup_part_seconds[k] >= 0.0);
+      parts += st.setup_part_seconds[k];
+    }
+    CHECK(parts <= st.setup_seconds * (double)HALO_SETUP_N_PARTS + 1e-9);
+  }
 
   halo_plan_destroy(&plan2);
   halo_plan_destroy(&plan);
