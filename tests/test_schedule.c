@@ -4,7 +4,7 @@
  * schedules are caught with their message. */
 #include "halo/io.h"
 #include "halo_impl.h"
-#include "plan/schedule.h"
+#include "plan/strategy.h"
 #include "test_util.h"
 #include "world.h"
 
@@ -33,7 +33,7 @@ static void test_pattern_and_standard(const char *spec, int P) {
       off += p->recv[i].count;
     }
     CHECK(off == w.n_ghost[r]);
-    CHECK_OK(halo_build_standard(p, &w.sch[r]));
+    CHECK_OK(halo_schedule_build_standard(p, &w.sch[r]));
     CHECK_OK(halo_schedule_check(&w.sch[r]));
     CHECK(w.sch[r].n_phases == 1 && w.sch[r].phase[0].scope == HALO_SCOPE_GLOBAL);
   }
@@ -139,7 +139,7 @@ static void test_matching_catches(void) {
   CHECK_OK(halo_gen_parse("lap2d:6", &g));
   CHECK_OK(halo_gen_rows(&g, 0, 36, &A));
   make_world(&A, 3, &w);
-  for (int r = 0; r < 3; r++) CHECK_OK(halo_build_standard(&w.pat[r], &w.sch[r]));
+  for (int r = 0; r < 3; r++) CHECK_OK(halo_schedule_build_standard(&w.pat[r], &w.sch[r]));
   CHECK_OK(halo_schedules_check_matching(w.sch, 3));
   w.sch[1].phase[0].send[0].count++;
   CHECK_ERR(halo_schedules_check_matching(w.sch, 3), HALO_ERR_INTERNAL, "expects another message");

@@ -7,8 +7,12 @@
  *   2-Step   at most one per (rank, destination node);
  *   Split    no inter-node message above the message_cap its receiving node used;
  *   with duplicate removal, the three move the same inter-node bytes, and
- *   none moves more inter-node bytes than standard. */
+ *   none moves more inter-node bytes than standard.
+ * The registry has a descriptor for every strategy, laid out as its
+ * schedules are; the builder refuses a descriptor it cannot follow. */
 #include "halo/sim.h"
+#include "plan/nodebuild.h"
+#include "plan/registry.h"
 #include "plan/simulate.h"
 #include "plan/topology.h"
 #include "test_util.h"
@@ -235,6 +239,43 @@ static void run_case(const halo_csr *A, int P, const int64_t *rb, const int64_t 
   halo_sim_destroy(&sim);
 }
 
+/* Every strategy has its descriptor, named and laid out as its schedules
+ * are; auto, unknown values and impossible layouts are refused. */
+static void test_registry(void) {
+  for (int t = 0; t < HALO_N_STRATEGIES; t++) {
+    const halo_strategy_desc *d = NULL;
+    CHECK_OK(halo_strategy_desc_find((halo_strategy)t, &d));
+    CHECK(d->strategy == (halo_strategy)t && strcmp(d->name, halo_strategy_name(d->strategy)) == 0);
+    CHECK(d->n_phases >= 1 && d->n_phases <= HALO_MAX_PHASES);
+    CHECK(d->phase_global >= 0 && d->phase_global < d->n_phases);
+    CHECK(d->phase_direct >= 0 && d->phase_direct < d->n_phases);
+    CHECK(halo_strategy_node_aware(d->strategy) == (d->decide_receive != NULL));
+    CHECK((d->decide_receive == NULL) == (d->decide_send == NULL));
+    CHECK(halo_strategy_node_aware(d->strategy) == (t != HALO_STRATEGY_STANDARD));
+  }
+  const halo_strategy_desc *d = NULL;
+  CHECK_ERR(halo_strategy_desc_find(HALO_STRATEGY_AUTO, &d), HALO_ERR_INVALID_ARG,
+            "auto builds no schedule of its own");
+  CHECK_ERR(halo_strategy_desc_find((halo_strategy)99, &d), HALO_ERR_INVALID_ARG,
+            "strategy 99 is unknown");
+  CHECK(!halo_strategy_node_aware(HALO_STRATEGY_AUTO) &&
+        !halo_strategy_node_aware((halo_strategy)99));
+  /* the node builder and the decisions refuse what they cannot follow */
+  halo_node_input in = {0};
+  halo_node_links L = {0};
+  halo_schedule sched[1];
+  CHECK_OK(halo_strategy_desc_find(HALO_STRATEGY_STANDARD, &d));
+  CHECK_ERR(halo_node_decide_receive(d, &in, &L, 64), HALO_ERR_INTERNAL,
+            "standard is not node-aware");
+  CHECK_ERR(halo_node_build_schedules(d, &in, &L, sched), HALO_ERR_INTERNAL,
+            "standard has no node-aware decisions");
+  CHECK_OK(halo_strategy_desc_find(HALO_STRATEGY_SPLIT, &d));
+  halo_strategy_desc bad = *d;
+  bad.phase_gather = bad.phase_global; /* values would cross before they are gathered */
+  CHECK_ERR(halo_node_build_schedules(&bad, &in, &L, sched), HALO_ERR_INTERNAL,
+            "needs gather < global < redistribution < phases");
+}
+
 /* Zero-row ranks are helpers: with a small cap, Split gives them messages. */
 static void test_helpers(void) {
   halo_gen g;
@@ -265,6 +306,7 @@ static void test_helpers(void) {
 int main(int argc, char **argv) {
   int n_random = argc > 1 ? atoi(argv[1]) : 300;
   rng_state = 0x9e3779b97f4a7c15ULL;
+  test_registry();
   test_helpers();
   /* generated matrices at fixed sizes, every K, both duplicate modes */
   const char *gens[] = {"lap2d:12", "lap3d27:5", "irregular:400,3"};

@@ -1,6 +1,6 @@
 /* Distributed set-up of the node-aware strategies. The pure functions of
- * node.c do the work; here their inputs are gathered on each node's leader
- * (its lowest rank), the decisions travel between the leaders of nodes that
+ * nodebuild.c do the work, from the strategy's descriptor; here their inputs are gathered on each
+ * node's leader (its lowest rank), the decisions travel between the leaders of nodes that
  * communicate, and the schedules go back to the ranks of the node:
  *
  *   1. every rank learns the node of each of its pattern peers;
@@ -249,7 +249,7 @@ static halo_status make_receive(const halo_link *l, int my_node, halo_vec *out) 
 static halo_status take_receive(halo_link *l, const int64_t *buf, int64_t n) {
   if (n < 1 || buf[0] < 1 || buf[0] > INT_MAX || n != 2 * buf[0] + 2)
     return HALO_ERROR(HALO_ERR_INTERNAL, "malformed receive decision from node %d", l->node);
-  HALO_CHECK(halo_link_alloc_pieces(l, (int)buf[0]));
+  HALO_CHECK(halo_link_pieces_alloc(l, (int)buf[0]));
   memcpy(l->piece_start, buf + 1, (size_t)(l->n_pieces + 1) * sizeof(int64_t));
   for (int k = 0; k < l->n_pieces; k++) l->piece_receiver[k] = (int)buf[l->n_pieces + 2 + k];
   return HALO_SUCCESS;
@@ -270,9 +270,10 @@ static halo_status take_send(halo_link *l, const int64_t *buf, int64_t n) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const halo_pattern *p,
-                                 const int64_t *ghost_ids, const int64_t *col_ranges,
-                                 const halo_plan_options *o, halo_schedule *s) {
+halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
+                                          const halo_pattern *p, const int64_t *ghost_ids,
+                                          const int64_t *col_ranges, const halo_plan_options *o,
+                                          halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int *recv_node = NULL, *send_node = NULL;
@@ -283,8 +284,10 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   halo_schedule *sched = NULL;
   int *counts = NULL, *displs = NULL;
   int64_t *my_sched = NULL;
+  const halo_strategy_desc *d = NULL;
   const int leader = t->node_rank == 0;
   memset(s, 0, sizeof *s);
+  HALO_CHECK(halo_strategy_desc_find(o->strategy, &d)); /* the options agree: all ranks fail */
   HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
   HALO_TRY_MPI(MPI_Comm_size(comm, &size));
 
@@ -302,7 +305,7 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   if (leader) {
     st = unpack_input(all, n_all, t->node_size, t->node_id, size, col_ranges, &in);
     if (st == HALO_SUCCESS) st = halo_node_links_build(&in, o->remove_duplicates, &L);
-    if (st == HALO_SUCCESS) st = halo_decide_receive(o->strategy, &in, &L, o->message_cap);
+    if (st == HALO_SUCCESS) st = halo_node_decide_receive(d, &in, &L, o->message_cap);
   }
   HALO_FREE(all);
   HALO_TRY(halo_agree(comm, st));
@@ -311,7 +314,7 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   if (leader)
     st = exchange(comm, t->node_id, L.in, L.n_in, make_receive, L.out, L.n_out, take_receive,
                   TAG_RECEIVE_DECISION);
-  if (leader && st == HALO_SUCCESS) st = halo_decide_send(o->strategy, &in, &L);
+  if (leader && st == HALO_SUCCESS) st = halo_node_decide_send(d, &in, &L);
   HALO_TRY(halo_agree(comm, st));
   if (leader)
     st = exchange(comm, t->node_id, L.out, L.n_out, make_send, L.in, L.n_in, take_send,
@@ -321,7 +324,7 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   /* 6 */
   if (leader) {
     st = HALO_CALLOC(sched, t->node_size);
-    if (st == HALO_SUCCESS) st = halo_build_node(o->strategy, &in, &L, sched);
+    if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &in, &L, sched);
     if (st == HALO_SUCCESS) st = HALO_ALLOC(counts, t->node_size);
     if (st == HALO_SUCCESS) st = HALO_ALLOC(displs, t->node_size);
     for (int i = 0; i < t->node_size && st == HALO_SUCCESS; i++) {

@@ -258,10 +258,10 @@ static halo_status build_schedule(halo_plan P, const halo_plan_options *o, halo_
   halo_status st = HALO_SUCCESS;
   memset(s, 0, sizeof *s);
   if (halo_strategy_node_aware(o->strategy))
-    HALO_CHECK(halo_nodeaware_build(P->comm, &P->topo, &P->pattern, P->A->ghost_ids,
-                                    P->A->col_ranges, o, s));
+    HALO_CHECK(halo_schedule_build_nodeaware(P->comm, &P->topo, &P->pattern, P->A->ghost_ids,
+                                             P->A->col_ranges, o, s));
   else
-    st = halo_build_standard(&P->pattern, s);
+    st = halo_schedule_build_standard(&P->pattern, s);
   if (st == HALO_SUCCESS) st = halo_schedule_check(s);
   st = halo_agree(P->comm, st);
   if (st != HALO_SUCCESS) halo_schedule_free(s);

@@ -72,10 +72,4 @@ halo_status halo_schedule_pack(const halo_schedule *s, halo_vec *out);
 /** Read a schedule from buf[*pos...], advancing *pos; checks the bounds. */
 halo_status halo_schedule_unpack(const int64_t *buf, int64_t n, int64_t *pos, halo_schedule *s);
 
-/* ---- builders: pure functions of the pattern (no MPI) ------------------ */
-
-/** Standard exchange: one global phase, the pattern's messages as they are;
- *  receives land in x_ghost in order. */
-halo_status halo_build_standard(const halo_pattern *p, halo_schedule *s);
-
 #endif
