@@ -1,10 +1,13 @@
 /* Unit tests of the pattern and the schedule, without MPI: the patterns of
  * all ranks of a matrix are built in one process, the standard schedule of
  * each is checked on its own and against the others, and corrupted
- * schedules are caught with their message. */
+ * schedules are caught with their message. Reversed schedules: their
+ * phases and lists are the swap of the original's, they add, the checks
+ * accept the reverses of every strategy and catch corrupted ones. */
 #include "halo/io.h"
 #include "halo_impl.h"
-#include "plan/schedule.h"
+#include "plan/simulate.h"
+#include "plan/strategy.h"
 #include "test_util.h"
 #include "world.h"
 
@@ -33,7 +36,7 @@ static void test_pattern_and_standard(const char *spec, int P) {
       off += p->recv[i].count;
     }
     CHECK(off == w.n_ghost[r]);
-    CHECK_OK(halo_build_standard(p, &w.sch[r]));
+    CHECK_OK(halo_schedule_build_standard(p, &w.sch[r]));
     CHECK_OK(halo_schedule_check(&w.sch[r]));
     CHECK(w.sch[r].n_phases == 1 && w.sch[r].phase[0].scope == HALO_SCOPE_GLOBAL);
   }
@@ -139,7 +142,7 @@ static void test_matching_catches(void) {
   CHECK_OK(halo_gen_parse("lap2d:6", &g));
   CHECK_OK(halo_gen_rows(&g, 0, 36, &A));
   make_world(&A, 3, &w);
-  for (int r = 0; r < 3; r++) CHECK_OK(halo_build_standard(&w.pat[r], &w.sch[r]));
+  for (int r = 0; r < 3; r++) CHECK_OK(halo_schedule_build_standard(&w.pat[r], &w.sch[r]));
   CHECK_OK(halo_schedules_check_matching(w.sch, 3));
   w.sch[1].phase[0].send[0].count++;
   CHECK_ERR(halo_schedules_check_matching(w.sch, 3), HALO_ERR_INTERNAL, "expects another message");
@@ -147,6 +150,135 @@ static void test_matching_catches(void) {
   w.sch[2].phase[0].scope = HALO_SCOPE_NODE;
   CHECK_ERR(halo_schedules_check_matching(w.sch, 3), HALO_ERR_INTERNAL, "another scope");
   free_world(&w);
+  halo_csr_free(&A);
+}
+
+/* The reverse of the two-phase schedule, field by field: phase k is the
+ * swap of phase 1-k. */
+static void test_reverse_fields(void) {
+  halo_schedule s, r, rr;
+  make_two_phase(&s);
+  s.strategy = HALO_STRATEGY_3STEP, s.message_cap_used = 64;
+  CHECK_OK(halo_schedule_reverse(&s, &r));
+  CHECK(r.add == 1 && s.add == 0 && r.n_phases == 2 && r.rank == 0 && r.size == 3);
+  CHECK(r.n_local == 1 && r.n_ghost == 4 && r.n_work == 2);
+  CHECK(r.strategy == HALO_STRATEGY_3STEP && r.message_cap_used == 64);
+  for (int k = 0; k < 2; k++) {
+    const halo_phase *f = &s.phase[1 - k], *g = &r.phase[k];
+    CHECK(g->scope == f->scope);
+    CHECK(g->n_send == f->n_recv && g->send_total == f->recv_total);
+    CHECK(g->n_recv == f->n_send && g->recv_total == f->send_total);
+    for (int i = 0; i < g->n_send; i++)
+      CHECK(g->send[i].peer == f->recv[i].peer && g->send[i].offset == f->recv[i].offset &&
+            g->send[i].count == f->recv[i].count);
+    for (int i = 0; i < g->n_recv; i++)
+      CHECK(g->recv[i].peer == f->send[i].peer && g->recv[i].offset == f->send[i].offset &&
+            g->recv[i].count == f->send[i].count);
+    for (int64_t i = 0; i < g->send_total; i++) CHECK(g->pack[i] == f->unpack[i]);
+    for (int64_t i = 0; i < g->recv_total; i++) CHECK(g->unpack[i] == f->pack[i]);
+  }
+  /* the copy to itself of phase 1 is now phase 0's first send and receive */
+  CHECK(r.phase[0].send[0].peer == 0 && r.phase[0].recv[0].peer == 0);
+  CHECK_OK(halo_schedule_check(&r));
+  /* the flat form carries the add flag */
+  halo_vec v = {0};
+  int64_t pos = 0;
+  CHECK_OK(halo_schedule_pack(&r, &v));
+  CHECK_OK(halo_schedule_unpack(v.v, v.n, &pos, &rr));
+  CHECK(pos == v.n && rr.add == 1 && rr.n_local == 1 && rr.phase[1].unpack[0] == 3);
+  CHECK_OK(halo_schedule_check(&rr));
+  halo_schedule_free(&rr);
+  halo_vec_free(&v);
+  /* a reversed schedule is not reversed again */
+  CHECK_ERR(halo_schedule_reverse(&r, &rr), HALO_ERR_INTERNAL, "already reversed");
+  CHECK_ERR(halo_schedule_reverse(&s, &s), HALO_ERR_INVALID_ARG, "cannot replace");
+  halo_schedule_free(&r);
+  halo_schedule_free(&s);
+}
+
+/* The rules of add schedules, on the reverse of the two-phase schedule:
+ * phase 0 adds into work 0 (from itself) and work 1 (from rank 2), phase 1
+ * reads both and adds into entry 3 (from rank 2). */
+static void test_check_add(void) {
+  halo_schedule s, r;
+#define REVERSED(mutation)                                                                         \
+  do {                                                                                             \
+    make_two_phase(&s);                                                                            \
+    CHECK_OK(halo_schedule_reverse(&s, &r));                                                       \
+    halo_schedule_free(&s);                                                                        \
+    mutation;                                                                                      \
+  } while (0)
+#define BREAK_AND_CHECK(mutation, text)                                                            \
+  do {                                                                                             \
+    REVERSED(mutation);                                                                            \
+    CHECK_ERR(halo_schedule_check(&r), HALO_ERR_INTERNAL, text);                                   \
+    halo_schedule_free(&r);                                                                        \
+  } while (0)
+
+  /* an entry may be added into several times, or never (owner entries 0-2
+   * always; here work 1 too, which then reads as zero) */
+  REVERSED(r.phase[0].unpack[1] = 4);
+  CHECK_OK(halo_schedule_check(&r));
+  halo_schedule_free(&r);
+  BREAK_AND_CHECK(r.phase[1].pack[1] = 1, "phase 1 reads work entry 0 a second time");
+  BREAK_AND_CHECK(
+      r.phase[0].pack[0] = 2,
+      "phase 0 reads work entry 1, which phase 0 adds into: reads come after every add");
+  BREAK_AND_CHECK((r.phase[1].unpack[0] = 5, r.phase[0].pack[0] = 2),
+                  "phase 0 reads work entry 1, which phase 1 adds into");
+  BREAK_AND_CHECK(r.phase[1].unpack[0] = 6, "unpack index 6 out of [0, 6)");
+  BREAK_AND_CHECK(r.phase[0].pack[0] = 3, "pack index 3 out of [0, 3)");
+  BREAK_AND_CHECK(r.add = 2, "add = 2");
+  BREAK_AND_CHECK(r.phase[0].recv[0].peer = 1, "copy to itself has no matching receive");
+  BREAK_AND_CHECK(r.phase[1].send[0].offset = 1, "starts at 1, expected 0");
+  /* the same corruption in a schedule that writes is still an error */
+  make_two_phase(&s);
+  s.phase[0].unpack[1] = 1;
+  CHECK_ERR(halo_schedule_check(&s), HALO_ERR_INTERNAL, "writes work entry 0 a second time");
+  halo_schedule_free(&s);
+#undef BREAK_AND_CHECK
+#undef REVERSED
+}
+
+/* The reverses of every strategy's schedules (built by the simulator on
+ * virtual nodes) pass the checks and match; a corrupted one is caught. */
+static void test_reverse_strategies(const char *spec, int P, int K) {
+  halo_gen g;
+  halo_csr A;
+  halo_sim sim;
+  int64_t N, *rb = malloc((size_t)(P + 1) * sizeof *rb);
+  CHECK_OK(halo_gen_parse(spec, &g));
+  CHECK_OK(halo_gen_size(&g, &N, NULL));
+  CHECK_OK(halo_gen_rows(&g, 0, N, &A));
+  CHECK_OK(halo_partition_rows(N, P, rb));
+  CHECK_OK(halo_sim_create(&A, P, rb, NULL, &sim));
+  halo_schedule *s = calloc((size_t)P, sizeof *s), *r = calloc((size_t)P, sizeof *r);
+  for (int t = 0; t < HALO_N_STRATEGIES; t++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.strategy = (halo_strategy)t, o.ranks_per_node = K, o.message_cap = 64;
+    CHECK_OK(halo_sim_schedules(sim, &o, s));
+    for (int q = 0; q < P; q++) {
+      CHECK_OK(halo_schedule_reverse(&s[q], &r[q]));
+      CHECK_MSG(halo_schedule_check(&r[q]) == HALO_SUCCESS, "%s, %s: reverse of rank %d: %s", spec,
+                halo_strategy_name(o.strategy), q, halo_last_error());
+      CHECK(r[q].n_phases == s[q].n_phases && r[q].add == 1);
+      for (int k = 0; k < s[q].n_phases; k++)
+        CHECK(r[q].phase[k].scope == s[q].phase[s[q].n_phases - 1 - k].scope);
+    }
+    CHECK_OK(halo_schedules_check_matching(r, P));
+    /* mixed flags and one changed count do not match */
+    r[P - 1].add = 0;
+    CHECK_ERR(halo_schedules_check_matching(r, P), HALO_ERR_INTERNAL, "writes its receives");
+    r[P - 1].add = 1;
+    int q = 0;
+    while (q < P && r[q].phase[0].n_send == 0) q++;
+    CHECK(q < P);
+    r[q].phase[0].send[0].count++;
+    CHECK_ERR(halo_schedules_check_matching(r, P), HALO_ERR_INTERNAL, "expects another message");
+    for (q = 0; q < P; q++) halo_schedule_free(&s[q]), halo_schedule_free(&r[q]);
+  }
+  free(r), free(s), free(rb);
+  halo_sim_destroy(&sim);
   halo_csr_free(&A);
 }
 
@@ -158,5 +290,9 @@ int main(void) {
   test_pattern_and_standard("lap2d:3", 16); /* more ranks than rows */
   test_check_catches();
   test_matching_catches();
+  test_reverse_fields();
+  test_check_add();
+  test_reverse_strategies("lap2d:10", 6, 2);
+  test_reverse_strategies("irregular:300,4", 7, 3);
   return 0;
 }

@@ -1,14 +1,21 @@
 /* Every strategy, on hundreds of random cases, without MPI: the simulator
  * builds the schedules of all ranks (the builders halo_plan_create uses), a
  * serial executor written here moves the values between the ranks in
- * memory, and every ghost must be the value of x at its global id. The
+ * memory, and every ghost must be the value of x at its global id; the
+ * reversed schedules, executed the same way, must add random contributions
+ * of the ghosts into their owners as a sum computed from the pattern does,
+ * the same to the bit whatever order the messages arrive in. The
  * structure of the schedules is checked against what each strategy promises:
  *   3-Step   at most one inter-node message per ordered pair of nodes;
  *   2-Step   at most one per (rank, destination node);
  *   Split    no inter-node message above the message_cap its receiving node used;
  *   with duplicate removal, the three move the same inter-node bytes, and
- *   none moves more inter-node bytes than standard. */
+ *   none moves more inter-node bytes than standard.
+ * The registry has a descriptor for every strategy, laid out as its
+ * schedules are; the builder refuses a descriptor it cannot follow. */
 #include "halo/sim.h"
+#include "plan/nodebuild.h"
+#include "plan/registry.h"
 #include "plan/simulate.h"
 #include "plan/topology.h"
 #include "test_util.h"
@@ -80,19 +87,21 @@ static int cmp_sent(const void *a, const void *b) {
   return x->ordinal - y->ordinal;
 }
 
-/* Run the schedules of all P ranks in memory; check every ghost. */
-static void serial_execute(halo_sim sim, halo_schedule *s, const char *label) {
-  const int P = sim->P;
-  double **x = calloc((size_t)P, sizeof *x), **ghost = calloc((size_t)P, sizeof *ghost);
-  double **work = calloc((size_t)P, sizeof *work), **packed = calloc((size_t)P, sizeof *packed);
-  for (int r = 0; r < P; r++) {
-    x[r] = malloc((size_t)(s[r].n_local + 1) * sizeof(double));
-    ghost[r] = malloc((size_t)(s[r].n_ghost + 1) * sizeof(double));
-    work[r] = malloc((size_t)(s[r].n_work + 1) * sizeof(double));
-    for (int64_t i = 0; i < s[r].n_local; i++) x[r][i] = test_x(sim->col_ranges[r] + i);
-    for (int64_t i = 0; i < s[r].n_ghost; i++) ghost[r][i] = NAN;
-    for (int64_t i = 0; i < s[r].n_work; i++) work[r][i] = NAN;
-  }
+/* Buffers of one rank: its source space is src then work, its destination
+ * space dst then work. */
+typedef struct {
+  double *src, *dst, *work;
+} rank_bufs;
+
+/* Execute the schedules of all P ranks in memory, phase by phase: every
+ * rank packs its sends, then every rank applies its receives in the order
+ * of its receive list, writing them or, when the schedules add, adding them
+ * (schedule.h's summation order). Ranks take their receives in increasing
+ * order, or decreasing with backwards: the order messages arrive in must
+ * not matter. */
+static void exchange_serial(const halo_schedule *s, int P, rank_bufs *b, int backwards,
+                            const char *label) {
+  double **packed = calloc((size_t)P, sizeof *packed);
   for (int k = 0; k < s[0].n_phases; k++) {
     int64_t n_msgs = 0;
     for (int r = 0; r < P; r++) n_msgs += s[r].phase[k].n_send;
@@ -104,7 +113,7 @@ static void serial_execute(halo_sim sim, halo_schedule *s, const char *label) {
       packed[r] = malloc((size_t)(ph->send_total + 1) * sizeof(double));
       for (int64_t i = 0; i < ph->send_total; i++) {
         int64_t j = ph->pack[i];
-        packed[r][i] = j < s[r].n_local ? x[r][j] : work[r][j - s[r].n_local];
+        packed[r][i] = j < s[r].n_local ? b[r].src[j] : b[r].work[j - s[r].n_local];
       }
       for (int i = 0; i < ph->n_send; i++) {
         int ord = 0;
@@ -113,7 +122,8 @@ static void serial_execute(halo_sim sim, halo_schedule *s, const char *label) {
       }
     }
     qsort(sent, (size_t)m, sizeof *sent, cmp_sent);
-    for (int q = 0; q < P; q++) { /* then deliver */
+    for (int t = 0; t < P; t++) { /* then deliver */
+      const int q = backwards ? P - 1 - t : t;
       const halo_phase *ph = &s[q].phase[k];
       for (int i = 0; i < ph->n_recv; i++) {
         int ord = 0;
@@ -124,26 +134,123 @@ static void serial_execute(halo_sim sim, halo_schedule *s, const char *label) {
                   "%s: phase %d: rank %d's receive %d from %d "
                   "has no matching send",
                   label, k, q, i, ph->recv[i].peer);
-        for (int64_t t = 0; t < f->count; t++) {
-          int64_t j = ph->unpack[ph->recv[i].offset + t];
-          double v = packed[f->from][f->offset + t];
-          if (j < s[q].n_ghost)
-            ghost[q][j] = v;
+        for (int64_t u = 0; u < f->count; u++) {
+          int64_t j = ph->unpack[ph->recv[i].offset + u];
+          double v = packed[f->from][f->offset + u];
+          double *d = j < s[q].n_ghost ? &b[q].dst[j] : &b[q].work[j - s[q].n_ghost];
+          if (s[q].add)
+            *d += v;
           else
-            work[q][j - s[q].n_ghost] = v;
+            *d = v;
         }
       }
     }
     free(sent);
   }
+  for (int r = 0; r < P; r++) free(packed[r]);
+  free(packed);
+}
+
+static void free_bufs(rank_bufs *b, int P) {
+  for (int r = 0; r < P; r++) free(b[r].src), free(b[r].dst), free(b[r].work);
+  free(b);
+}
+
+/* Run the schedules of all P ranks in memory; check every ghost. */
+static void serial_execute(halo_sim sim, halo_schedule *s, const char *label) {
+  const int P = sim->P;
+  rank_bufs *b = calloc((size_t)P, sizeof *b);
   for (int r = 0; r < P; r++) {
-    for (int64_t i = 0; i < s[r].n_ghost; i++)
-      CHECK_MSG(ghost[r][i] == test_x(sim->ghost_ids[r][i]),
-                "%s: rank %d ghost %lld (global %lld) is %g, not %g", label, r, (long long)i,
-                (long long)sim->ghost_ids[r][i], ghost[r][i], test_x(sim->ghost_ids[r][i]));
-    free(x[r]), free(ghost[r]), free(work[r]), free(packed[r]);
+    b[r].src = malloc((size_t)(s[r].n_local + 1) * sizeof(double));
+    b[r].dst = malloc((size_t)(s[r].n_ghost + 1) * sizeof(double));
+    b[r].work = malloc((size_t)(s[r].n_work + 1) * sizeof(double));
+    for (int64_t i = 0; i < s[r].n_local; i++) b[r].src[i] = test_x(sim->col_ranges[r] + i);
+    for (int64_t i = 0; i < s[r].n_ghost; i++) b[r].dst[i] = NAN;
+    for (int64_t i = 0; i < s[r].n_work; i++) b[r].work[i] = NAN;
   }
-  free(x), free(ghost), free(work), free(packed);
+  exchange_serial(s, P, b, 0, label);
+  for (int r = 0; r < P; r++)
+    for (int64_t i = 0; i < s[r].n_ghost; i++)
+      CHECK_MSG(b[r].dst[i] == test_x(sim->ghost_ids[r][i]),
+                "%s: rank %d ghost %lld (global %lld) is %g, not %g", label, r, (long long)i,
+                (long long)sim->ghost_ids[r][i], b[r].dst[i], test_x(sim->ghost_ids[r][i]));
+  free_bufs(b, P);
+}
+
+/* Ghost contributions: a generator of its own, so that the cases drawn by
+ * rng() stay those of the forward tests. */
+static uint64_t contrib_state = 0x2545f4914f6cdd1dULL;
+static double contribution(void) {
+  contrib_state ^= contrib_state << 13;
+  contrib_state ^= contrib_state >> 7;
+  contrib_state ^= contrib_state << 17;
+  return (double)(contrib_state >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* The reverses of the schedules s of all P ranks: random contributions of
+ * every ghost added into their owners' entries (x to begin with), executed
+ * twice with the receives taken in opposite rank orders. Each owner's entry
+ * must be the sum of x and the contributions of every rank that has it as a
+ * ghost, computed from the pattern, within 1e-13 of the sum of the
+ * magnitudes, and the two runs must agree to the bit. */
+static void serial_reverse(halo_sim sim, const halo_schedule *s, const char *label) {
+  const int P = sim->P;
+  halo_schedule *r = calloc((size_t)P, sizeof *r);
+  rank_bufs *b[2] = {calloc((size_t)P, sizeof *b[0]), calloc((size_t)P, sizeof *b[1])};
+  double **ref = calloc((size_t)P, sizeof *ref), **mag = calloc((size_t)P, sizeof *mag);
+  for (int q = 0; q < P; q++) {
+    CHECK_OK(halo_schedule_reverse(&s[q], &r[q]));
+    CHECK_MSG(halo_schedule_check(&r[q]) == HALO_SUCCESS, "%s: reverse of rank %d: %s", label, q,
+              halo_last_error());
+  }
+  CHECK_OK(halo_schedules_check_matching(r, P));
+  for (int q = 0; q < P; q++) {
+    const int64_t n_c = r[q].n_local, n_x = r[q].n_ghost, n_w = r[q].n_work;
+    b[0][q].src = malloc((size_t)(n_c + 1) * sizeof(double));
+    for (int64_t g = 0; g < n_c; g++) b[0][q].src[g] = contribution();
+    ref[q] = malloc((size_t)(n_x + 1) * sizeof(double));
+    mag[q] = malloc((size_t)(n_x + 1) * sizeof(double));
+    for (int64_t i = 0; i < n_x; i++) {
+      ref[q][i] = test_x(sim->col_ranges[q] + i);
+      mag[q][i] = fabs(ref[q][i]);
+    }
+    for (int t = 0; t < 2; t++) {
+      if (t) b[1][q].src = b[0][q].src; /* the same contributions */
+      b[t][q].dst = malloc((size_t)(n_x + 1) * sizeof(double));
+      memcpy(b[t][q].dst, ref[q], (size_t)n_x * sizeof(double));
+      b[t][q].work = calloc((size_t)(n_w + 1), sizeof(double));
+    }
+  }
+  /* the reference, from the pattern: rank q's ghosts from owner o */
+  for (int q = 0; q < P; q++) {
+    const halo_pattern *p = &sim->pat[q];
+    for (int m = 0; m < p->n_recv; m++) {
+      const int o = p->recv[m].peer;
+      for (int64_t g = p->recv[m].offset; g < p->recv[m].offset + p->recv[m].count; g++) {
+        const int64_t i = sim->ghost_ids[q][g] - sim->col_ranges[o];
+        CHECK(i >= 0 && i < sim->col_ranges[o + 1] - sim->col_ranges[o]);
+        ref[o][i] += b[0][q].src[g];
+        mag[o][i] += fabs(b[0][q].src[g]);
+      }
+    }
+  }
+  exchange_serial(r, P, b[0], 0, label);
+  exchange_serial(r, P, b[1], 1, label);
+  for (int q = 0; q < P; q++) {
+    for (int64_t i = 0; i < r[q].n_ghost; i++) {
+      const double got = b[0][q].dst[i];
+      CHECK_MSG(fabs(got - ref[q][i]) <= 1e-13 * mag[q][i],
+                "%s: reversed: rank %d entry %lld (global %lld) is %.17g, not %.17g", label, q,
+                (long long)i, (long long)(sim->col_ranges[q] + i), got, ref[q][i]);
+    }
+    CHECK_MSG(memcmp(b[0][q].dst, b[1][q].dst, (size_t)r[q].n_ghost * sizeof(double)) == 0,
+              "%s: reversed: rank %d's sums depend on the order of arrival", label, q);
+    b[1][q].src = NULL; /* b[0]'s */
+    free(ref[q]), free(mag[q]);
+    halo_schedule_free(&r[q]);
+  }
+  free_bufs(b[0], P), free_bufs(b[1], P);
+  free(ref), free(mag), free(r);
 }
 
 /* The global phase of a schedule. */
@@ -206,6 +313,7 @@ static void run_case(const halo_csr *A, int P, const int64_t *rb, const int64_t 
     for (int r = 0; r < P; r++) CHECK_OK(halo_schedule_check(&s[r]));
     CHECK_OK(halo_schedules_check_matching(s, P));
     serial_execute(sim, s, label);
+    serial_reverse(sim, s, label);
     if (t != HALO_STRATEGY_STANDARD) check_structure(s, P, K, o.strategy, label);
     for (int r = 0; r < P; r++) halo_schedule_free(&s[r]);
     CHECK_OK(halo_sim_run(sim, &o, &st[t]));
@@ -233,6 +341,43 @@ static void run_case(const halo_csr *A, int P, const int64_t *rb, const int64_t 
     for (int t = 1; t < HALO_N_STRATEGIES; t++) CHECK(inter_bytes(&st[t]) == std_bytes);
   free(s);
   halo_sim_destroy(&sim);
+}
+
+/* Every strategy has its descriptor, named and laid out as its schedules
+ * are; auto, unknown values and impossible layouts are refused. */
+static void test_registry(void) {
+  for (int t = 0; t < HALO_N_STRATEGIES; t++) {
+    const halo_strategy_desc *d = NULL;
+    CHECK_OK(halo_strategy_desc_find((halo_strategy)t, &d));
+    CHECK(d->strategy == (halo_strategy)t && strcmp(d->name, halo_strategy_name(d->strategy)) == 0);
+    CHECK(d->n_phases >= 1 && d->n_phases <= HALO_MAX_PHASES);
+    CHECK(d->phase_global >= 0 && d->phase_global < d->n_phases);
+    CHECK(d->phase_direct >= 0 && d->phase_direct < d->n_phases);
+    CHECK(halo_strategy_node_aware(d->strategy) == (d->decide_receive != NULL));
+    CHECK((d->decide_receive == NULL) == (d->decide_send == NULL));
+    CHECK(halo_strategy_node_aware(d->strategy) == (t != HALO_STRATEGY_STANDARD));
+  }
+  const halo_strategy_desc *d = NULL;
+  CHECK_ERR(halo_strategy_desc_find(HALO_STRATEGY_AUTO, &d), HALO_ERR_INVALID_ARG,
+            "auto builds no schedule of its own");
+  CHECK_ERR(halo_strategy_desc_find((halo_strategy)99, &d), HALO_ERR_INVALID_ARG,
+            "strategy 99 is unknown");
+  CHECK(!halo_strategy_node_aware(HALO_STRATEGY_AUTO) &&
+        !halo_strategy_node_aware((halo_strategy)99));
+  /* the node builder and the decisions refuse what they cannot follow */
+  halo_node_input in = {0};
+  halo_node_links L = {0};
+  halo_schedule sched[1];
+  CHECK_OK(halo_strategy_desc_find(HALO_STRATEGY_STANDARD, &d));
+  CHECK_ERR(halo_node_decide_receive(d, &in, &L, 64), HALO_ERR_INTERNAL,
+            "standard is not node-aware");
+  CHECK_ERR(halo_node_build_schedules(d, &in, &L, sched), HALO_ERR_INTERNAL,
+            "standard has no node-aware decisions");
+  CHECK_OK(halo_strategy_desc_find(HALO_STRATEGY_SPLIT, &d));
+  halo_strategy_desc bad = *d;
+  bad.phase_gather = bad.phase_global; /* values would cross before they are gathered */
+  CHECK_ERR(halo_node_build_schedules(&bad, &in, &L, sched), HALO_ERR_INTERNAL,
+            "needs gather < global < redistribution < phases");
 }
 
 /* Zero-row ranks are helpers: with a small cap, Split gives them messages. */
@@ -265,6 +410,7 @@ static void test_helpers(void) {
 int main(int argc, char **argv) {
   int n_random = argc > 1 ? atoi(argv[1]) : 300;
   rng_state = 0x9e3779b97f4a7c15ULL;
+  test_registry();
   test_helpers();
   /* generated matrices at fixed sizes, every K, both duplicate modes */
   const char *gens[] = {"lap2d:12", "lap3d27:5", "irregular:400,3"};

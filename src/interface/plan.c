@@ -21,10 +21,10 @@ halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const hal
   halo_status st = HALO_SUCCESS;
   memset(sched, 0, sizeof *sched);
   if (halo_strategy_node_aware(s->opts.strategy))
-    HALO_CHECK(halo_nodeaware_build(P->ctx->comm, P->topo, pattern, in->ghost_ids, in->col_ranges,
-                                    &s->opts, sched));
+    HALO_CHECK(halo_schedule_build_nodeaware(P->ctx->comm, P->topo, pattern, in->ghost_ids,
+                                             in->col_ranges, &s->opts, sched));
   else
-    st = halo_build_standard(pattern, sched);
+    st = halo_schedule_build_standard(pattern, sched);
   if (st == HALO_SUCCESS) st = halo_schedule_check(sched);
   st = halo_agree(P->ctx->comm, st);
   if (st != HALO_SUCCESS) halo_schedule_free(sched);
@@ -224,8 +224,8 @@ static halo_status plan_choose(halo_plan P, const halo_plan_input *in, const hal
   HALO_TRY(halo_agree(comm, st));
   ch->n = 0;
   for (int a = 0; a < n_tr; a++) {
-    HALO_TRY(halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a],
-                               ranks));
+    HALO_TRY(
+        halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a], ranks));
     for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
       for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++) {
         if (ch->n == HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
@@ -249,8 +249,8 @@ static halo_status plan_choose(halo_plan P, const halo_plan_input *in, const hal
   o->strategy = ch->c[ch->best].strategy;
   o->message_cap = ch->c[ch->best].message_cap;
   if (transport_deferred)
-    HALO_TRY(halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi,
-                                   &P->transport));
+    HALO_TRY(
+        halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, &P->transport));
 cleanup:
   if (device)
     halo_dev_free(x);
@@ -299,8 +299,8 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   HALO_TRY(halo_context_topology(ctx, s.opts.ranks_per_node, &P->topo));
   PART_DONE(HALO_SETUP_CONTEXT);
   if (!pattern) {
-    HALO_TRY(halo_pattern_create(ctx->comm, in->col_ranges, in->ghost_ids, in->n_ghost,
-                                 &own_pattern));
+    HALO_TRY(
+        halo_pattern_create(ctx->comm, in->col_ranges, in->ghost_ids, in->n_ghost, &own_pattern));
     pattern = &own_pattern;
   }
   PART_DONE(HALO_SETUP_PATTERN);
@@ -332,8 +332,7 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   {
     double most[HALO_SETUP_N_PARTS + 1];
     part[HALO_SETUP_N_PARTS] = halo_wtime() - t0;
-    HALO_TRY_MPI(
-        MPI_Allreduce(part, most, HALO_SETUP_N_PARTS + 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    HALO_TRY_MPI(MPI_Allreduce(part, most, HALO_SETUP_N_PARTS + 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
     memcpy(P->stats.setup_part_seconds, most, sizeof P->stats.setup_part_seconds);
     P->stats.setup_seconds = most[HALO_SETUP_N_PARTS];
   }
@@ -356,4 +355,3 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
                               .ghost_ids = A->ghost_ids};
   return halo_plan_build(A->ctx, A, &in, opts, plan_p);
 }
-

@@ -1,6 +1,6 @@
 /* Distributed set-up of the node-aware strategies. The pure functions of
- * node.c do the work; here their inputs are gathered on each node's leader
- * (its lowest rank), the decisions travel between the leaders of nodes that
+ * nodebuild.c do the work, from the strategy's descriptor; here their inputs are gathered on each
+ * node's leader (its lowest rank), the decisions travel between the leaders of nodes that
  * communicate, and the schedules go back to the ranks of the node:
  *
  *   1. every rank learns the node of each of its pattern peers;
@@ -18,13 +18,7 @@
 #include <string.h>
 
 #include "plan/nodeaware.h"
-
-enum {
-  TAG_NODE_TO_OWNER = 401,  /* a rank's node, to the owners of its ghosts */
-  TAG_NODE_TO_READER = 402, /* an owner's node, to the ranks that read its entries */
-  TAG_RECEIVE_DECISION = 403,
-  TAG_SEND_DECISION = 404
-};
+#include "tags.h"
 
 /* 1. The node of each receive peer and each send peer. */
 static halo_status peer_nodes(MPI_Comm comm, const halo_topology *t, const halo_pattern *p,
@@ -41,16 +35,16 @@ static halo_status peer_nodes(MPI_Comm comm, const halo_topology *t, const halo_
   }
   HALO_TRY(HALO_ALLOC(req, 2 * (p->n_recv + p->n_send)));
   for (int i = 0; i < p->n_recv; i++) {
-    HALO_TRY_MPI(
-        MPI_Isend(&t->node_id, 1, MPI_INT, p->recv[i].peer, TAG_NODE_TO_OWNER, comm, &req[n++]));
-    HALO_TRY_MPI(
-        MPI_Irecv(&recv_node[i], 1, MPI_INT, p->recv[i].peer, TAG_NODE_TO_READER, comm, &req[n++]));
+    HALO_TRY_MPI(MPI_Isend(&t->node_id, 1, MPI_INT, p->recv[i].peer, HALO_TAG_NODE_TO_OWNER, comm,
+                           &req[n++]));
+    HALO_TRY_MPI(MPI_Irecv(&recv_node[i], 1, MPI_INT, p->recv[i].peer, HALO_TAG_NODE_TO_READER,
+                           comm, &req[n++]));
   }
   for (int i = 0; i < p->n_send; i++) {
-    HALO_TRY_MPI(
-        MPI_Isend(&t->node_id, 1, MPI_INT, p->send[i].peer, TAG_NODE_TO_READER, comm, &req[n++]));
-    HALO_TRY_MPI(
-        MPI_Irecv(&send_node[i], 1, MPI_INT, p->send[i].peer, TAG_NODE_TO_OWNER, comm, &req[n++]));
+    HALO_TRY_MPI(MPI_Isend(&t->node_id, 1, MPI_INT, p->send[i].peer, HALO_TAG_NODE_TO_READER, comm,
+                           &req[n++]));
+    HALO_TRY_MPI(MPI_Irecv(&send_node[i], 1, MPI_INT, p->send[i].peer, HALO_TAG_NODE_TO_OWNER, comm,
+                           &req[n++]));
   }
   HALO_TRY_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
 cleanup:
@@ -249,7 +243,7 @@ static halo_status make_receive(const halo_link *l, int my_node, halo_vec *out) 
 static halo_status take_receive(halo_link *l, const int64_t *buf, int64_t n) {
   if (n < 1 || buf[0] < 1 || buf[0] > INT_MAX || n != 2 * buf[0] + 2)
     return HALO_ERROR(HALO_ERR_INTERNAL, "malformed receive decision from node %d", l->node);
-  HALO_CHECK(halo_link_alloc_pieces(l, (int)buf[0]));
+  HALO_CHECK(halo_link_pieces_alloc(l, (int)buf[0]));
   memcpy(l->piece_start, buf + 1, (size_t)(l->n_pieces + 1) * sizeof(int64_t));
   for (int k = 0; k < l->n_pieces; k++) l->piece_receiver[k] = (int)buf[l->n_pieces + 2 + k];
   return HALO_SUCCESS;
@@ -270,9 +264,10 @@ static halo_status take_send(halo_link *l, const int64_t *buf, int64_t n) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const halo_pattern *p,
-                                 const int64_t *ghost_ids, const int64_t *col_ranges,
-                                 const halo_plan_options *o, halo_schedule *s) {
+halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
+                                          const halo_pattern *p, const int64_t *ghost_ids,
+                                          const int64_t *col_ranges, const halo_plan_options *o,
+                                          halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int *recv_node = NULL, *send_node = NULL;
@@ -283,8 +278,10 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   halo_schedule *sched = NULL;
   int *counts = NULL, *displs = NULL;
   int64_t *my_sched = NULL;
+  const halo_strategy_desc *d = NULL;
   const int leader = t->node_rank == 0;
   memset(s, 0, sizeof *s);
+  HALO_CHECK(halo_strategy_desc_find(o->strategy, &d)); /* the options agree: all ranks fail */
   HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
   HALO_TRY_MPI(MPI_Comm_size(comm, &size));
 
@@ -302,7 +299,7 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   if (leader) {
     st = unpack_input(all, n_all, t->node_size, t->node_id, size, col_ranges, &in);
     if (st == HALO_SUCCESS) st = halo_node_links_build(&in, o->remove_duplicates, &L);
-    if (st == HALO_SUCCESS) st = halo_decide_receive(o->strategy, &in, &L, o->message_cap);
+    if (st == HALO_SUCCESS) st = halo_node_decide_receive(d, &in, &L, o->message_cap);
   }
   HALO_FREE(all);
   HALO_TRY(halo_agree(comm, st));
@@ -310,18 +307,18 @@ halo_status halo_nodeaware_build(MPI_Comm comm, const halo_topology *t, const ha
   /* 4, 5 */
   if (leader)
     st = exchange(comm, t->node_id, L.in, L.n_in, make_receive, L.out, L.n_out, take_receive,
-                  TAG_RECEIVE_DECISION);
-  if (leader && st == HALO_SUCCESS) st = halo_decide_send(o->strategy, &in, &L);
+                  HALO_TAG_RECEIVE_DECISION);
+  if (leader && st == HALO_SUCCESS) st = halo_node_decide_send(d, &in, &L);
   HALO_TRY(halo_agree(comm, st));
   if (leader)
     st = exchange(comm, t->node_id, L.out, L.n_out, make_send, L.in, L.n_in, take_send,
-                  TAG_SEND_DECISION);
+                  HALO_TAG_SEND_DECISION);
   HALO_TRY(halo_agree(comm, st));
 
   /* 6 */
   if (leader) {
     st = HALO_CALLOC(sched, t->node_size);
-    if (st == HALO_SUCCESS) st = halo_build_node(o->strategy, &in, &L, sched);
+    if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &in, &L, sched);
     if (st == HALO_SUCCESS) st = HALO_ALLOC(counts, t->node_size);
     if (st == HALO_SUCCESS) st = HALO_ALLOC(displs, t->node_size);
     for (int i = 0; i < t->node_size && st == HALO_SUCCESS; i++) {

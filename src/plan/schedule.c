@@ -1,4 +1,4 @@
-/* Schedules: checks and statistics. */
+/* Schedules: checks, reversal, statistics and the flat form. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +39,22 @@ static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, 
   return HALO_SUCCESS;
 }
 
+/* Add schedules: the last phase (+1) that adds into each work entry, so
+ * that a read can be checked against every later add. Indices out of range
+ * are left to the phase loop, which reports them in order. */
+static void last_adds(const halo_schedule *s, int *last) {
+  for (int k = 0; k < s->n_phases; k++)
+    for (int64_t i = 0; i < s->phase[k].recv_total; i++) {
+      const int64_t x = s->phase[k].unpack[i];
+      if (x >= s->n_ghost && x < s->n_ghost + s->n_work) last[x - s->n_ghost] = k + 1;
+    }
+}
+
 halo_status halo_schedule_check(const halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
-  int *written = NULL; /* phase+1 that wrote each destination entry, 0 if none */
+  int *written = NULL;  /* add = 0: phase+1 that wrote each destination entry, 0 if none */
+  int *last_add = NULL; /* add = 1: last phase+1 that adds into each work entry, 0 if none */
+  char *read = NULL;    /* add = 1: whether each work entry was read */
   const int64_t n_dst = s->n_ghost + s->n_work, n_src = s->n_local + s->n_work;
   if (s->n_phases < 1 || s->n_phases > HALO_MAX_PHASES)
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has %d phases", s->n_phases);
@@ -49,7 +62,15 @@ halo_status halo_schedule_check(const halo_schedule *s) {
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has negative sizes");
   if (s->rank < 0 || s->rank >= s->size)
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d of %d", s->rank, s->size);
-  HALO_TRY(HALO_CALLOC(written, n_dst));
+  if (s->add != 0 && s->add != 1)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has add = %d: 0 (write) or 1 (add)", s->add);
+  if (s->add) {
+    HALO_TRY(HALO_CALLOC(last_add, s->n_work));
+    HALO_TRY(HALO_CALLOC(read, s->n_work));
+    last_adds(s, last_add);
+  } else {
+    HALO_TRY(HALO_CALLOC(written, n_dst));
+  }
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     if (ph->scope != HALO_SCOPE_GLOBAL && ph->scope != HALO_SCOPE_NODE)
@@ -61,11 +82,21 @@ halo_status halo_schedule_check(const halo_schedule *s) {
       if (x < 0 || x >= n_src)
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: pack index %lld out of [0, %lld)", k, (long long)x,
                   (long long)n_src);
-      if (x >= s->n_local) { /* work: must be written by an earlier phase */
-        int w = written[s->n_ghost + (x - s->n_local)];
-        if (w == 0 || w > k)
-          HALO_FAIL(HALO_ERR_INTERNAL, "phase %d reads work entry %lld before it is written", k,
-                    (long long)(x - s->n_local));
+      if (x < s->n_local) continue;
+      const int64_t w = x - s->n_local;
+      if (s->add) { /* after its last add, once */
+        if (last_add[w] > k)
+          HALO_FAIL(HALO_ERR_INTERNAL,
+                    "phase %d reads work entry %lld, which phase %d adds into: reads come after "
+                    "every add",
+                    k, (long long)w, last_add[w] - 1);
+        if (read[w])
+          HALO_FAIL(HALO_ERR_INTERNAL, "phase %d reads work entry %lld a second time", k,
+                    (long long)w);
+        read[w] = 1;
+      } else if (written[s->n_ghost + w] == 0 || written[s->n_ghost + w] > k) {
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d reads work entry %lld before it is written", k,
+                  (long long)w);
       }
     }
     for (int64_t i = 0; i < ph->recv_total; i++) {
@@ -73,6 +104,7 @@ halo_status halo_schedule_check(const halo_schedule *s) {
       if (x < 0 || x >= n_dst)
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: unpack index %lld out of [0, %lld)", k,
                   (long long)x, (long long)n_dst);
+      if (s->add) continue; /* any number of adds */
       if (written[x])
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d writes %s entry %lld a second time", k,
                   x < s->n_ghost ? "ghost" : "work",
@@ -88,10 +120,56 @@ halo_status halo_schedule_check(const halo_schedule *s) {
     if (self_send != self_recv)
       HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: the copy to itself has no matching receive", k);
   }
-  for (int64_t x = 0; x < s->n_ghost; x++)
-    if (!written[x]) HALO_FAIL(HALO_ERR_INTERNAL, "ghost %lld is never received", (long long)x);
+  if (!s->add) /* an add schedule may leave an owner's entry as it is */
+    for (int64_t x = 0; x < s->n_ghost; x++)
+      if (!written[x]) HALO_FAIL(HALO_ERR_INTERNAL, "ghost %lld is never received", (long long)x);
 cleanup:
+  halo_free(read);
+  halo_free(last_add);
   halo_free(written);
+  return st;
+}
+
+/* ---- reversal ------------------------------------------------------------- */
+
+/* A new copy of n elements of size bytes each (NULL for none). */
+static halo_status copy_array(void **dst_p, const void *src, int64_t n, size_t size) {
+  HALO_CHECK(halo_alloc_array(dst_p, (size_t)n, size, 0));
+  if (n > 0) memcpy(*dst_p, src, (size_t)n * size);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
+  halo_status st = HALO_SUCCESS;
+  if (r == s)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_schedule_reverse: the reverse cannot replace "
+                                            "its schedule (give another)");
+  memset(r, 0, sizeof *r);
+  if (s->add)
+    return HALO_ERROR(HALO_ERR_INTERNAL,
+                      "rank %d: the schedule is already reversed (it adds): reverse the original",
+                      s->rank);
+  if (s->n_phases < 1 || s->n_phases > HALO_MAX_PHASES)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has %d phases", s->n_phases);
+  r->strategy = s->strategy;
+  r->rank = s->rank, r->size = s->size;
+  r->n_local = s->n_ghost, r->n_ghost = s->n_local, r->n_work = s->n_work;
+  r->message_cap_used = s->message_cap_used;
+  r->add = 1;
+  r->n_phases = s->n_phases;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *f = &s->phase[s->n_phases - 1 - k];
+    halo_phase *g = &r->phase[k];
+    g->scope = f->scope;
+    g->n_send = f->n_recv, g->send_total = f->recv_total;
+    g->n_recv = f->n_send, g->recv_total = f->send_total;
+    HALO_TRY(copy_array((void **)&g->send, f->recv, f->n_recv, sizeof *f->recv));
+    HALO_TRY(copy_array((void **)&g->pack, f->unpack, f->recv_total, sizeof *f->unpack));
+    HALO_TRY(copy_array((void **)&g->recv, f->send, f->n_send, sizeof *f->send));
+    HALO_TRY(copy_array((void **)&g->unpack, f->pack, f->send_total, sizeof *f->pack));
+  }
+cleanup:
+  if (st != HALO_SUCCESS) halo_schedule_free(r);
   return st;
 }
 
@@ -123,10 +201,14 @@ halo_status halo_schedules_check_matching(const halo_schedule *s, int P) {
   halo_status st = HALO_SUCCESS;
   edge *sends = NULL, *recvs = NULL;
   int n_phases = s[0].n_phases;
-  for (int r = 0; r < P; r++)
+  for (int r = 0; r < P; r++) {
     if (s[r].n_phases != n_phases || s[r].rank != r || s[r].size != P)
       return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d: %d phases (rank 0 has %d)", r,
                         s[r].n_phases, n_phases);
+    if (s[r].add != s[0].add)
+      return HALO_ERROR(HALO_ERR_INTERNAL, "schedule of rank %d %s its receives, rank 0's %s", r,
+                        s[r].add ? "adds" : "writes", s[0].add ? "adds" : "writes");
+  }
   for (int k = 0; k < n_phases; k++) {
     int64_t ns = 0, nr = 0;
     for (int r = 0; r < P; r++) {
@@ -192,10 +274,10 @@ static halo_status pack_msgs(const halo_msg *m, int n, halo_vec *out) {
 }
 
 halo_status halo_schedule_pack(const halo_schedule *s, halo_vec *out) {
-  const int64_t head[] = {s->strategy,         s->rank,    s->size,
-                          s->n_local,          s->n_ghost, s->n_work,
-                          s->message_cap_used, s->n_phases};
-  HALO_CHECK(halo_vec_append(out, head, 8));
+  const int64_t head[] = {s->strategy,         s->rank,     s->size,
+                          s->n_local,          s->n_ghost,  s->n_work,
+                          s->message_cap_used, s->n_phases, s->add};
+  HALO_CHECK(halo_vec_append(out, head, 9));
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     const int64_t a[] = {ph->scope, ph->n_send, ph->send_total, ph->n_recv, ph->recv_total};
@@ -239,14 +321,15 @@ cleanup:
 halo_status halo_schedule_unpack(const int64_t *buf, int64_t n, int64_t *pos, halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
   memset(s, 0, sizeof *s);
-  NEED(8);
+  NEED(9);
   const int64_t *h = buf + *pos;
   if (h[7] < 1 || h[7] > HALO_MAX_PHASES)
     HALO_FAIL(HALO_ERR_INTERNAL, "a packed schedule has %lld phases", (long long)h[7]);
   s->strategy = (halo_strategy)h[0], s->rank = (int)h[1], s->size = (int)h[2];
   s->n_local = h[3], s->n_ghost = h[4], s->n_work = h[5], s->message_cap_used = h[6];
   s->n_phases = (int)h[7];
-  *pos += 8;
+  s->add = (int)h[8];
+  *pos += 9;
   for (int k = 0; k < s->n_phases; k++) {
     halo_phase *ph = &s->phase[k];
     NEED(5);
@@ -264,37 +347,3 @@ cleanup:
   return st;
 }
 #undef NEED
-
-/* Provisional: replaced by the reversal of the strategies branch. */
-static halo_status copy_list(const halo_msg *m, int n, const int64_t *idx, int64_t total,
-                             halo_msg **m_p, int64_t **idx_p) {
-  HALO_CHECK(HALO_ALLOC(*m_p, n));
-  HALO_CHECK(HALO_ALLOC(*idx_p, total));
-  if (n) memcpy(*m_p, m, (size_t)n * sizeof *m);
-  if (total) memcpy(*idx_p, idx, (size_t)total * sizeof *idx);
-  return HALO_SUCCESS;
-}
-
-halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
-  halo_status st = HALO_SUCCESS;
-  memset(r, 0, sizeof *r);
-  if (s->add) return HALO_ERROR(HALO_ERR_INTERNAL, "a reversed schedule reversed again");
-  r->strategy = s->strategy;
-  r->rank = s->rank, r->size = s->size;
-  r->n_local = s->n_ghost, r->n_ghost = s->n_local, r->n_work = s->n_work;
-  r->message_cap_used = s->message_cap_used;
-  r->add = 1;
-  r->n_phases = s->n_phases;
-  for (int k = 0; k < s->n_phases; k++) {
-    const halo_phase *f = &s->phase[s->n_phases - 1 - k];
-    halo_phase *b = &r->phase[k];
-    b->scope = f->scope;
-    b->n_send = f->n_recv, b->send_total = f->recv_total;
-    b->n_recv = f->n_send, b->recv_total = f->send_total;
-    HALO_TRY(copy_list(f->recv, f->n_recv, f->unpack, f->recv_total, &b->send, &b->pack));
-    HALO_TRY(copy_list(f->send, f->n_send, f->pack, f->send_total, &b->recv, &b->unpack));
-  }
-cleanup:
-  if (st != HALO_SUCCESS) halo_schedule_free(r);
-  return st;
-}

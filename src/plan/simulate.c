@@ -6,6 +6,8 @@
 
 #include "plan/choose.h"
 #include "plan/model.h"
+#include "plan/nodebuild.h"
+#include "plan/registry.h"
 #include "plan/simulate.h"
 #include "plan/topology.h"
 
@@ -130,6 +132,7 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
   int **recv_node = NULL, **send_node = NULL, *ranks = NULL;
   halo_node_links *L = NULL;
   halo_schedule *sched = NULL;
+  const halo_strategy_desc *d = NULL;
   if (K < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "the simulator needs ranks_per_node > 0 (virtual nodes), got %d", K);
@@ -142,13 +145,15 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
   if (o->message_cap < (int64_t)sizeof(double))
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "message_cap = %lld bytes: at least 8",
                       (long long)o->message_cap);
+  HALO_CHECK(halo_strategy_desc_find(o->strategy, &d));
   HALO_TRY(HALO_ALLOC(sched, K < P ? K : P));
   HALO_TRY(HALO_ALLOC(ranks, P));
   for (int r = 0; r < P; r++) ranks[r] = r;
-  if (!halo_strategy_node_aware(o->strategy)) {
+  if (!d->decide_receive) { /* Standard: a rank's schedule from its pattern alone */
     for (int n = 0; n < n_nodes; n++) {
       const int first = n * K, cnt = first + K <= P ? K : P - first;
-      for (int i = 0; i < cnt; i++) HALO_TRY(halo_build_standard(&sim->pat[first + i], &sched[i]));
+      for (int i = 0; i < cnt; i++)
+        HALO_TRY(halo_schedule_build_standard(&sim->pat[first + i], &sched[i]));
       st = fn(ctx, n, first, cnt, sched);
       for (int i = 0; i < cnt; i++) halo_schedule_free(&sched[i]);
       if (st != HALO_SUCCESS) goto cleanup;
@@ -175,7 +180,7 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
   for (int n = 0; n < n_nodes; n++) {
     const halo_node_input in = NODE_INPUT(n);
     HALO_TRY(halo_node_links_build(&in, o->remove_duplicates, &L[n]));
-    HALO_TRY(halo_decide_receive(o->strategy, &in, &L[n], o->message_cap));
+    HALO_TRY(halo_node_decide_receive(d, &in, &L[n], o->message_cap));
   }
   /* receive decisions to the sending nodes */
   for (int n = 0; n < n_nodes; n++)
@@ -184,13 +189,13 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
       const halo_link *in = halo_link_find(L[out->node / K].in, L[out->node / K].n_in, n * K);
       if (!in || in->n != out->n)
         HALO_FAIL(HALO_ERR_INTERNAL, "nodes %d and %d disagree on their link", n * K, out->node);
-      HALO_TRY(halo_link_alloc_pieces(out, in->n_pieces));
+      HALO_TRY(halo_link_pieces_alloc(out, in->n_pieces));
       memcpy(out->piece_start, in->piece_start, (size_t)(in->n_pieces + 1) * sizeof(int64_t));
       memcpy(out->piece_receiver, in->piece_receiver, (size_t)in->n_pieces * sizeof(int));
     }
   for (int n = 0; n < n_nodes; n++) {
     const halo_node_input in = NODE_INPUT(n);
-    HALO_TRY(halo_decide_send(o->strategy, &in, &L[n]));
+    HALO_TRY(halo_node_decide_send(d, &in, &L[n]));
   }
   /* send decisions to the receiving nodes */
   for (int n = 0; n < n_nodes; n++)
@@ -202,7 +207,7 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
   /* the schedules, node by node */
   for (int n = 0; n < n_nodes; n++) {
     const halo_node_input in = NODE_INPUT(n);
-    HALO_TRY(halo_build_node(o->strategy, &in, &L[n], sched));
+    HALO_TRY(halo_node_build_schedules(d, &in, &L[n], sched));
     st = fn(ctx, n, n * K, in.n_ranks, sched);
     for (int i = 0; i < in.n_ranks; i++) halo_schedule_free(&sched[i]);
     if (st != HALO_SUCCESS) goto cleanup;

@@ -3,7 +3,7 @@
 #define HALO_PLAN_SIMULATE_H
 
 #include "halo/sim.h"
-#include "plan/node.h"
+#include "plan/schedule.h"
 
 struct halo_sim_s {
   int P;

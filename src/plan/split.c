@@ -3,10 +3,12 @@
  * messages of at most message_cap bytes; receives are dealt to its ranks in
  * decreasing size from local rank 0, sends to the sending node's ranks in
  * decreasing size from local rank PPN-1 down. Ranks without rows take part
- * like any other: they are the node's communication helpers. */
-#include "plan/node.h"
+ * like any other: they are the node's communication helpers. Phases as
+ * 3-Step: node (gather to the senders, and the on-node messages, direct),
+ * global (pieces), node (redistribution). */
+#include "plan/strategy.h"
 
-halo_status halo_split_receive(const halo_node_input *in, halo_node_links *L, int64_t cap) {
+static halo_status decide_receive(const halo_node_input *in, halo_node_links *L, int64_t cap) {
   halo_status st = HALO_SUCCESS;
   int64_t *size = NULL;
   int *local = NULL;
@@ -28,7 +30,7 @@ halo_status halo_split_receive(const halo_node_input *in, halo_node_links *L, in
     int64_t k = one_each ? 1 : (l->n + per - 1) / per;
     if (k > INT32_MAX / 2)
       HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "%lld messages from one node", (long long)k);
-    HALO_TRY(halo_link_alloc_pieces(l, (int)k));
+    HALO_TRY(halo_link_pieces_alloc(l, (int)k));
     for (int j = 0; j < l->n_pieces; j++) l->piece_start[j] = one_each ? 0 : j * per;
     l->piece_start[l->n_pieces] = l->n;
     n_pieces += l->n_pieces;
@@ -39,7 +41,7 @@ halo_status halo_split_receive(const halo_node_input *in, halo_node_links *L, in
   for (int c = 0, t = 0; c < L->n_in; c++)
     for (int j = 0; j < L->in[c].n_pieces; j++, t++)
       size[t] = L->in[c].piece_start[j + 1] - L->in[c].piece_start[j];
-  HALO_TRY(halo_deal_round_robin(n_pieces, size, in->n_ranks, 0, 1, local));
+  HALO_TRY(halo_node_deal_round_robin(n_pieces, size, in->n_ranks, 0, 1, local));
   for (int c = 0, t = 0; c < L->n_in; c++)
     for (int j = 0; j < L->in[c].n_pieces; j++, t++)
       L->in[c].piece_receiver[j] = in->ranks[local[t]];
@@ -49,7 +51,7 @@ cleanup:
   return st;
 }
 
-halo_status halo_split_send(const halo_node_input *in, halo_node_links *L) {
+static halo_status decide_send(const halo_node_input *in, halo_node_links *L) {
   halo_status st = HALO_SUCCESS;
   int64_t *size = NULL;
   int *local = NULL;
@@ -61,7 +63,7 @@ halo_status halo_split_send(const halo_node_input *in, halo_node_links *L) {
     for (int j = 0; j < L->out[b].n_pieces; j++, t++)
       size[t] = L->out[b].piece_start[j + 1] - L->out[b].piece_start[j];
   /* line 18: sends in decreasing size from local rank PPN-1 down */
-  HALO_TRY(halo_deal_round_robin(n_pieces, size, in->n_ranks, in->n_ranks - 1, -1, local));
+  HALO_TRY(halo_node_deal_round_robin(n_pieces, size, in->n_ranks, in->n_ranks - 1, -1, local));
   for (int b = 0, t = 0; b < L->n_out; b++)
     for (int j = 0; j < L->out[b].n_pieces; j++, t++)
       L->out[b].piece_sender[j] = in->ranks[local[t]];
@@ -70,3 +72,15 @@ cleanup:
   halo_free(size);
   return st;
 }
+
+const halo_strategy_desc halo_strategy_desc_split = {
+    .name = "split",
+    .strategy = HALO_STRATEGY_SPLIT,
+    .n_phases = 3,
+    .phase_direct = 0,
+    .phase_gather = 0,
+    .phase_global = 1,
+    .phase_redistribute = 2,
+    .decide_receive = decide_receive,
+    .decide_send = decide_send,
+};

@@ -1,10 +1,11 @@
 /* Standard exchange: every rank sends directly to every rank that needs its
- * data; one global phase, receives land in x_ghost in order. */
+ * data; one global phase, receives land in x_ghost in order. No decisions:
+ * a rank's schedule is a function of its pattern alone. */
 #include <string.h>
 
-#include "plan/schedule.h"
+#include "plan/strategy.h"
 
-halo_status halo_build_standard(const halo_pattern *p, halo_schedule *s) {
+halo_status halo_schedule_build_standard(const halo_pattern *p, halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
   memset(s, 0, sizeof *s);
   s->strategy = HALO_STRATEGY_STANDARD;
@@ -32,3 +33,15 @@ cleanup:
   if (st != HALO_SUCCESS) halo_schedule_free(s);
   return st;
 }
+
+const halo_strategy_desc halo_strategy_desc_standard = {
+    .name = "standard",
+    .strategy = HALO_STRATEGY_STANDARD,
+    .n_phases = 1,
+    .phase_direct = 0,
+    .phase_gather = -1,
+    .phase_global = 0,
+    .phase_redistribute = -1,
+    .decide_receive = NULL,
+    .decide_send = NULL,
+};

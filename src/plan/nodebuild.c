@@ -1,0 +1,452 @@
+/* The node-aware part of a plan: the decisions through a strategy's
+ * descriptor, and the node's schedules built phase by phase from the pieces.
+ * Each phase builder below reads the descriptor (where its messages go,
+ * whether senders gather), never the strategy. They run in a fixed order,
+ * direct, gather, pieces out, pieces in, redistribution, because message
+ * lists merge messages to the same peer in the order they are added: the
+ * order is part of the output (every strategy gives Standard's ghosts bit
+ * for bit, and the simulator's schedules equal the run's). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/nodebuild.h"
+
+/* ---- decisions -------------------------------------------------------------- */
+
+halo_status halo_node_decide_receive(const halo_strategy_desc *d, const halo_node_input *in,
+                                     halo_node_links *L, int64_t message_cap) {
+  if (!d->decide_receive)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "strategy %s is not node-aware", d->name);
+  return d->decide_receive(in, L, message_cap);
+}
+
+halo_status halo_node_decide_send(const halo_strategy_desc *d, const halo_node_input *in,
+                                  halo_node_links *L) {
+  if (!d->decide_send)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "strategy %s is not node-aware", d->name);
+  for (int b = 0; b < L->n_out; b++) {
+    const halo_link *l = &L->out[b];
+    if (l->n_pieces < 1 || !l->piece_start || l->piece_start[0] != 0 ||
+        l->piece_start[l->n_pieces] != l->n)
+      return HALO_ERROR(HALO_ERR_INTERNAL,
+                        "node %d sends %lld values to node %d, whose pieces do not cover them",
+                        in->node_id, (long long)l->n, l->node);
+    for (int k = 0; k < l->n_pieces; k++)
+      if (l->piece_start[k + 1] <= l->piece_start[k])
+        return HALO_ERROR(HALO_ERR_INTERNAL, "node %d made an empty piece for node %d", l->node,
+                          in->node_id);
+  }
+  return d->decide_send(in, L);
+}
+
+/* ---- message lists ------------------------------------------------------------ */
+
+/* Messages of one rank in one phase and one direction, being built. */
+typedef struct {
+  int peer;
+  int64_t key; /* order among messages with the same peer */
+  int64_t n, cap;
+  int64_t *idx;
+} mbuf;
+
+typedef struct {
+  int n, cap;
+  mbuf *m;
+} mlist;
+
+static halo_status mlist_add(mlist *l, int peer, int64_t key, mbuf **m_p) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 4;
+    mbuf *q = halo_realloc(l->m, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory building a schedule");
+    l->m = q;
+    l->cap = cap;
+  }
+  mbuf *m = &l->m[l->n++];
+  m->peer = peer, m->key = key, m->n = m->cap = 0, m->idx = NULL;
+  *m_p = m;
+  return HALO_SUCCESS;
+}
+
+/* The message with (peer, key), made if there is none. */
+static halo_status mlist_get(mlist *l, int peer, int64_t key, mbuf **m_p) {
+  for (int i = l->n - 1; i >= 0; i--)
+    if (l->m[i].peer == peer && l->m[i].key == key) {
+      *m_p = &l->m[i];
+      return HALO_SUCCESS;
+    }
+  return mlist_add(l, peer, key, m_p);
+}
+
+static halo_status mbuf_push(mbuf *m, int64_t x) {
+  if (m->n == m->cap) {
+    int64_t cap = m->cap ? 2 * m->cap : 16;
+    int64_t *q = halo_realloc(m->idx, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory building a schedule");
+    m->idx = q;
+    m->cap = cap;
+  }
+  m->idx[m->n++] = x;
+  return HALO_SUCCESS;
+}
+
+static void mlist_free(mlist *l) {
+  for (int i = 0; i < l->n; i++) halo_free(l->m[i].idx);
+  halo_free(l->m);
+  memset(l, 0, sizeof *l);
+}
+
+static int cmp_mbuf(const void *a, const void *b) {
+  const mbuf *x = a, *y = b;
+  if (x->peer != y->peer) return (x->peer > y->peer) - (x->peer < y->peer);
+  return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Messages ordered by (peer, key) into a phase's message list and index map. */
+static halo_status mlist_to_phase(mlist *l, int *n_p, halo_msg **msg_p, int64_t *total_p,
+                                  int64_t **idx_p) {
+  halo_status st = HALO_SUCCESS;
+  if (l->n > 1) qsort(l->m, (size_t)l->n, sizeof *l->m, cmp_mbuf);
+  int64_t total = 0;
+  for (int i = 0; i < l->n; i++) total += l->m[i].n;
+  HALO_TRY(HALO_ALLOC(*msg_p, l->n));
+  HALO_TRY(HALO_ALLOC(*idx_p, total));
+  *n_p = l->n;
+  *total_p = total;
+  int64_t off = 0;
+  for (int i = 0; i < l->n; i++) {
+    (*msg_p)[i] = (halo_msg){l->m[i].peer, off, l->m[i].n};
+    if (l->m[i].n) memcpy(*idx_p + off, l->m[i].idx, (size_t)l->m[i].n * sizeof(int64_t));
+    off += l->m[i].n;
+  }
+cleanup:
+  return st;
+}
+
+typedef struct {
+  int64_t a, b, c, d;
+} quad;
+
+static int cmp_quad(const void *x_, const void *y_) {
+  const quad *x = x_, *y = y_;
+  if (x->a != y->a) return (x->a > y->a) - (x->a < y->a);
+  if (x->b != y->b) return (x->b > y->b) - (x->b < y->b);
+  if (x->c != y->c) return (x->c > y->c) - (x->c < y->c);
+  return (x->d > y->d) - (x->d < y->d);
+}
+
+/* Position of (owner, gid) among the gathered values g[lo, hi) of sender si,
+ * sorted by (sender, owner, gid); -1 if absent. */
+static int64_t find_gathered(const quad *g, int64_t lo, int64_t hi, int si, int owner,
+                             int64_t gid) {
+  const quad key = {si, owner, gid, 0};
+  const int64_t end = hi;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cmp_quad(&g[mid], &key) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && cmp_quad(&g[lo], &key) == 0 ? lo : -1;
+}
+
+/* ---- the phase builders -------------------------------------------------------- */
+
+/* The node's schedules being built. */
+typedef struct {
+  const halo_strategy_desc *d;
+  const halo_node_input *in;
+  const halo_node_links *L;
+  mlist *send, *recv; /* [rank * n_phases + phase] */
+  int64_t *gwork;     /* per rank: work entries of gathered values */
+  int64_t *xwork;     /* per rank: work entries of received pieces, after the gathered */
+  int64_t *gbegin;    /* R+1: the gathered values of each rank in g */
+  quad *g;            /* gathered values (sender, owner, gid), sorted, each once */
+  int64_t n_g;        /* ... how many */
+  int64_t **wpos;     /* per incoming link: work position of each entry at its receiver */
+  int64_t n_red;      /* deliveries of the redistribution */
+} node_build;
+
+static mlist *sends(node_build *b, int i, int ph) {
+  return &b->send[(size_t)i * (size_t)b->d->n_phases + (size_t)ph];
+}
+static mlist *recvs(node_build *b, int i, int ph) {
+  return &b->recv[(size_t)i * (size_t)b->d->n_phases + (size_t)ph];
+}
+
+/* The layout the builders rely on: roles inside the phases, values gathered
+ * before they cross the network and delivered after. */
+static halo_status check_layout(const halo_strategy_desc *d) {
+  const int n = d->n_phases;
+  if (!d->decide_receive || !d->decide_send)
+    return HALO_ERROR(HALO_ERR_INTERNAL,
+                      "strategy %s has no node-aware decisions: its schedule is Standard's",
+                      d->name);
+  if (n < 2 || n > HALO_MAX_PHASES || d->phase_direct < 0 || d->phase_direct >= n ||
+      d->phase_gather < -1 || d->phase_gather >= d->phase_global ||
+      d->phase_global >= d->phase_redistribute || d->phase_redistribute >= n)
+    return HALO_ERROR(HALO_ERR_INTERNAL,
+                      "strategy %s lays out %d phases as direct %d, gather %d, global %d, "
+                      "redistribution %d: needs gather < global < redistribution < phases",
+                      d->name, n, d->phase_direct, d->phase_gather, d->phase_global,
+                      d->phase_redistribute);
+  return HALO_SUCCESS;
+}
+
+static halo_status node_build_alloc(node_build *b) {
+  halo_status st = HALO_SUCCESS;
+  const size_t R = (size_t)b->in->n_ranks, n = R * (size_t)b->d->n_phases;
+  HALO_TRY(HALO_CALLOC(b->send, n));
+  HALO_TRY(HALO_CALLOC(b->recv, n));
+  HALO_TRY(HALO_CALLOC(b->gwork, R));
+  HALO_TRY(HALO_CALLOC(b->xwork, R));
+  HALO_TRY(HALO_CALLOC(b->gbegin, R + 1));
+  HALO_TRY(HALO_CALLOC(b->wpos, b->L->n_in));
+cleanup:
+  return st;
+}
+
+static void node_build_free(node_build *b) {
+  const int n = b->in->n_ranks * b->d->n_phases;
+  if (b->send)
+    for (int t = 0; t < n; t++) mlist_free(&b->send[t]);
+  if (b->recv)
+    for (int t = 0; t < n; t++) mlist_free(&b->recv[t]);
+  if (b->wpos)
+    for (int c = 0; c < b->L->n_in; c++) halo_free(b->wpos[c]);
+  halo_free(b->wpos);
+  halo_free(b->g);
+  halo_free(b->gbegin);
+  halo_free(b->xwork);
+  halo_free(b->gwork);
+  halo_free(b->recv);
+  halo_free(b->send);
+}
+
+/* On-node messages, direct: p sends q what q needs of p, as Standard does,
+ * in phase_direct. */
+static halo_status build_direct(node_build *b) {
+  halo_status st = HALO_SUCCESS;
+  const halo_node_input *in = b->in;
+  const int ph = b->d->phase_direct;
+  for (int i = 0; i < in->n_ranks; i++) {
+    const halo_pattern *p = &in->pat[i];
+    for (int m = 0; m < p->n_send; m++) {
+      if (in->send_node[i][m] != in->node_id) continue;
+      const int q = p->send[m].peer, j = halo_node_local_index(in, q);
+      if (j < 0) HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", q, in->node_id);
+      const halo_pattern *pq = &in->pat[j];
+      int r = 0; /* q's receive from p */
+      while (r < pq->n_recv && pq->recv[r].peer != in->ranks[i]) r++;
+      if (r == pq->n_recv || pq->recv[r].count != p->send[m].count)
+        HALO_FAIL(HALO_ERR_INTERNAL, "ranks %d and %d disagree on their message", in->ranks[i], q);
+      mbuf *a, *c;
+      HALO_TRY(mlist_get(sends(b, i, ph), q, 0, &a));
+      HALO_TRY(mlist_get(recvs(b, j, ph), in->ranks[i], 0, &c));
+      for (int64_t k = 0; k < p->send[m].count; k++) {
+        HALO_TRY(mbuf_push(a, p->send_idx[p->send[m].offset + k]));
+        HALO_TRY(mbuf_push(c, pq->recv[r].offset + k));
+      }
+    }
+  }
+cleanup:
+  return st;
+}
+
+/* Gather, in phase_gather (strategies whose senders gather): every sender
+ * needs the values of its pieces that other ranks of the node own, each
+ * once: (sender, owner, gid), into the sender's work in that order. */
+static halo_status build_gather(node_build *b) {
+  halo_status st = HALO_SUCCESS;
+  const halo_node_input *in = b->in;
+  const halo_node_links *L = b->L;
+  const int ph = b->d->phase_gather;
+  if (!halo_strategy_desc_gathers(b->d)) return HALO_SUCCESS;
+  int64_t n_g = 0;
+  for (int c = 0; c < L->n_out; c++) n_g += L->out[c].n;
+  HALO_TRY(HALO_ALLOC(b->g, n_g));
+  quad *g = b->g;
+  n_g = 0;
+  for (int c = 0; c < L->n_out; c++) {
+    const halo_link *l = &L->out[c];
+    for (int k = 0; k < l->n_pieces; k++) {
+      const int si = halo_node_local_index(in, l->piece_sender[k]);
+      if (si < 0)
+        HALO_FAIL(HALO_ERR_INTERNAL, "sender %d of a piece is not on node %d", l->piece_sender[k],
+                  in->node_id);
+      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++)
+        if (l->owner[e] != l->piece_sender[k]) g[n_g++] = (quad){si, l->owner[e], l->gid[e], 0};
+    }
+  }
+  if (n_g > 1) qsort(g, (size_t)n_g, sizeof *g, cmp_quad);
+  int64_t u = 0;
+  for (int64_t t = 0; t < n_g; t++)
+    if (u == 0 || cmp_quad(&g[t], &g[u - 1]) != 0) g[u++] = g[t];
+  b->n_g = n_g = u;
+  for (int64_t t = 0; t < n_g; t++) b->gwork[g[t].a]++;
+  for (int i = 0; i < in->n_ranks; i++) b->gbegin[i + 1] = b->gbegin[i] + b->gwork[i];
+  for (int64_t t = 0; t < n_g; t++) {
+    const int si = (int)g[t].a, owner = (int)g[t].b, pi = halo_node_local_index(in, owner);
+    if (pi < 0) HALO_FAIL(HALO_ERR_INTERNAL, "owner %d is not on node %d", owner, in->node_id);
+    mbuf *a, *c;
+    HALO_TRY(mlist_get(sends(b, pi, ph), in->ranks[si], 0, &a));
+    HALO_TRY(mlist_get(recvs(b, si, ph), owner, 0, &c));
+    HALO_TRY(mbuf_push(a, g[t].c - in->col_ranges[owner]));
+    HALO_TRY(mbuf_push(c, in->pat[si].n_ghost + (t - b->gbegin[si])));
+  }
+cleanup:
+  return st;
+}
+
+/* Pieces out, in phase_global: sender -> receiver, each value from the
+ * sender's x_local or, when another rank owns it, from its gathered values. */
+static halo_status build_pieces_out(node_build *b) {
+  halo_status st = HALO_SUCCESS;
+  const halo_node_input *in = b->in;
+  const halo_node_links *L = b->L;
+  const int ph = b->d->phase_global;
+  for (int c = 0; c < L->n_out; c++) {
+    const halo_link *l = &L->out[c];
+    for (int k = 0; k < l->n_pieces; k++) {
+      const int sender = l->piece_sender[k], si = halo_node_local_index(in, sender);
+      if (si < 0) HALO_FAIL(HALO_ERR_INTERNAL, "sender %d is not on node %d", sender, in->node_id);
+      if (l->piece_receiver[k] < 0 || l->piece_receiver[k] >= in->size)
+        HALO_FAIL(HALO_ERR_INTERNAL, "piece %d to node %d has no receiver", k, l->node);
+      mbuf *m;
+      HALO_TRY(mlist_add(sends(b, si, ph), l->piece_receiver[k], k, &m));
+      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
+        int64_t src;
+        if (l->owner[e] == sender) {
+          src = l->gid[e] - in->col_ranges[sender];
+        } else {
+          if (!halo_strategy_desc_gathers(b->d))
+            HALO_FAIL(HALO_ERR_INTERNAL,
+                      "%s: rank %d sends value %lld of rank %d, but its senders gather nothing",
+                      b->d->name, sender, (long long)l->gid[e], l->owner[e]);
+          int64_t pos =
+              find_gathered(b->g, b->gbegin[si], b->gbegin[si + 1], si, l->owner[e], l->gid[e]);
+          if (pos < 0)
+            HALO_FAIL(HALO_ERR_INTERNAL, "value %lld was not gathered", (long long)l->gid[e]);
+          src = in->pat[si].n_local + (pos - b->gbegin[si]);
+        }
+        HALO_TRY(mbuf_push(m, src));
+      }
+    }
+  }
+cleanup:
+  return st;
+}
+
+/* Pieces in, in phase_global: into the receiver's work, after its gathered
+ * values. */
+static halo_status build_pieces_in(node_build *b) {
+  halo_status st = HALO_SUCCESS;
+  const halo_node_input *in = b->in;
+  const halo_node_links *L = b->L;
+  const int ph = b->d->phase_global;
+  for (int c = 0; c < L->n_in; c++) {
+    const halo_link *l = &L->in[c];
+    HALO_TRY(HALO_ALLOC(b->wpos[c], l->n));
+    for (int k = 0; k < l->n_pieces; k++) {
+      const int ri = halo_node_local_index(in, l->piece_receiver[k]);
+      if (ri < 0)
+        HALO_FAIL(HALO_ERR_INTERNAL, "receiver %d is not on node %d", l->piece_receiver[k],
+                  in->node_id);
+      if (l->piece_sender[k] < 0 || l->piece_sender[k] >= in->size)
+        HALO_FAIL(HALO_ERR_INTERNAL, "piece %d from node %d has no sender", k, l->node);
+      mbuf *m;
+      HALO_TRY(mlist_add(recvs(b, ri, ph), l->piece_sender[k], k, &m));
+      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
+        const int64_t w = b->gwork[ri] + b->xwork[ri]++;
+        b->wpos[c][e] = w;
+        HALO_TRY(mbuf_push(m, in->pat[ri].n_ghost + w));
+        b->n_red += l->dst_ptr[e + 1] - l->dst_ptr[e];
+      }
+    }
+  }
+cleanup:
+  return st;
+}
+
+/* Redistribution, in phase_redistribute: receiver -> every rank of the node
+ * that needs an entry, ordered by (receiver, reader, ghost). */
+static halo_status build_redistribution(node_build *b) {
+  halo_status st = HALO_SUCCESS;
+  const halo_node_input *in = b->in;
+  const halo_node_links *L = b->L;
+  const int ph = b->d->phase_redistribute;
+  quad *red = NULL;
+  int64_t n_red = 0;
+  HALO_TRY(HALO_ALLOC(red, b->n_red));
+  for (int c = 0; c < L->n_in; c++) {
+    const halo_link *l = &L->in[c];
+    for (int k = 0; k < l->n_pieces; k++) {
+      const int ri = halo_node_local_index(in, l->piece_receiver[k]);
+      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++)
+        for (int64_t t = l->dst_ptr[e]; t < l->dst_ptr[e + 1]; t++) {
+          const int qi = halo_node_local_index(in, l->dst_rank[t]);
+          if (qi < 0)
+            HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", l->dst_rank[t], in->node_id);
+          red[n_red++] = (quad){ri, qi, l->dst_ghost[t], b->wpos[c][e]};
+        }
+    }
+  }
+  if (n_red > 1) qsort(red, (size_t)n_red, sizeof *red, cmp_quad);
+  for (int64_t t = 0; t < n_red; t++) {
+    const int ri = (int)red[t].a, qi = (int)red[t].b;
+    mbuf *a, *c;
+    HALO_TRY(mlist_get(sends(b, ri, ph), in->ranks[qi], 0, &a));
+    HALO_TRY(mlist_get(recvs(b, qi, ph), in->ranks[ri], 0, &c));
+    HALO_TRY(mbuf_push(a, in->pat[ri].n_local + red[t].d));
+    HALO_TRY(mbuf_push(c, red[t].c));
+  }
+cleanup:
+  halo_free(red);
+  return st;
+}
+
+/* The schedules: every phase's message lists, ordered by (peer, key). */
+static halo_status assemble(node_build *b, halo_schedule *sched) {
+  halo_status st = HALO_SUCCESS;
+  const halo_node_input *in = b->in;
+  for (int i = 0; i < in->n_ranks; i++) {
+    halo_schedule *sc = &sched[i];
+    sc->strategy = b->d->strategy;
+    sc->rank = in->ranks[i];
+    sc->size = in->size;
+    sc->n_local = in->pat[i].n_local;
+    sc->n_ghost = in->pat[i].n_ghost;
+    sc->n_work = b->gwork[i] + b->xwork[i];
+    sc->message_cap_used = b->L->message_cap_used;
+    sc->n_phases = b->d->n_phases;
+    for (int ph = 0; ph < sc->n_phases; ph++) {
+      halo_phase *f = &sc->phase[ph];
+      f->scope = ph == b->d->phase_global ? HALO_SCOPE_GLOBAL : HALO_SCOPE_NODE;
+      HALO_TRY(mlist_to_phase(sends(b, i, ph), &f->n_send, &f->send, &f->send_total, &f->pack));
+      HALO_TRY(mlist_to_phase(recvs(b, i, ph), &f->n_recv, &f->recv, &f->recv_total, &f->unpack));
+    }
+  }
+cleanup:
+  return st;
+}
+
+halo_status halo_node_build_schedules(const halo_strategy_desc *d, const halo_node_input *in,
+                                      const halo_node_links *L, halo_schedule *sched) {
+  halo_status st = HALO_SUCCESS;
+  node_build b = {.d = d, .in = in, .L = L};
+  for (int i = 0; i < in->n_ranks; i++) memset(&sched[i], 0, sizeof sched[i]);
+  HALO_CHECK(check_layout(d));
+  HALO_TRY(node_build_alloc(&b));
+  HALO_TRY(build_direct(&b));
+  HALO_TRY(build_gather(&b));
+  HALO_TRY(build_pieces_out(&b));
+  HALO_TRY(build_pieces_in(&b));
+  HALO_TRY(build_redistribution(&b));
+  HALO_TRY(assemble(&b, sched));
+cleanup:
+  node_build_free(&b);
+  if (st != HALO_SUCCESS)
+    for (int i = 0; i < in->n_ranks; i++) halo_schedule_free(&sched[i]);
+  return st;
+}
