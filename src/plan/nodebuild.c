@@ -241,7 +241,7 @@ static halo_status build_direct(node_build *b) {
       while (r < pq->n_recv && pq->recv[r].peer != in->ranks[i]) r++;
       if (r == pq->n_recv || pq->recv[r].count != p->send[m].count)
         HALO_FAIL(HALO_ERR_INTERNAL, "ranks %d and %d disagree on their message", in->ranks[i], q);
-      mbuf *a, *c;
+      mbuf *a = NULL, *c = NULL;
       HALO_TRY(mlist_get(sends(b, i, ph), q, 0, &a));
       HALO_TRY(mlist_get(recvs(b, j, ph), in->ranks[i], 0, &c));
       for (int64_t k = 0; k < p->send[m].count; k++) {
@@ -289,7 +289,7 @@ static halo_status build_gather(node_build *b) {
   for (int64_t t = 0; t < n_g; t++) {
     const int si = (int)g[t].a, owner = (int)g[t].b, pi = halo_node_local_index(in, owner);
     if (pi < 0) HALO_FAIL(HALO_ERR_INTERNAL, "owner %d is not on node %d", owner, in->node_id);
-    mbuf *a, *c;
+    mbuf *a = NULL, *c = NULL;
     HALO_TRY(mlist_get(sends(b, pi, ph), in->ranks[si], 0, &a));
     HALO_TRY(mlist_get(recvs(b, si, ph), owner, 0, &c));
     HALO_TRY(mbuf_push(a, g[t].c - in->col_ranges[owner]));
@@ -313,7 +313,7 @@ static halo_status build_pieces_out(node_build *b) {
       if (si < 0) HALO_FAIL(HALO_ERR_INTERNAL, "sender %d is not on node %d", sender, in->node_id);
       if (l->piece_receiver[k] < 0 || l->piece_receiver[k] >= in->size)
         HALO_FAIL(HALO_ERR_INTERNAL, "piece %d to node %d has no receiver", k, l->node);
-      mbuf *m;
+      mbuf *m = NULL;
       HALO_TRY(mlist_add(sends(b, si, ph), l->piece_receiver[k], k, &m));
       for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
         int64_t src;
@@ -355,7 +355,7 @@ static halo_status build_pieces_in(node_build *b) {
                   in->node_id);
       if (l->piece_sender[k] < 0 || l->piece_sender[k] >= in->size)
         HALO_FAIL(HALO_ERR_INTERNAL, "piece %d from node %d has no sender", k, l->node);
-      mbuf *m;
+      mbuf *m = NULL;
       HALO_TRY(mlist_add(recvs(b, ri, ph), l->piece_sender[k], k, &m));
       for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
         const int64_t w = b->gwork[ri] + b->xwork[ri]++;
@@ -395,7 +395,7 @@ static halo_status build_redistribution(node_build *b) {
   if (n_red > 1) qsort(red, (size_t)n_red, sizeof *red, cmp_quad);
   for (int64_t t = 0; t < n_red; t++) {
     const int ri = (int)red[t].a, qi = (int)red[t].b;
-    mbuf *a, *c;
+    mbuf *a = NULL, *c = NULL;
     HALO_TRY(mlist_get(sends(b, ri, ph), in->ranks[qi], 0, &a));
     HALO_TRY(mlist_get(recvs(b, qi, ph), in->ranks[ri], 0, &c));
     HALO_TRY(mbuf_push(a, in->pat[ri].n_local + red[t].d));
