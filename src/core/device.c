@@ -9,14 +9,9 @@
 #include "halo_cuda.h"
 
 halo_status halo_error_cuda(cudaError_t e, const char *call, const char *file, int line) {
-  char name[64];
-  size_t n = strcspn(call, "(");
-  if (n >= sizeof name) n = sizeof name - 1;
-  memcpy(name, call, n);
-  name[n] = '\0';
   (void)cudaGetLastError(); /* clear a sticky launch error where possible */
-  return halo_error_at(HALO_ERR_CUDA, file, line, "%s failed: %s (%s)", name, cudaGetErrorString(e),
-                       cudaGetErrorName(e));
+  return halo_error_at(HALO_ERR_CUDA, file, line, "%.*s failed: %s (%s)", (int)strcspn(call, "("),
+                       call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 halo_status halo_dev_malloc(void **p, size_t bytes) {

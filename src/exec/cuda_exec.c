@@ -444,23 +444,12 @@ cleanup:
  * d_recv), or -1 - its source index for a copy to itself. */
 static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_phase *ph,
                              int64_t *src, int64_t *dst) {
-  const halo_schedule *s = S(ex);
-  int64_t n = 0;
-  int self_send = 0;
-  for (int i = 0; i < ph->n_recv; i++) {
-    const halo_msg *m = &ph->recv[i];
-    const int64_t *to = ph->unpack + m->offset;
-    if (m->peer == s->rank) { /* the next copy to itself, in send list order */
-      while (self_send < ph->n_send && ph->send[self_send].peer != s->rank) self_send++;
-      if (self_send == ph->n_send || ph->send[self_send].count != m->count)
-        return HALO_ERROR(HALO_ERR_INTERNAL, "a copy to itself without its send");
-      const int64_t *from = ph->pack + ph->send[self_send++].offset;
-      for (int64_t t = 0; t < m->count; t++, n++) src[n] = -1 - from[t], dst[n] = to[t];
-      continue;
-    }
-    for (int64_t t = 0; t < m->count; t++, n++) src[n] = p->recv[i].buf_off + t, dst[n] = to[t];
-  }
-  return HALO_SUCCESS;
+  int64_t *off = NULL;
+  HALO_CHECK(HALO_ALLOC(off, ph->n_recv > 0 ? ph->n_recv : 1));
+  for (int i = 0; i < ph->n_recv; i++) off[i] = p->recv[i].buf_off;
+  halo_status st = halo_exec_add_order(S(ex), ph, off, src, dst);
+  halo_free(off);
+  return st;
 }
 
 /* Reverse, on a GPU rank: phase k's additions grouped by destination (each

@@ -170,12 +170,8 @@ struct halo_device_s {
 
 #if HALO_HAVE_NCCL
 halo_status halo_error_nccl(ncclResult_t r, const char *call, const char *file, int line) {
-  char name[64];
-  size_t n = strcspn(call, "(");
-  if (n >= sizeof name) n = sizeof name - 1;
-  memcpy(name, call, n);
-  name[n] = '\0';
-  return halo_error_at(HALO_ERR_NCCL, file, line, "%s failed: %s", name, ncclGetErrorString(r));
+  return halo_error_at(HALO_ERR_NCCL, file, line, "%.*s failed: %s", (int)strcspn(call, "("), call,
+                       ncclGetErrorString(r));
 }
 #endif
 

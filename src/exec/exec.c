@@ -155,3 +155,25 @@ void halo_exec_destroy(halo_exec *ex) {
   }
   memset(ex, 0, sizeof *ex);
 }
+
+halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
+                                const int64_t *recv_off, int64_t *src, int64_t *dst) {
+  int64_t n = 0, packed = 0;
+  int self_send = 0;
+  for (int i = 0; i < ph->n_recv; i++) {
+    const halo_msg *m = &ph->recv[i];
+    const int64_t *to = ph->unpack + m->offset;
+    if (m->peer == s->rank) { /* the next copy to itself, in send list order */
+      while (self_send < ph->n_send && ph->send[self_send].peer != s->rank) self_send++;
+      if (self_send == ph->n_send || ph->send[self_send].count != m->count)
+        return HALO_ERROR(HALO_ERR_INTERNAL, "a copy to itself without its send");
+      const int64_t *from = ph->pack + ph->send[self_send++].offset;
+      for (int64_t t = 0; t < m->count; t++, n++) src[n] = -1 - from[t], dst[n] = to[t];
+      continue;
+    }
+    const int64_t off = recv_off ? recv_off[i] : packed;
+    for (int64_t t = 0; t < m->count; t++, n++) src[n] = off + t, dst[n] = to[t];
+    packed += m->count;
+  }
+  return HALO_SUCCESS;
+}

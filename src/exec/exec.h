@@ -132,4 +132,12 @@ halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req, int is_
  *  message can be received in place (never in an add schedule). */
 int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count);
 
+/** Reverse: what phase ph adds, in the order of its receive list. For each
+ *  received value, src is its position in the receive buffer (message i at
+ *  recv_off[i]; recv_off NULL: the messages from other ranks back to back)
+ *  or -1 - its source index for a copy to itself; dst is where it is added.
+ *  src and dst hold ph->recv_total entries. */
+halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
+                                const int64_t *recv_off, int64_t *src, int64_t *dst);
+
 #endif

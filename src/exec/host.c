@@ -70,26 +70,10 @@ static void host_destroy(halo_exec *ex) {
 
 /* Reverse: the order in which phase k adds, from the receive list. */
 static halo_status setup_adds(const halo_schedule *s, const halo_phase *ph, host_phase *p) {
-  int64_t soff = 0, n = 0, self_send = 0;
   p->n_add = ph->recv_total;
   HALO_CHECK(HALO_ALLOC(p->add_src, p->n_add));
   HALO_CHECK(HALO_ALLOC(p->add_dst, p->n_add));
-  for (int i = 0; i < ph->n_recv; i++) {
-    const halo_msg *m = &ph->recv[i];
-    const int64_t *dst = ph->unpack + m->offset;
-    if (m->peer == s->rank) { /* the next copy to itself, in send list order */
-      while (self_send < ph->n_send && ph->send[self_send].peer != s->rank) self_send++;
-      if (self_send == ph->n_send || ph->send[self_send].count != m->count)
-        return HALO_ERROR(HALO_ERR_INTERNAL, "a copy to itself without its send");
-      const int64_t *src = ph->pack + ph->send[self_send].offset;
-      for (int64_t t = 0; t < m->count; t++, n++) p->add_src[n] = -1 - src[t], p->add_dst[n] = dst[t];
-      self_send++;
-      continue;
-    }
-    for (int64_t t = 0; t < m->count; t++, n++) p->add_src[n] = soff + t, p->add_dst[n] = dst[t];
-    soff += m->count;
-  }
-  return HALO_SUCCESS;
+  return halo_exec_add_order(s, ph, NULL, p->add_src, p->add_dst);
 }
 
 static halo_status host_setup(halo_exec *ex) {
