@@ -1,0 +1,639 @@
+/* Set-up of the CUDA executor: everything an exchange uses is made here, at
+ * plan time (the run is in cuda_exec.c). */
+#include "halo_impl.h"
+
+#if HALO_HAVE_CUDA
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/cuda_exec.h"
+#include "tags.h"
+
+static halo_status check_int32(int64_t v, const char *what) {
+  if (v > INT32_MAX)
+    return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%s of %lld entries: device maps hold 32-bit indices",
+                      what, (long long)v);
+  return HALO_SUCCESS;
+}
+
+/* Whether n unpack indices land on consecutive entries of one region; the
+ * address if so (never in an add schedule). */
+static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx, int64_t n) {
+  const halo_schedule *s = S(ex);
+  if (!halo_exec_is_run(s, idx, n)) return NULL;
+  if (idx[0] + n <= s->n_ghost) return ex->ghost + idx[0];
+  return d->work + (idx[0] - s->n_ghost);
+}
+
+/* The index maps of an executor, gathered on the host while it is set up
+ * and uploaded at its end in one allocation and one copy: each map's device
+ * pointer is set then (set-up time is mostly such calls). */
+typedef struct {
+  int32_t *host;
+  int64_t n, cap;
+  int n_fix, cap_fix;
+  struct {
+    int32_t **at;
+    int64_t off;
+  } * fix;
+} map_batch;
+
+static halo_status map_add(map_batch *b, int32_t **d, const int64_t *v, int64_t n) {
+  *d = NULL;
+  if (n == 0) return HALO_SUCCESS;
+  if (b->n + n > b->cap) {
+    int64_t cap = b->cap ? 2 * b->cap : 4096;
+    while (cap < b->n + n) cap *= 2;
+    int32_t *q = halo_realloc(b->host, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
+    b->host = q, b->cap = cap;
+  }
+  if (b->n_fix == b->cap_fix) {
+    int cap = b->cap_fix ? 2 * b->cap_fix : 16;
+    void *q = halo_realloc(b->fix, (size_t)cap * sizeof *b->fix);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
+    b->fix = q, b->cap_fix = cap;
+  }
+  for (int64_t i = 0; i < n; i++) b->host[b->n + i] = (int32_t)v[i];
+  b->fix[b->n_fix].at = d;
+  b->fix[b->n_fix++].off = b->n;
+  b->n += n;
+  return HALO_SUCCESS;
+}
+
+/* One allocation (*dev_p), one copy, and every map's pointer into it. */
+static halo_status map_upload(map_batch *b, int32_t **dev_p) {
+  HALO_CHECK(halo_dev_malloc((void **)dev_p, (size_t)b->n * sizeof(int32_t)));
+  HALO_CHECK(halo_host_to_dev(*dev_p, b->host, (size_t)b->n * sizeof(int32_t)));
+  for (int i = 0; i < b->n_fix; i++) *b->fix[i].at = *dev_p + b->fix[i].off;
+  return HALO_SUCCESS;
+}
+
+static void map_batch_free(map_batch *b) {
+  halo_free(b->host);
+  halo_free(b->fix);
+  memset(b, 0, sizeof *b);
+}
+
+/* The channel of a message to (send = 1) or from peer: one transport for
+ * all, except ipc, which serves the ranks of this machine and leaves the
+ * others staged. A helper's values are on the host: it sends by host MPI,
+ * and receives ipc messages into host memory. */
+static channel channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_plan,
+                          MPI_Group g_shared, int peer, int send) {
+  const int sender_on_host = send ? d->host_fwd : d->peer_host_fwd[peer];
+  const int receiver_on_host = send ? d->peer_host_fwd[peer] : d->host_fwd;
+  switch (ex->cfg.transport) {
+  case HALO_TRANSPORT_NCCL: return CH_NCCL; /* helpers keep device buffers */
+  case HALO_TRANSPORT_MPI_DEVICE:
+    return sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
+  case HALO_TRANSPORT_IPC: {
+    int r;
+    if (sender_on_host) return CH_STAGED;
+    if (MPI_Group_translate_ranks(g_plan, 1, &peer, g_shared, &r) != MPI_SUCCESS) return CH_STAGED;
+    return r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
+  }
+  default: return CH_STAGED;
+  }
+}
+
+static void ipc_peers_free(ipc_peer *q, int n) {
+  for (int i = 0; i < n; i++) {
+    if (q[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&q[i].ready);
+    if (q[i].done != MPI_REQUEST_NULL) MPI_Request_free(&q[i].done);
+    if (q[i].remote_event) cudaEventDestroy(q[i].remote_event);
+  }
+  halo_free(q);
+}
+
+void halo_cuda_exec_destroy(halo_exec *ex) {
+  cuda_data *d = ex->data;
+  if (!d) return;
+  for (int i = 0; i < d->n_req; i++)
+    if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    cphase *p = &d->ph[k];
+    ipc_peers_free(p->ipc_to, p->n_ipc_to);
+    ipc_peers_free(p->ipc_from, p->n_ipc_from);
+    if (p->ev_ready) cudaEventDestroy(p->ev_ready);
+    if (p->ev_done) cudaEventDestroy(p->ev_done);
+    if (p->ev_packed) cudaEventDestroy(p->ev_packed);
+    for (int e = 0; e < 4; e++)
+      if (p->ev_t[e]) cudaEventDestroy(p->ev_t[e]);
+    if (p->ev_up) cudaEventDestroy(p->ev_up);
+    halo_free(p->send);
+    halo_free(p->recv);
+    halo_free(p->h_add_src);
+    halo_free(p->h_add_dst);
+    halo_dev_free(p->d_recv);
+    halo_device_pinned_release(ex->cfg.dev, p->h_send, (size_t)p->n_staged_send * sizeof(double));
+    halo_device_pinned_release(ex->cfg.dev, p->h_recv, (size_t)p->n_staged_recv * sizeof(double));
+  }
+  if (d->ev_start) cudaEventDestroy(d->ev_start);
+  if (d->ev_end) cudaEventDestroy(d->ev_end);
+  if (d->ev_dst) cudaEventDestroy(d->ev_dst);
+  halo_free(d->req);
+  halo_free(d->peer_host_fwd);
+  halo_device_ipc_release(ex->cfg.dev, d->arena, d->arena_bytes);
+  halo_dev_free(d->maps);
+  if (d->host_fwd)
+    halo_device_pinned_release(ex->cfg.dev, d->work, (size_t)S(ex)->n_work * sizeof(double));
+  else
+    halo_dev_free(d->work);
+  if (ex->slots != ex->ghost) halo_dev_free(ex->slots);
+  halo_dev_free(ex->ghost);
+  ex->ghost = ex->slots = NULL;
+  halo_free(d);
+  ex->data = NULL;
+}
+
+typedef struct {
+  unsigned char mem[HALO_IPC_HANDLE_BYTES]; /* the sender's chunk */
+  cudaIpcEventHandle_t event;
+  int64_t chunk;  /* the chunk's number on the sender */
+  int64_t offset; /* bytes into the chunk */
+} ipc_record;
+
+/* Add peer to a phase's ipc peer list (unique). */
+static halo_status ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
+  for (int i = 0; i < *n; i++)
+    if ((*list)[i].peer == peer) {
+      *slot = i;
+      return HALO_SUCCESS;
+    }
+  ipc_peer *q = halo_realloc(*list, (size_t)(*n + 1) * sizeof **list);
+  if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory setting up IPC");
+  *list = q;
+  memset(&q[*n], 0, sizeof q[*n]);
+  q[*n].peer = peer;
+  q[*n].ready = q[*n].done = MPI_REQUEST_NULL;
+  *slot = (*n)++;
+  return HALO_SUCCESS;
+}
+
+/* IPC set-up: senders tell receivers where each message is (arena handle,
+ * ready event, offset); receivers tell senders their done event; every rank
+ * opens what it was told; persistent 0-byte requests for the signals. */
+static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  const MPI_Comm setup = ex->cfg.comm, comm = ex->cfg.comm;
+  int n_out = 0, n_in = 0, n_req = 0;
+  ipc_record *out = NULL, *in = NULL;
+  cudaIpcEventHandle_t *done_out = NULL, *done_in = NULL;
+  MPI_Request *req = NULL;
+  unsigned char arena_handle[HALO_IPC_HANDLE_BYTES];
+  int any = 0;
+  for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
+  int any_all = 0;
+  HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, setup));
+  if (!any_all) return HALO_SUCCESS;
+  if (d->arena) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle));
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    for (int i = 0; i < ph->n_send; i++) n_out += d->ph[k].send[i].ch == CH_IPC;
+    for (int i = 0; i < ph->n_recv; i++) n_in += d->ph[k].recv[i].ch == CH_IPC;
+  }
+  HALO_TRY(HALO_ALLOC(out, n_out));
+  HALO_TRY(HALO_ALLOC(in, n_in));
+  int n_done_out = 0, n_done_in = 0;
+  for (int k = 0; k < s->n_phases; k++)
+    n_done_out += d->ph[k].n_ipc_from, n_done_in += d->ph[k].n_ipc_to;
+  HALO_TRY(HALO_ALLOC(done_out, n_done_out));
+  HALO_TRY(HALO_ALLOC(done_in, n_done_in));
+  HALO_TRY(HALO_ALLOC(req, n_out + n_in + n_done_out + n_done_in));
+  /* events of this rank: ready (as sender) and done (as receiver) */
+  for (int k = 0; k < s->n_phases; k++) {
+    cphase *p = &d->ph[k];
+    if (p->n_ipc_to)
+      HALO_TRY(halo_event_create(&p->ev_ready, cudaEventDisableTiming | cudaEventInterprocess));
+    if (p->n_ipc_from)
+      HALO_TRY(halo_event_create(&p->ev_done, cudaEventDisableTiming | cudaEventInterprocess));
+  }
+  int a = 0, b = 0, c = 0, e = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_send; i++) {
+      const cmsg *m = &p->send[i];
+      if (m->ch != CH_IPC) continue;
+      memcpy(out[a].mem, arena_handle, sizeof arena_handle);
+      HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
+      out[a].chunk = d->arena_chunk;
+      out[a].offset = d->arena_off + (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
+      HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer,
+                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
+      a++;
+    }
+    for (int i = 0; i < ph->n_recv; i++) {
+      if (p->recv[i].ch != CH_IPC) continue;
+      HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer,
+                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      HALO_TRY_CUDA(cudaIpcGetEventHandle(&done_out[c], p->ev_done));
+      HALO_TRY_MPI(MPI_Isend(&done_out[c++], (int)sizeof *done_out, MPI_BYTE, p->ipc_from[i].peer,
+                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
+    }
+    for (int i = 0; i < p->n_ipc_to; i++)
+      HALO_TRY_MPI(MPI_Irecv(&done_in[e++], (int)sizeof *done_in, MPI_BYTE, p->ipc_to[i].peer,
+                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
+  }
+  HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
+  /* open what the peers sent */
+  b = 0, e = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_recv; i++) {
+      cmsg *m = &p->recv[i];
+      if (m->ch != CH_IPC) continue;
+      ipc_peer *q = &p->ipc_from[m->ipc_slot];
+      char *base;
+      HALO_TRY(halo_device_ipc_open(ex->cfg.dev, ph->recv[i].peer, (int)in[b].chunk, in[b].mem,
+                                    &base));
+      m->remote = base + in[b].offset;
+      if (!q->remote_event) {
+        halo_debug_count_alloc();
+        HALO_TRY_CUDA(cudaIpcOpenEventHandle(&q->remote_event, in[b].event));
+      }
+      b++;
+    }
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      halo_debug_count_alloc();
+      HALO_TRY_CUDA(cudaIpcOpenEventHandle(&p->ipc_to[i].remote_event, done_in[e++]));
+    }
+    /* the signals: ready from sender to receiver, done back */
+    const int ready = halo_exec_tag_ready(ex, k), done = halo_exec_tag_done(ex, k);
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, ready, comm,
+                                 &p->ipc_to[i].ready));
+      HALO_TRY_MPI(
+          MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, done, comm, &p->ipc_to[i].done));
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, ready, comm,
+                                 &p->ipc_from[i].ready));
+      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, done, comm,
+                                 &p->ipc_from[i].done));
+    }
+  }
+cleanup:
+  halo_free(req);
+  halo_free(done_in);
+  halo_free(done_out);
+  halo_free(in);
+  halo_free(out);
+  return st;
+}
+
+/* The persistent requests of phase k's staged and mpi channels. */
+static halo_status init_requests(halo_exec *ex, cuda_data *d, int k, MPI_Comm comm) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  int *seq = NULL;
+  HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
+  HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
+  int r = p->send_req_begin;
+  for (int i = 0; i < ph->n_send; i++) {
+    const cmsg *c = &p->send[i];
+    if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
+    double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
+    HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i],
+                                   k, seq[i], comm));
+    r += halo_exec_chunks(ex, ph->send[i].count);
+  }
+  HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
+  r = p->recv_req_begin;
+  for (int i = 0; i < ph->n_recv; i++) {
+    const cmsg *c = &p->recv[i];
+    if (ph->recv[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
+    double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
+                  : c->direct        ? c->direct
+                                     : p->d_recv + c->buf_off;
+    HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i],
+                                   k, seq[i], comm));
+    r += halo_exec_chunks(ex, ph->recv[i].count);
+  }
+cleanup:
+  halo_free(seq);
+  return st;
+}
+
+/* Reverse: what phase k adds, in the order of its receive list: the
+ * position of each value in the receive buffer (host_fwd: h_recv; else
+ * d_recv), or -1 - its source index for a copy to itself. */
+static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_phase *ph,
+                             int64_t *src, int64_t *dst) {
+  int64_t *off = NULL;
+  HALO_CHECK(HALO_ALLOC(off, ph->n_recv > 0 ? ph->n_recv : 1));
+  for (int i = 0; i < ph->n_recv; i++) off[i] = p->recv[i].buf_off;
+  halo_status st = halo_exec_add_order(S(ex), ph, off, src, dst);
+  halo_free(off);
+  return st;
+}
+
+/* Reverse, on a GPU rank: phase k's additions grouped by destination (each
+ * destination's values kept in receive list order), on the device. */
+static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph,
+                                     map_batch *mb) {
+  halo_status st = HALO_SUCCESS;
+  int64_t *src = NULL, *dst = NULL, *ptr = NULL;
+  const int64_t n = ph->recv_total;
+  if (n == 0) return HALO_SUCCESS;
+  HALO_TRY(check_int32(n, "a phase's additions"));
+  HALO_TRY(HALO_ALLOC(src, n));
+  HALO_TRY(HALO_ALLOC(dst, n));
+  HALO_TRY(add_order(ex, p, ph, src, dst));
+  HALO_TRY(halo_sort_i64_pairs(dst, src, n)); /* stable: each destination keeps its order */
+  int64_t u = 0;
+  for (int64_t i = 0; i < n; i++) u += i == 0 || dst[i] != dst[i - 1];
+  HALO_TRY(HALO_ALLOC(ptr, u + 1));
+  for (int64_t i = 0, j = 0; i < n; i++)
+    if (i == 0 || dst[i] != dst[i - 1]) {
+      ptr[j] = i;
+      dst[j++] = dst[i];
+    }
+  ptr[u] = n;
+  p->n_add_u = u;
+  HALO_TRY(map_add(mb, &p->d_add_dst, dst, u));
+  HALO_TRY(map_add(mb, &p->d_add_ptr, ptr, u + 1));
+  HALO_TRY(map_add(mb, &p->d_add_ref, src, n));
+cleanup:
+  halo_free(ptr);
+  halo_free(dst);
+  halo_free(src);
+  return st;
+}
+
+/* The ghost slots, when they are not the schedule's ghosts: forward, the
+ * executor's own slots and the gather map; reverse, the sums' maps. */
+static halo_status setup_slots(halo_exec *ex, cuda_data *d, map_batch *mb) {
+  halo_status st = HALO_SUCCESS;
+  const halo_leaves *L = ex->cfg.leaves;
+  if (halo_leaves_identity(L)) return HALO_SUCCESS;
+  HALO_CHECK(check_int32(L->n, "the ghost slots"));
+  if (!S(ex)->add) {
+    HALO_CHECK(halo_dev_malloc((void **)&ex->slots, (size_t)L->n * sizeof(double)));
+    return map_add(mb, &d->d_to_ghost, L->to_ghost, L->n);
+  }
+  HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)L->n_ghost * sizeof(double)));
+  HALO_TRY(map_add(mb, &d->d_slot_ptr, L->ptr, L->n_ghost + 1));
+  HALO_TRY(map_add(mb, &d->d_slot, L->slot, L->n));
+cleanup:
+  return st;
+}
+
+halo_status halo_cuda_exec_setup(halo_exec *ex) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  cuda_data *d = halo_calloc(1, sizeof *d);
+  int64_t *idx = NULL, *src = NULL;
+  int *seq = NULL;
+  map_batch mb;
+  MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
+  memset(&mb, 0, sizeof mb);
+  if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
+  ex->data = d;
+  d->timing = ex->cfg.copy_timing;
+  d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
+  d->comp = (cudaStream_t)ex->cfg.comp;
+#if HALO_HAVE_NCCL
+  if (ex->cfg.transport == HALO_TRANSPORT_NCCL) {
+    void *nccl;
+    HALO_TRY(halo_device_nccl(ex->cfg.dev, &nccl));
+    d->nccl = (ncclComm_t)nccl;
+  }
+#endif
+  HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
+  HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
+  HALO_TRY(halo_event_create(&d->ev_start, cudaEventDisableTiming));
+  HALO_TRY(halo_event_create(&d->ev_end, cudaEventDisableTiming));
+  if (s->add) HALO_TRY(halo_event_create(&d->ev_dst, cudaEventDisableTiming));
+  d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL;
+  HALO_TRY(HALO_ALLOC(d->peer_host_fwd, s->size));
+  HALO_TRY_MPI(
+      MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->cfg.comm));
+  if (!s->add) {
+    HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
+    ex->slots = ex->ghost;
+  }
+  HALO_TRY(setup_slots(ex, d, &mb));
+  if (d->host_fwd)
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)s->n_work * sizeof(double),
+                                      (void **)&d->work));
+  else
+    HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
+  HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &g_plan));
+  HALO_TRY_MPI(MPI_Comm_group(halo_device_machine_comm(ex->cfg.dev), &g_shared));
+
+  /* channels, buffer layouts, request counts */
+  int64_t arena_total = 0;
+  int n_recv_req = 0, n_send_req = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    HALO_TRY(HALO_CALLOC(p->send, ph->n_send));
+    HALO_TRY(HALO_CALLOC(p->recv, ph->n_recv));
+    int64_t per_ch[N_CH] = {0};
+    for (int i = 0; i < ph->n_send; i++) {
+      cmsg *m = &p->send[i];
+      m->index = i;
+      if (ph->send[i].peer == s->rank) {
+        if (!s->add) p->n_copy += ph->send[i].count; /* reverse: added in receive order */
+        continue;
+      }
+      m->ch = channel_of(ex, d, g_plan, g_shared, ph->send[i].peer, 1);
+      per_ch[m->ch] += ph->send[i].count;
+      if (m->ch == CH_STAGED || m->ch == CH_MPI)
+        p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
+      if (m->ch == CH_NCCL) p->n_nccl_send++;
+      if (m->ch == CH_IPC) {
+        int slot;
+        HALO_TRY(ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
+      }
+    }
+    int64_t off[N_CH];
+    off[0] = 0;
+    for (int c = 1; c < N_CH; c++) off[c] = off[c - 1] + per_ch[c - 1];
+    p->n_pack = off[N_CH - 1] + per_ch[N_CH - 1];
+    p->n_staged_send = per_ch[CH_STAGED];
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer != s->rank) {
+        p->send[i].buf_off = off[p->send[i].ch];
+        off[p->send[i].ch] += ph->send[i].count;
+      }
+    if (!d->host_fwd) arena_total += p->n_pack;
+    /* receives: staged ones first in the receive buffer, the others in place
+     * when they land on consecutive entries (forward) */
+    int64_t staged = 0, other = 0;
+    for (int i = 0; i < ph->n_recv; i++) {
+      cmsg *m = &p->recv[i];
+      m->index = i;
+      if (ph->recv[i].peer == s->rank) continue;
+      m->ch = channel_of(ex, d, g_plan, g_shared, ph->recv[i].peer, 0);
+      if (m->ch == CH_STAGED || (d->host_fwd && m->ch == CH_IPC)) staged += ph->recv[i].count;
+      if (m->ch == CH_STAGED || m->ch == CH_MPI)
+        p->n_recv_req += halo_exec_chunks(ex, ph->recv[i].count);
+      if (m->ch == CH_NCCL) p->n_nccl_recv++;
+      if (m->ch == CH_IPC)
+        HALO_TRY(ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
+    }
+    p->n_staged_recv = staged;
+    other = staged;
+    int64_t so = 0;
+    for (int i = 0; i < ph->n_recv; i++) {
+      cmsg *m = &p->recv[i];
+      const halo_msg *r = &ph->recv[i];
+      if (r->peer == s->rank) continue;
+      if (m->ch == CH_STAGED || d->host_fwd) { /* a helper receives everything on the host */
+        m->buf_off = so;
+        so += r->count;
+        continue;
+      }
+      m->direct = run_target(ex, d, ph->unpack + r->offset, r->count);
+      if (!m->direct) {
+        m->buf_off = other;
+        other += r->count;
+      }
+      if (m->ch == CH_MPI) p->has_device_mpi_recv = 1;
+    }
+    p->n_recvbuf = other;
+    p->recv_req_begin = n_recv_req;
+    n_recv_req += p->n_recv_req;
+  }
+  d->n_recv_req = n_recv_req;
+  for (int k = 0; k < s->n_phases; k++) {
+    d->ph[k].send_req_begin = n_recv_req + n_send_req;
+    n_send_req += d->ph[k].n_send_req;
+  }
+  d->n_req = n_recv_req + n_send_req;
+  HALO_TRY(HALO_ALLOC(d->req, d->n_req));
+  for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
+  d->arena_bytes = (size_t)arena_total * sizeof(double);
+  HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
+                                 &d->arena_off));
+
+  /* maps, buffers, requests */
+  int64_t arena_off = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    MPI_Comm comm = ex->phase_comm[k];
+    if (d->host_fwd) {
+      /* packed, copied and unpacked on the host from the schedule's maps */
+      HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
+                                        (void **)&p->h_send));
+      HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
+                                        (void **)&p->h_recv));
+      HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+      if (s->add) {
+        p->n_add = ph->recv_total;
+        HALO_TRY(HALO_ALLOC(p->h_add_src, p->n_add));
+        HALO_TRY(HALO_ALLOC(p->h_add_dst, p->n_add));
+        HALO_TRY(add_order(ex, p, ph, p->h_add_src, p->h_add_dst));
+      }
+      HALO_TRY(init_requests(ex, d, k, comm));
+      continue;
+    }
+    p->d_send = d->arena ? d->arena + arena_off : NULL;
+    arena_off += p->n_pack;
+    HALO_FREE(idx);
+    HALO_FREE(src);
+    HALO_FREE(seq);
+    int64_t n_map = p->n_pack > ph->send_total ? p->n_pack : ph->send_total;
+    if (ph->recv_total > n_map) n_map = ph->recv_total;
+    HALO_TRY(HALO_ALLOC(idx, n_map));
+    HALO_TRY(HALO_ALLOC(src, n_map));
+    HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
+    /* pack map in channel order; copies to itself (forward) */
+    int64_t nc = 0;
+    for (int i = 0; i < ph->n_send; i++) {
+      const halo_msg *m = &ph->send[i];
+      if (m->peer == s->rank) {
+        if (!s->add)
+          for (int64_t t = 0; t < m->count; t++) src[nc++] = ph->pack[m->offset + t];
+        continue;
+      }
+      for (int64_t t = 0; t < m->count; t++) idx[p->send[i].buf_off + t] = ph->pack[m->offset + t];
+    }
+    p->pack_run = p->n_pack > 0;
+    for (int64_t t = 1; t < p->n_pack && p->pack_run; t++) p->pack_run = idx[t] == idx[0] + t;
+    if (p->pack_run) {
+      p->run_from_work = idx[0] >= s->n_local;
+      if (!p->run_from_work && idx[0] + p->n_pack > s->n_local) p->pack_run = 0;
+      p->run_off = p->run_from_work ? idx[0] - s->n_local : idx[0];
+    }
+    if (!p->pack_run) HALO_TRY(map_add(&mb, &p->d_pack, idx, p->n_pack));
+    p->nccl_from_run = p->pack_run && p->n_send_req == 0 && p->n_ipc_to == 0 && p->n_nccl_send > 0;
+    if (p->n_copy) {
+      HALO_TRY(map_add(&mb, &p->d_copy_src, src, p->n_copy));
+      nc = 0;
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        if (m->peer != s->rank) continue;
+        for (int64_t t = 0; t < m->count; t++) idx[nc++] = ph->unpack[m->offset + t];
+      }
+      if (nc != p->n_copy)
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: copies to itself do not match", k);
+      HALO_TRY(map_add(&mb, &p->d_copy_dst, idx, p->n_copy));
+    }
+    if (s->add) {
+      HALO_TRY(setup_adds_device(ex, p, ph, &mb));
+    } else {
+      /* unpack map: the staged receives (unless they land in one run), then
+       * the other receives that are not in place */
+      int64_t nu = 0, ns = 0;
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        if (m->peer == s->rank || p->recv[i].ch != CH_STAGED) continue;
+        for (int64_t t = 0; t < m->count; t++) idx[ns++] = ph->unpack[m->offset + t];
+      }
+      p->staged_run_dst = ns ? run_target(ex, d, idx, ns) : NULL;
+      if (ns && !p->staged_run_dst) {
+        for (int64_t t = 0; t < ns; t++) src[t] = t;
+        nu = ns;
+      }
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        const cmsg *c = &p->recv[i];
+        if (m->peer == s->rank || c->ch == CH_STAGED || c->direct) continue;
+        for (int64_t t = 0; t < m->count; t++) {
+          src[nu] = c->buf_off + t;
+          idx[nu++] = ph->unpack[m->offset + t];
+        }
+      }
+      p->n_unpack = nu;
+      HALO_TRY(map_add(&mb, &p->d_unpack_src, src, nu));
+      HALO_TRY(map_add(&mb, &p->d_unpack_dst, idx, nu));
+    }
+    HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
+                                      (void **)&p->h_send));
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
+                                      (void **)&p->h_recv));
+    HALO_TRY(halo_event_create(&p->ev_packed, cudaEventDisableTiming));
+    HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+    if (d->timing)
+      for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
+    HALO_TRY(init_requests(ex, d, k, comm));
+  }
+  HALO_TRY(map_upload(&mb, &d->maps));
+  HALO_TRY(setup_ipc(ex, d));
+  /* the receive buffers of an exchange are free at its start */
+  for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
+  HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
+cleanup:
+  map_batch_free(&mb);
+  if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
+  if (g_plan != MPI_GROUP_NULL) MPI_Group_free(&g_plan);
+  halo_free(seq);
+  halo_free(src);
+  halo_free(idx);
+  if (st != HALO_SUCCESS) halo_cuda_exec_destroy(ex);
+  return st;
+}
+
+#endif /* HALO_HAVE_CUDA */
