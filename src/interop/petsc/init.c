@@ -1,0 +1,105 @@
+/* halo for PETSc: the entry point PETSc calls after -dll_append, the
+ * options, and the version check. */
+#define _GNU_SOURCE /* dladdr */
+#include "petsc_impl.h"
+
+#include <dlfcn.h>
+#include <petscversion.h>
+
+HaloPetscConfig halo_petsc_config;
+static PetscBool halo_petsc_initialized = PETSC_FALSE;
+
+static PetscErrorCode HaloPetscFinalize(void) {
+  PetscFunctionBegin;
+  if (halo_petsc_config.view) PetscCall(HaloPetscViewFinalize());
+  halo_petsc_initialized = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* The private structures the wrapper uses are those of the headers it was
+ * built with: a library built against another release must not run. */
+static PetscErrorCode HaloPetscCheckVersion(void) {
+  int major = 0, minor = 0, subminor = 0, release = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetVersionNumber(&major, &minor, &subminor, &release));
+  PetscCheck(major == PETSC_VERSION_MAJOR && minor == PETSC_VERSION_MINOR, PETSC_COMM_SELF,
+             PETSC_ERR_SUP_SYS,
+             "halo: libhalo_petsc was built against PETSc %d.%d but is loaded into PETSc %d.%d.%d; "
+             "rebuild halo with this PETSc (HALO_ENABLE_PETSC=ON, PKG_CONFIG_PATH pointing to it)",
+             PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, major, minor, subminor);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HaloPetscReadOptions(void) {
+  HaloPetscConfig *cfg = &halo_petsc_config;
+  char strategy[64] = "", transport[64] = "";
+  PetscInt ranks_per_node = 0, message_cap = HALO_DEFAULT_MESSAGE_CAP;
+  PetscBool set;
+  halo_plan_options resolved;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(cfg, sizeof *cfg));
+  cfg->opts = halo_plan_options_default();
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "halo: the exchange of MatMult through halo's plans",
+                    "halo");
+  PetscCall(PetscOptionsBool("-halo_sf", "Run the scatters of PETSc's basic star forests through halo", "HaloPetscInitialize", cfg->sf, &cfg->sf, NULL));
+  PetscCall(PetscOptionsString("-halo_sf_strategy", "halo's strategy: standard, 2step, 3step, split or auto", "HaloPetscInitialize", strategy, strategy, sizeof strategy, &set));
+  if (set) {
+    halo_status hs = halo_strategy_from_name(strategy, &cfg->opts.strategy);
+    PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "halo: -halo_sf_strategy: %s", halo_last_error());
+  }
+  PetscCall(PetscOptionsString("-halo_sf_transport", "How messages travel in device memory: auto, staged, nccl, ipc, mpi-device", "HaloPetscInitialize", transport, transport, sizeof transport, &set));
+  if (set) {
+    halo_status hs = halo_transport_from_name(transport, &cfg->opts.transport);
+    PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "halo: -halo_sf_transport: %s", halo_last_error());
+  }
+  PetscCall(PetscOptionsInt("-halo_sf_ranks_per_node", "Virtual nodes of this many consecutive ranks (0: the nodes MPI reports)", "HaloPetscInitialize", ranks_per_node, &ranks_per_node, &set));
+  if (set) {
+    PetscCheck(ranks_per_node >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "halo: -halo_sf_ranks_per_node %" PetscInt_FMT ": must be 0 (the nodes MPI reports) or more", ranks_per_node);
+    cfg->opts.ranks_per_node = (int)ranks_per_node;
+  }
+  PetscCall(PetscOptionsInt("-halo_sf_message_cap", "Split: the largest inter-node message, in bytes", "HaloPetscInitialize", message_cap, &message_cap, &set));
+  if (set) cfg->opts.message_cap = message_cap;
+  PetscCall(PetscOptionsString("-halo_sf_params", "The model's machine parameters (strategy auto): a built-in name or a file of halo params measure", "HaloPetscInitialize", cfg->params, cfg->params, sizeof cfg->params, &set));
+  if (set) cfg->opts.params = cfg->params;
+  PetscCall(PetscOptionsBool("-halo_sf_verify", "Run PETSc's basic too and compare (a check; slow)", "HaloPetscInitialize", cfg->verify, &cfg->verify, NULL));
+  PetscCall(PetscOptionsBool("-halo_sf_view", "At PetscFinalize, print every halo plan and the calls it ran", "HaloPetscInitialize", cfg->view, &cfg->view, NULL));
+  PetscOptionsEnd();
+  {
+    halo_status hs = halo_plan_options_resolve(&cfg->opts, &resolved);
+    PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "halo: %s", halo_last_error());
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Keep the shared object holding fn loaded until the process ends. PETSc
+ * closes the libraries of -dll_append in PetscFinalize, before MPI_Finalize,
+ * which then runs the delete callbacks of the attributes halo caches on
+ * communicators (its contexts): their code must still be there. */
+static void HaloPetscPin(void *fn) {
+  Dl_info info;
+
+  if (dladdr(fn, &info) && info.dli_fname)
+    (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+PetscErrorCode HaloPetscInitialize(void) {
+  PetscFunctionBegin;
+  if (halo_petsc_initialized) PetscFunctionReturn(0);
+  HaloPetscPin((void *)halo_version);
+  HaloPetscPin((void *)HaloPetscInitialize);
+  PetscCall(HaloPetscCheckVersion());
+  PetscCall(HaloPetscReadOptions());
+  PetscCall(HaloPetscSFRegister());
+  PetscCall(HaloPetscMatRegister());
+  PetscCall(PetscRegisterFinalize(HaloPetscFinalize));
+  halo_petsc_initialized = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PetscDLLibraryRegister_halo_petsc(void) {
+  PetscFunctionBegin;
+  PetscCall(HaloPetscInitialize());
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,62 @@
+/* halo for PETSc: what the star forest wrapper, the Mat type and the entry
+ * point share. Uses PETSc's private headers (sfimpl.h, matimpl.h): the
+ * library is built against the PETSc it loads into. */
+#ifndef HALO_PETSC_IMPL_H
+#define HALO_PETSC_IMPL_H
+
+#include <petsc/private/matimpl.h>
+#include <petsc/private/sfimpl.h>
+
+#include "halo.h"
+#include "halo/petsc.h"
+
+/* halo moves doubles: the wrapper takes over only where PetscScalar is one. */
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+#define HALO_PETSC_SCALAR_OK 0
+#else
+#define HALO_PETSC_SCALAR_OK 1
+#endif
+
+/** The -halo_sf_* options, read once by HaloPetscInitialize(). */
+typedef struct {
+  PetscBool sf;             /* -halo_sf: wrap the type basic */
+  PetscBool verify;         /* -halo_sf_verify */
+  PetscBool view;           /* -halo_sf_view */
+  halo_plan_options opts;   /* strategy, transport, ranks_per_node, message_cap, params */
+  char params[PETSC_MAX_PATH_LEN];
+} HaloPetscConfig;
+
+extern HaloPetscConfig halo_petsc_config;
+
+/** A halo failure as a PETSc error with halo's message. halo's collective
+ *  calls fail on every rank together, so the PETSc error is raised on every
+ *  rank too. */
+#define HaloPetscCall(comm, expr)                                                                  \
+  do {                                                                                             \
+    halo_status halo_petsc_st_ = (expr);                                                           \
+    PetscCheck(halo_petsc_st_ == HALO_SUCCESS, comm, PETSC_ERR_LIB, "halo: %s",                    \
+               halo_last_error());                                                                 \
+  } while (0)
+
+/* ---- the star forest wrapper (sf.c) -------------------------------------- */
+
+/** Register the type "halo" and, when -halo_sf, wrap "basic". */
+PetscErrorCode HaloPetscSFRegister(void);
+
+/* ---- what -halo_sf_view prints at PetscFinalize (view.c) ------------------ */
+
+/** One plan's summary, recorded when its star forest or matrix lets it go. */
+PetscErrorCode HaloPetscViewRecordPlan(const char *owner, halo_plan plan, double modeled_seconds,
+                                       PetscInt64 n_forward, PetscInt64 n_reverse);
+/** A star forest left to PETSc, counted by reason. */
+PetscErrorCode HaloPetscViewRecordBasic(const char *why);
+/** The modeled seconds of a plan when -halo_sf_view is set (collective). */
+PetscErrorCode HaloPetscViewModel(MPI_Comm comm, halo_plan plan, double *seconds_p);
+/** Print everything recorded (rank 0 of PETSC_COMM_WORLD), then forget it. */
+PetscErrorCode HaloPetscViewFinalize(void);
+
+/* ---- the Mat type (mat.c) ------------------------------------------------- */
+
+PetscErrorCode HaloPetscMatRegister(void);
+
+#endif /* HALO_PETSC_IMPL_H */

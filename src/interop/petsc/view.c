@@ -1,0 +1,109 @@
+/* -halo_sf_view: what went through halo, printed at PetscFinalize.
+ *
+ * A plan's summary is recorded when its star forest or matrix lets it go
+ * (destroy, reset, new pattern), with the calls it ran; star forests left to
+ * PETSc's basic are counted by reason. Rank 0 of PETSC_COMM_WORLD prints its
+ * records: a plan's statistics are those of all its ranks, the calls and the
+ * reasons are rank 0's. */
+#include "petsc_impl.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define HALO_VIEW_REASONS 8
+
+typedef struct HaloViewPlan {
+  struct HaloViewPlan *next;
+  char owner[16];
+  char describe[256];
+  halo_stats stats;
+  double modeled_seconds;
+  PetscInt64 n_forward, n_reverse;
+} HaloViewPlan;
+
+static HaloViewPlan *view_first = NULL, *view_last = NULL;
+static struct {
+  const char *why;
+  PetscInt64 n;
+} view_basic[HALO_VIEW_REASONS];
+
+PetscErrorCode HaloPetscViewModel(MPI_Comm comm, halo_plan plan, double *seconds_p) {
+  PetscFunctionBegin;
+  *seconds_p = 0;
+  if (!halo_petsc_config.view) PetscFunctionReturn(0);
+  HaloPetscCall(comm, halo_plan_model(plan, halo_petsc_config.opts.params, NULL, seconds_p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HaloPetscViewRecordPlan(const char *owner, halo_plan plan, double modeled_seconds,
+                                       PetscInt64 n_forward, PetscInt64 n_reverse) {
+  HaloViewPlan *p;
+
+  PetscFunctionBegin;
+  if (!halo_petsc_config.view) PetscFunctionReturn(0);
+  PetscCall(PetscNew(&p));
+  PetscCall(PetscStrncpy(p->owner, owner, sizeof p->owner));
+  HaloPetscCall(PETSC_COMM_SELF, halo_plan_stats(plan, &p->stats));
+  HaloPetscCall(PETSC_COMM_SELF, halo_plan_describe(plan, p->describe, sizeof p->describe));
+  p->modeled_seconds = modeled_seconds;
+  p->n_forward = n_forward;
+  p->n_reverse = n_reverse;
+  if (view_last) view_last->next = p;
+  else view_first = p;
+  view_last = p;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HaloPetscViewRecordBasic(const char *why) {
+  PetscFunctionBegin;
+  if (!halo_petsc_config.view || !why) PetscFunctionReturn(0);
+  for (int i = 0; i < HALO_VIEW_REASONS; i++) {
+    if (!view_basic[i].why || strcmp(view_basic[i].why, why) == 0) {
+      view_basic[i].why = why;
+      view_basic[i].n++;
+      break;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HaloPetscViewFinalize(void) {
+  int k = 0;
+  PetscInt64 n_basic = 0;
+
+  PetscFunctionBegin;
+  for (HaloViewPlan *p = view_first; p; p = p->next) {
+    const halo_stats *s = &p->stats;
+    int64_t msgs = 0, bytes = 0, inter_msgs = 0, inter_bytes = 0;
+
+    for (int i = 0; i < s->n_phases; i++) {
+      msgs += s->phase[i].messages;
+      bytes += s->phase[i].bytes;
+      inter_msgs += s->phase[i].inter_node_messages;
+      inter_bytes += s->phase[i].inter_node_bytes;
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "halo_sf_view: %s plan %d: %s; %d ranks on %d nodes, %d phases, %" PRId64
+                          " messages, %" PRId64 " bytes (inter-node %" PRId64 " messages, %" PRId64
+                          " bytes), modeled %.3e s; through halo: %" PetscInt64_FMT
+                          " forward, %" PetscInt64_FMT " reverse\n",
+                          p->owner, k++, p->describe, s->ranks, s->nodes, s->n_phases, msgs, bytes,
+                          inter_msgs, inter_bytes, p->modeled_seconds, p->n_forward, p->n_reverse));
+  }
+  for (int i = 0; i < HALO_VIEW_REASONS && view_basic[i].why; i++) n_basic += view_basic[i].n;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "halo_sf_view: %d plans; %" PetscInt64_FMT " star forests left to PETSc's basic%s",
+                        k, n_basic, n_basic ? ":" : "\n"));
+  for (int i = 0; i < HALO_VIEW_REASONS && view_basic[i].why; i++)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %" PetscInt64_FMT " %s%s", view_basic[i].n,
+                          view_basic[i].why,
+                          i + 1 < HALO_VIEW_REASONS && view_basic[i + 1].why ? ";" : "\n"));
+  while (view_first) {
+    HaloViewPlan *next = view_first->next;
+    PetscCall(PetscFree(view_first));
+    view_first = next;
+  }
+  view_last = NULL;
+  memset(view_basic, 0, sizeof view_basic);
+  PetscFunctionReturn(0);
+}
