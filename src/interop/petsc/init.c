@@ -41,6 +41,8 @@ static PetscErrorCode HaloPetscReadOptions(void) {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(cfg, sizeof *cfg));
   cfg->opts = halo_plan_options_default();
+  PetscCall(PetscStrncpy(strategy, halo_strategy_name(cfg->opts.strategy), sizeof strategy));
+  PetscCall(PetscStrncpy(transport, halo_transport_name(cfg->opts.transport), sizeof transport));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "halo: the exchange of MatMult through halo's plans",
                     "halo");
   PetscCall(PetscOptionsBool("-halo_sf", "Run the scatters of PETSc's basic star forests through halo", "HaloPetscInitialize", cfg->sf, &cfg->sf, NULL));

@@ -96,7 +96,7 @@ static PetscErrorCode HaloMatRefresh(Mat A, HaloMat *hm) {
   PetscCall(MatSeqAIJGetArrayRead(Ad, &dv));
   PetscCall(MatSeqAIJGetArrayRead(Ao, &ov));
   if (hm->plan && A->nonzerostate == hm->nz_state) {
-    HaloPetscCall(PETSC_COMM_SELF, halo_matrix_set_values_split(hm->M, dv, ov));
+    HaloPetscCall(halo_matrix_set_values_split(hm->M, dv, ov));
   } else {
     int64_t *drp, *dcols, *orp, *ocols, *gids;
     PetscInt n_ghost = Ao->cmap->n;
@@ -115,10 +115,10 @@ static PetscErrorCode HaloMatRefresh(Mat A, HaloMat *hm) {
     PetscCall(PetscFree2(drp, dcols));
     PetscCall(PetscFree2(orp, ocols));
     PetscCall(PetscFree(gids));
-    PetscCheck(hs == HALO_SUCCESS, comm, PETSC_ERR_LIB, "halo: %s", halo_last_error());
+    PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "halo: %s", halo_last_error());
     opts.memory = HALO_MEMORY_HOST;
     opts.reverse = 1;
-    HaloPetscCall(comm, halo_plan_create(hm->M, &opts, &hm->plan));
+    HaloPetscCall(halo_plan_create(hm->M, &opts, &hm->plan));
     PetscCall(HaloPetscViewModel(comm, hm->plan, &hm->modeled_seconds));
     hm->nz_state = A->nonzerostate;
   }
@@ -140,8 +140,8 @@ static PetscErrorCode HaloMatProduct(Mat A, Vec x, Vec y, PetscBool transpose, d
   PetscCall(VecGetArrayRead(x, &xa));
   if (beta == 0.0) PetscCall(VecGetArrayWrite(y, &ya));
   else PetscCall(VecGetArray(y, &ya));
-  if (transpose) HaloPetscCall(PETSC_COMM_SELF, halo_spmv_transpose(hm->plan, 1.0, xa, beta, ya));
-  else HaloPetscCall(PETSC_COMM_SELF, halo_spmv(hm->plan, 1.0, xa, beta, ya));
+  if (transpose) HaloPetscCall(halo_spmv_transpose(hm->plan, 1.0, xa, beta, ya));
+  else HaloPetscCall(halo_spmv(hm->plan, 1.0, xa, beta, ya));
   if (beta == 0.0) PetscCall(VecRestoreArrayWrite(y, &ya));
   else PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));

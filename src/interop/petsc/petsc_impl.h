@@ -29,12 +29,13 @@ typedef struct {
 extern HaloPetscConfig halo_petsc_config;
 
 /** A halo failure as a PETSc error with halo's message. halo's collective
- *  calls fail on every rank together, so the PETSc error is raised on every
- *  rank too. */
-#define HaloPetscCall(comm, expr)                                                                  \
+ *  calls fail on every rank together, so every rank raises the error, on
+ *  PETSC_COMM_SELF so that every rank prints it (PETSc prints an error of a
+ *  parallel communicator on its first rank only). */
+#define HaloPetscCall(expr)                                                                        \
   do {                                                                                             \
     halo_status halo_petsc_st_ = (expr);                                                           \
-    PetscCheck(halo_petsc_st_ == HALO_SUCCESS, comm, PETSC_ERR_LIB, "halo: %s",                    \
+    PetscCheck(halo_petsc_st_ == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "halo: %s",         \
                halo_last_error());                                                                 \
   } while (0)
 

@@ -31,7 +31,7 @@ PetscErrorCode HaloPetscViewModel(MPI_Comm comm, halo_plan plan, double *seconds
   PetscFunctionBegin;
   *seconds_p = 0;
   if (!halo_petsc_config.view) PetscFunctionReturn(0);
-  HaloPetscCall(comm, halo_plan_model(plan, halo_petsc_config.opts.params, NULL, seconds_p));
+  HaloPetscCall(halo_plan_model(plan, halo_petsc_config.opts.params, NULL, seconds_p));
   PetscFunctionReturn(0);
 }
 
@@ -43,8 +43,8 @@ PetscErrorCode HaloPetscViewRecordPlan(const char *owner, halo_plan plan, double
   if (!halo_petsc_config.view) PetscFunctionReturn(0);
   PetscCall(PetscNew(&p));
   PetscCall(PetscStrncpy(p->owner, owner, sizeof p->owner));
-  HaloPetscCall(PETSC_COMM_SELF, halo_plan_stats(plan, &p->stats));
-  HaloPetscCall(PETSC_COMM_SELF, halo_plan_describe(plan, p->describe, sizeof p->describe));
+  HaloPetscCall(halo_plan_stats(plan, &p->stats));
+  HaloPetscCall(halo_plan_describe(plan, p->describe, sizeof p->describe));
   p->modeled_seconds = modeled_seconds;
   p->n_forward = n_forward;
   p->n_reverse = n_reverse;

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# Unmodified PETSc programs run with and without halo (-dll_append
+# libhalo_petsc.so -halo_sf, or -mat_type mpiaijhalo): their residual
+# histories, iteration counts and solutions must be the same, and
+# -halo_sf_view must show that the products' scatters went through halo.
+#
+# usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE
+# suites: cg gmres bicg gamg mattype files dmda cases misuse
+set -uo pipefail
+mpiexec=$1 build=$2 src=$3 suite=$4
+lib=$build/libhalo_petsc.so
+ksp=$build/examples/petsc/petsc_ksp_lap27
+dmda=$build/examples/petsc/petsc_dmda_solve
+cases=$build/tests/petsc_sf_cases
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+runs=0
+
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+
+# run NAME NP PROGRAM ARGS...: stdout to $work/NAME.out, stderr to .err
+run() {
+  local name=$1 np=$2
+  shift 2
+  runs=$((runs + 1))
+  if ! timeout 120 "$mpiexec" -n "$np" --oversubscribe "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+    fail "$name: exit status $? ($*)"
+    sed 's/^/    /' "$work/$name.err" | head -20
+    return 1
+  fi
+}
+
+strip_view() { grep -v '^halo_sf_view:' "$1"; }
+
+# same A B: every line but halo's view the same, byte for byte
+same() {
+  if ! diff <(strip_view "$work/$1.out") <(strip_view "$work/$2.out") >"$work/diff" 2>&1; then
+    fail "$2 differs from $1:"
+    head -10 "$work/diff" | sed 's/^/    /'
+  fi
+}
+
+# close A B TOL: the same lines, words and integers; numbers within TOL
+# relative, residual norms within TOL of the larger one or 1e-12 of the
+# first (near convergence a residual is a difference of nearly equal
+# vectors: the rounding of the products shows relatively larger there)
+close() {
+  if ! python3 - "$work/$1.out" "$work/$2.out" "$3" >"$work/diff" 2>&1 <<'EOF'; then
+import sys
+a, b, tol = sys.argv[1], sys.argv[2], float(sys.argv[3])
+la = [l.split() for l in open(a) if not l.startswith("halo_sf_view:")]
+lb = [l.split() for l in open(b) if not l.startswith("halo_sf_view:")]
+assert len(la) == len(lb), f"{len(la)} lines against {len(lb)}"
+r0 = [float(x[-1]) for x in la if x[1:4] == ["KSP", "Residual", "norm"]][:1]
+for x, y in zip(la, lb):
+    floor = 1e-12 * r0[0] if r0 and x[1:4] == ["KSP", "Residual", "norm"] else 0.0
+    assert len(x) == len(y), f"{x} against {y}"
+    for u, v in zip(x, y):
+        if u == v:
+            continue
+        try:
+            fu, fv = float(u), float(v)
+        except ValueError:
+            raise AssertionError(f"{x} against {y}")
+        assert "." in u or "e" in u, f"integers differ: {x} against {y}"
+        assert abs(fu - fv) <= max(tol * max(abs(fu), abs(fv)), floor), f"{x} against {y}"
+EOF
+    fail "$2 not within $3 of $1:"
+    sed 's/^/    /' "$work/diff" | tail -3
+  fi
+}
+
+# through NAME KIND: -halo_sf_view shows plans of KIND (PetscSF or Mat) whose
+# forward calls add up to the program's MatMult count and whose reverse calls
+# to its MatMultTranspose count (rank 0's counts)
+through() {
+  python3 - "$work/$1.out" "$2" >"$work/diff" 2>&1 <<'EOF' || { fail "$1: calls through halo:"; sed 's/^/    /' "$work/diff"; }
+import re, sys
+out, kind = open(sys.argv[1]).read(), sys.argv[2]
+plans = re.findall(r"^halo_sf_view: " + kind + r" plan \d+: .*through halo: (\d+) forward, (\d+) reverse$", out, re.M)
+assert plans, "no plan of " + kind + " in -halo_sf_view"
+fwd, rev = sum(int(p[0]) for p in plans), sum(int(p[1]) for p in plans)
+mm = int(re.search(r"^matmult_count (\d+)$", out, re.M).group(1))
+mt = int(re.search(r"^matmulttranspose_count (\d+)$", out, re.M).group(1))
+assert fwd == mm and mm > 0, f"{fwd} forward exchanges through halo, {mm} MatMult"
+assert rev == mt, f"{rev} reverse exchanges through halo, {mt} MatMultTranspose"
+EOF
+}
+
+halo_sf=(-dll_append "$lib" -halo_sf -halo_sf_view)
+strategies=(standard 2step 3step split auto)
+
+# ksp_suite NAME KSP_ARGS: the Laplacian at several rank counts, every
+# strategy, virtual nodes of 1 to 4 ranks
+ksp_suite() {
+  local name=$1 tol_nodeaware=$2
+  shift 2
+  local n=10
+  for np in 1 2 4; do
+    run "${name}_np$np" "$np" "$ksp" -n $n "$@" -ksp_monitor || continue
+    for rpn in 1 2; do
+      [ "$np" -eq 1 ] && [ "$rpn" -eq 2 ] && continue
+      for s in "${strategies[@]}"; do
+        local t="${name}_np${np}_rpn${rpn}_$s"
+        run "$t" "$np" "$ksp" -n $n "$@" -ksp_monitor "${halo_sf[@]}" -halo_sf_strategy "$s" \
+          -halo_sf_ranks_per_node "$rpn" || continue
+        if [ "$s" = standard ] || [ -z "$tol_nodeaware" ]; then
+          same "${name}_np$np" "$t"
+        else
+          close "${name}_np$np" "$t" "$tol_nodeaware"
+        fi
+        through "$t" PetscSF
+      done
+    done
+  done
+  # 3 and 8 ranks, virtual nodes of 3 and 4 ranks, the split strategy with a small cap
+  run "${name}_np3" 3 "$ksp" -n $n "$@" -ksp_monitor &&
+    run "${name}_np3_rpn3" 3 "$ksp" -n $n "$@" -ksp_monitor "${halo_sf[@]}" \
+      -halo_sf_strategy 3step -halo_sf_ranks_per_node 3 && {
+    if [ -z "$tol_nodeaware" ]; then same "${name}_np3" "${name}_np3_rpn3"; else close "${name}_np3" "${name}_np3_rpn3" "$tol_nodeaware"; fi
+    through "${name}_np3_rpn3" PetscSF
+  }
+  run "${name}_np8" 8 "$ksp" -n $n "$@" -ksp_monitor &&
+    run "${name}_np8_rpn4" 8 "$ksp" -n $n "$@" -ksp_monitor "${halo_sf[@]}" \
+      -halo_sf_strategy split -halo_sf_message_cap 64 -halo_sf_ranks_per_node 4 && {
+    if [ -z "$tol_nodeaware" ]; then same "${name}_np8" "${name}_np8_rpn4"; else close "${name}_np8" "${name}_np8_rpn4" "$tol_nodeaware"; fi
+    through "${name}_np8_rpn4" PetscSF
+  }
+}
+
+case $suite in
+cg) ksp_suite cg "" -ksp_type cg -pc_type jacobi -ksp_max_it 40 -ksp_rtol 1e-12 ;;
+gmres) ksp_suite gmres "" -ksp_type gmres -pc_type bjacobi -ksp_max_it 40 -ksp_rtol 1e-12 ;;
+bicg)
+  # BiCG multiplies by the transpose: the reverse exchange. Node-aware
+  # strategies form partial sums on the ranks that forward, so their sums
+  # may associate differently: the same iterations, residuals within 1e-10.
+  ksp_suite bicg 1e-10 -ksp_type bicg -pc_type jacobi -ksp_max_it 30 -ksp_rtol 1e-12
+  ;;
+gamg)
+  for np in 2 4; do
+    run "gamg_np$np" "$np" "$ksp" -n 12 -ksp_type cg -pc_type gamg -ksp_monitor -ksp_rtol 1e-10 || continue
+    for s in standard 3step; do
+      t="gamg_np${np}_$s"
+      run "$t" "$np" "$ksp" -n 12 -ksp_type cg -pc_type gamg -ksp_monitor -ksp_rtol 1e-10 \
+        "${halo_sf[@]}" -halo_sf_strategy $s -halo_sf_ranks_per_node 2 -halo_sf_verify || continue
+      # GAMG at 4 ranks is not the same bits from run to run even without halo
+      if [ $s = standard ] && [ "$np" -eq 2 ]; then same "gamg_np$np" "$t"; else close "gamg_np$np" "$t" 1e-10; fi
+      grep -q "^halo_sf_view: PetscSF plan 1:" "$work/$t.out" ||
+        fail "$t: GAMG's levels did not make several plans"
+    done
+  done
+  ;;
+mattype)
+  # -mat_type mpiaijhalo: the products through halo_spmv
+  for kspargs in "-ksp_type cg -pc_type jacobi" "-ksp_type gmres -pc_type bjacobi" \
+    "-ksp_type bicg -pc_type jacobi"; do
+    tag=$(echo "$kspargs" | cut -d' ' -f2)
+    for np in 1 3 4; do
+      # shellcheck disable=SC2086
+      run "mat_${tag}_np$np" "$np" "$ksp" -n 10 $kspargs -ksp_max_it 30 -ksp_monitor || continue
+      for s in standard 3step; do
+        t="mat_${tag}_np${np}_$s"
+        # shellcheck disable=SC2086
+        run "$t" "$np" "$ksp" -n 10 $kspargs -ksp_max_it 30 -ksp_monitor -dll_append "$lib" \
+          -mat_type mpiaijhalo -halo_sf_view -halo_sf_strategy $s -halo_sf_ranks_per_node 2 || continue
+        if [ $s = standard ] || [ "$tag" != bicg ]; then same "mat_${tag}_np$np" "$t"; else close "mat_${tag}_np$np" "$t" 1e-10; fi
+        through "$t" Mat
+      done
+    done
+  done
+  ;;
+files)
+  # Matrix Market files of matrices/ assembled into MATMPIAIJ
+  for m in "$src"/matrices/*.mtx; do
+    b=$(basename "$m" .mtx)
+    # square matrices only (a Krylov solve)
+    read -r rows cols _ < <(grep -v '^%' "$m" | head -1)
+    [ "$rows" = "$cols" ] || continue
+    run "file_$b" 4 "$ksp" -f "$m" -ksp_type gmres -pc_type jacobi -ksp_max_it 15 -ksp_monitor || continue
+    run "file_${b}_halo" 4 "$ksp" -f "$m" -ksp_type gmres -pc_type jacobi -ksp_max_it 15 -ksp_monitor \
+      "${halo_sf[@]}" -halo_sf_strategy 2step -halo_sf_ranks_per_node 2 -halo_sf_verify || continue
+    same "file_$b" "file_${b}_halo"
+    through "file_${b}_halo" PetscSF
+  done
+  ;;
+dmda)
+  # a structured-grid program: global-to-local and local-to-local scatters
+  # (the latter remapped by VecScatterRemap) stay with PETSc's basic
+  for np in 1 2 4; do
+    run "dmda_np$np" "$np" "$dmda" -ksp_monitor || continue
+    run "dmda_np${np}_halo" "$np" "$dmda" -ksp_monitor "${halo_sf[@]}" -halo_sf_ranks_per_node 2 \
+      -halo_sf_verify || continue
+    same "dmda_np$np" "dmda_np${np}_halo"
+    grep -q "star forests left to PETSc's basic: .*leaves on their own rank" "$work/dmda_np${np}_halo.out" ||
+      fail "dmda_np${np}_halo: the DMDA's scatters were not left to basic"
+    [ "$np" -gt 1 ] && { grep -q "^halo_sf_view: PetscSF plan 0:" "$work/dmda_np${np}_halo.out" ||
+      fail "dmda_np${np}_halo: MatMult's scatter did not go through halo"; }
+  done
+  ;;
+cases)
+  # what halo does not take still gives basic's answer; what it takes, basic's answer too
+  for np in 1 2 3 4; do
+    run "cases_np$np" "$np" "$cases" || continue
+    for s in standard 2step split; do
+      run "cases_np${np}_$s" "$np" "$cases" "${halo_sf[@]}" -halo_sf_strategy $s \
+        -halo_sf_ranks_per_node 2 -halo_sf_verify || continue
+      same "cases_np$np" "cases_np${np}_$s"
+      # one plan (the ghost scatter); the block-size-2 and integer star
+      # forests never made a call halo runs; to_all is PETSc's allgatherv
+      # (with one rank, a basic one whose leaves are on their own rank)
+      grep -Eq "^halo_sf_view: 1 plans; [23] star forests left to PETSc's basic: 2 no call halo runs" \
+        "$work/cases_np${np}_$s.out" ||
+        fail "cases_np${np}_$s: expected 1 plan:"$'\n'"$(grep halo_sf_view "$work/cases_np${np}_$s.out")"
+    done
+    # a vector scattered into itself: halo gives the right values
+    run "cases_np${np}_in_place" "$np" "$cases" -in_place "${halo_sf[@]}" || continue
+    grep -q "^in_place_shift_max_error 0.$" "$work/cases_np${np}_in_place.out" ||
+      fail "cases_np${np}_in_place: $(grep in_place "$work/cases_np${np}_in_place.out")"
+  done
+  ;;
+misuse)
+  # an option halo does not accept, and a plan halo cannot make: a PETSc
+  # error with halo's message on every rank, never a hang
+  check_error() {
+    local name=$1 text=$2
+    shift 2
+    runs=$((runs + 1))
+    if timeout 120 "$mpiexec" -n 2 --oversubscribe "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+      fail "$name: succeeded"
+      return
+    fi
+    [ $? -eq 124 ] && { fail "$name: hung"; return; }
+    for r in 0 1; do
+      grep -q "^\[$r\]PETSC ERROR: .*$text" "$work/$name.err" ||
+        { fail "$name: rank $r did not report '$text'"; sed 's/^/    /' "$work/$name.err" | head -12; }
+    done
+  }
+  check_error bad_strategy "halo: -halo_sf_strategy: unknown strategy 'bogus'" \
+    "$ksp" -n 6 -dll_append "$lib" -halo_sf -halo_sf_strategy bogus
+  check_error bad_cap "halo: message_cap = 3 bytes" \
+    "$ksp" -n 6 -dll_append "$lib" -halo_sf -halo_sf_message_cap 3
+  check_error bad_rpn "halo: -halo_sf_ranks_per_node -2" \
+    "$ksp" -n 6 -dll_append "$lib" -halo_sf -halo_sf_ranks_per_node -2
+  check_error bad_params "halo: " \
+    "$ksp" -n 6 -dll_append "$lib" -halo_sf -halo_sf_strategy auto -halo_sf_params "$work/none.params"
+  check_error bad_params_mat "halo: " \
+    "$ksp" -n 6 -dll_append "$lib" -mat_type mpiaijhalo -halo_sf_strategy auto -halo_sf_params "$work/none.params"
+  # loading the library alone changes nothing
+  run plain 2 "$ksp" -n 8 -ksp_monitor -ksp_max_it 10 &&
+    run loaded 2 "$ksp" -n 8 -ksp_monitor -ksp_max_it 10 -dll_append "$lib" -halo_sf_view && {
+    same plain loaded
+    grep -q "^halo_sf_view: 0 plans; 0 star forests" "$work/loaded.out" ||
+      fail "loaded: the library alone planned something: $(grep halo_sf_view "$work/loaded.out")"
+  }
+  ;;
+*)
+  echo "unknown suite $suite"
+  exit 2
+  ;;
+esac
+
+echo "$suite: $runs runs, $fails failures"
+[ "$fails" -eq 0 ]
