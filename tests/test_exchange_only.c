@@ -86,6 +86,23 @@ static void check_plan(const layout *L, halo_plan plan, int64_t n_slots, const i
       CHECK_MSG(got[k] == it * test_x(slot_id[k]), "%s: slot %lld (id %lld) is %g, not %g", label,
                 (long long)k, (long long)slot_id[k], got[k], it * test_x(slot_id[k]));
   }
+  /* Sources at more addresses than the executor keeps the requests of
+   * (sends of consecutive entries go from the source itself), in turn. */
+  enum { N_SRC = 6 };
+  double *xs[N_SRC], *cs[N_SRC];
+  for (int b = 0; b < N_SRC; b++) {
+    xs[b] = malloc((size_t)(L->n + 1) * sizeof *xs[b]);
+    cs[b] = malloc((size_t)(ns + 1) * sizeof *cs[b]);
+  }
+  for (int it = 0; it < 3 * N_SRC; it++) {
+    double *xb = xs[it % N_SRC];
+    for (int64_t j = 0; j < L->n; j++) xb[j] = (it + 3) * test_x(L->cb + j);
+    CHECK_OK(halo_exchange_begin(plan, xb, g));
+    CHECK_OK(halo_exchange_end(plan));
+    for (int64_t k = 0; k < ns; k++)
+      CHECK_MSG(g[k] == (it + 3) * test_x(slot_id[k]), "%s: source %d: slot %lld is %g, not %g",
+                label, it % N_SRC, (long long)k, g[k], (it + 3) * test_x(slot_id[k]));
+  }
   for (int64_t k = 0; k < ns; k++) c[k] = contrib(L->rank, slot_id[k], 3);
   owner_sums(L, ns, slot_id, c, sum, mag);
   for (int run = 0; run < 2; run++) {
@@ -104,6 +121,16 @@ static void check_plan(const layout *L, halo_plan plan, int64_t n_slots, const i
       CHECK_MSG(L->n == 0 || memcmp(out, y, (size_t)L->n * sizeof *y) == 0,
                 "%s: two reverse exchanges gave different bits", label);
   }
+  for (int it = 0; it < 2 * N_SRC; it++) { /* the contributions at several addresses */
+    double *cb = cs[it % N_SRC];
+    memcpy(cb, c, (size_t)ns * sizeof *c);
+    for (int64_t j = 0; j < L->n; j++) y[j] = test_x(L->cb + j + 5);
+    CHECK_OK(halo_exchange_reverse_begin(plan, cb, y));
+    CHECK_OK(halo_exchange_reverse_end(plan));
+    CHECK_MSG(L->n == 0 || memcmp(out, y, (size_t)L->n * sizeof *y) == 0,
+              "%s: reverse from source %d gave other bits", label, it % N_SRC);
+  }
+  for (int b = 0; b < N_SRC; b++) free(xs[b]), free(cs[b]);
   free(mag), free(sum), free(y), free(c), free(g), free(x);
 }
 
