@@ -4,7 +4,8 @@
 # header in the planning code, no printing (progress goes to a caller's function:
 # halo_io_set_progress), the environment read in src/core/settings.c alone, and
 # the floors of the data flow: core below everything; plan (and io) on core;
-# exec and spmv on plan; interface, the plan handle, above them all.
+# exec and spmv on plan; interface, the plan handle, above them all; the
+# adapters (src/interop) on the public headers alone.
 set -u
 src=$1/src
 fail=0
@@ -32,4 +33,6 @@ check_floor io 'plan/|exec/|spmv/|interface/'
 check_floor plan 'exec/|spmv/|interface/'
 check_floor exec 'spmv/|interface/'
 check_floor spmv 'exec/|interface/'
+# the adapters stand on the public API alone
+check_floor interop 'core/|plan/|exec/|spmv/|interface/|io/|halo_impl|settings|tags'
 exit $fail
