@@ -21,11 +21,7 @@ typedef struct {
   double modeled_seconds;
   PetscLogDouble flops; /* of one product: 2 per entry */
   PetscInt64 n_forward, n_reverse;
-  PetscErrorCode (*mult)(Mat, Vec, Vec);
-  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
-  PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
-  PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
-  PetscErrorCode (*destroy)(Mat);
+  PetscErrorCode (*destroy)(Mat); /* PETSc's, called after the state is freed */
 } HaloMat;
 
 static const char halo_mat_key[] = "HaloMat_state";
@@ -198,10 +194,6 @@ static PetscErrorCode HaloMatInstall(Mat A) {
   PetscCall(PetscObjectQuery((PetscObject)A, halo_mat_key, (PetscObject *)&c));
   if (c) PetscFunctionReturn(0);
   PetscCall(PetscNew(&hm));
-  hm->mult = A->ops->mult;
-  hm->multadd = A->ops->multadd;
-  hm->multtranspose = A->ops->multtranspose;
-  hm->multtransposeadd = A->ops->multtransposeadd;
   hm->destroy = A->ops->destroy;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, hm));
