@@ -465,6 +465,11 @@ halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_g
  *                 the ghost slots), or NULL for the plan's own ghost buffer
  *                 (halo_plan_get_ghost()), into which messages are received
  *                 without a copy
+ * Host memory: messages of consecutive entries are sent from x_local and
+ * received into x_ghost themselves, with persistent requests bound to the
+ * two addresses at the first exchange with them and kept for the last few
+ * (4) addresses of each: an exchange between buffers that stay put makes no
+ * MPI request after the first.
  * With the NCCL transport, the plans of a communicator share one NCCL
  * communicator, whose operations match in the order they are issued: every
  * rank must begin the exchanges of a communicator's NCCL plans in the same

@@ -94,14 +94,21 @@ static void check_plan(const layout *L, halo_plan plan, int64_t n_slots, const i
     xs[b] = malloc((size_t)(L->n + 1) * sizeof *xs[b]);
     cs[b] = malloc((size_t)(ns + 1) * sizeof *cs[b]);
   }
+  /* and the ghosts into as many addresses (received there in place when
+   * they are the plan's ghosts in order), on another cycle, with the
+   * plan's own slots among them */
   for (int it = 0; it < 3 * N_SRC; it++) {
-    double *xb = xs[it % N_SRC];
+    double *xb = xs[it % N_SRC], *gb = it % 7 == 6 ? NULL : cs[(it * 5) % N_SRC], *own;
     for (int64_t j = 0; j < L->n; j++) xb[j] = (it + 3) * test_x(L->cb + j);
-    CHECK_OK(halo_exchange_begin(plan, xb, g));
+    CHECK_OK(halo_plan_get_ghost(plan, &own));
+    for (int64_t k = 0; k < ns; k++) (gb ? gb : own)[k] = NAN;
+    CHECK_OK(halo_exchange_begin(plan, xb, gb));
     CHECK_OK(halo_exchange_end(plan));
+    const double *got = gb ? gb : own;
     for (int64_t k = 0; k < ns; k++)
-      CHECK_MSG(g[k] == (it + 3) * test_x(slot_id[k]), "%s: source %d: slot %lld is %g, not %g",
-                label, it % N_SRC, (long long)k, g[k], (it + 3) * test_x(slot_id[k]));
+      CHECK_MSG(got[k] == (it + 3) * test_x(slot_id[k]),
+                "%s: source %d, ghosts %d: slot %lld is %g, not %g", label, it % N_SRC,
+                gb ? (it * 5) % N_SRC : -1, (long long)k, got[k], (it + 3) * test_x(slot_id[k]));
   }
   for (int64_t k = 0; k < ns; k++) c[k] = contrib(L->rank, slot_id[k], 3);
   owner_sums(L, ns, slot_id, c, sum, mag);

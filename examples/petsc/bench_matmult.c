@@ -1,80 +1,26 @@
 /* bench_matmult: times the halo exchange of a distributed SpMV as PETSc does it. The matrix is the
-   27-point Laplacian on an n^3 grid (option -n, default 40) as a MATMPIAIJ (-mat_type may name
-   another MPIAIJ type). Besides the matrix it builds a VecScatter equal to the one MatMult uses:
+   27-point Laplacian on an n^3 grid (option -n, default 40) or a Matrix Market file (-f file.mtx),
+   as a MATMPIAIJ (-mat_type may name another MPIAIJ type), rows split as PETSC_DECIDE does. Besides the matrix it builds a VecScatter equal to the one MatMult uses:
    from x to a sequential vector of the off-diagonal block's columns (its garray). After -warmup W
    (default 20) untimed runs it times -reps R (default 200) runs of each of
      scatter:          VecScatterBegin/End(sc, x, lvec, INSERT_VALUES, SCATTER_FORWARD)
      matmult:          MatMult(A, x, y)
      reverse:          VecScatterBegin/End(sc, lvec, x, ADD_VALUES, SCATTER_REVERSE)
-     matmulttranspose: MatMultTranspose(A, x, y)
+     matmulttranspose: MatMultTranspose(A, y, x)
    each run after an MPI_Barrier, timed with MPI_Wtime and maxed over the ranks, and prints the
    median and the minimum over the runs in microseconds.
+
+   -pair_sf_type T builds the matrix and the scatter a second time with their star forests of
+   type T (the option -sf_type set while they are made) and times the two side by side in the same
+   process: each repetition runs the operation on both, in alternating order, and the program
+   prints for each operation the medians of both and the median over repetitions of the ratio
+   second / first.
 
    This is a plain PETSc program: it contains no halo call and includes no halo header. halo can
    only come in through PETSc options, e.g. -dll_append libhalo_petsc.so -halo_sf. */
 #include <petscmat.h>
 
-/* local size and first global index of a dimension of global size N, split as PETSC_DECIDE does */
-static PetscErrorCode SplitRange(MPI_Comm comm, PetscInt N, PetscInt *n, PetscInt *start) {
-  PetscInt nloc = PETSC_DECIDE, Nglob = N, end = 0;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscSplitOwnership(comm, &nloc, &Nglob));
-  PetscCallMPI(MPI_Scan(&nloc, &end, 1, MPIU_INT, MPI_SUM, comm));
-  *n = nloc;
-  *start = end - nloc;
-  PetscFunctionReturn(0);
-}
-
-/* the 27-point Laplacian on an n^3 grid: 26 on the diagonal, -1 for each neighbour in the grid */
-static PetscErrorCode BuildLaplacian27(MPI_Comm comm, PetscInt n, Mat *A) {
-  PetscInt N, m = 0, rstart = 0, r, *dnz, *onz, cols[27];
-  PetscScalar vals[27];
-
-  PetscFunctionBeginUser;
-  PetscCheck(n >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-n must be at least 1, not %" PetscInt_FMT,
-             n);
-  PetscCheck((PetscInt64)n * n * n <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-n %" PetscInt_FMT ": n^3 rows do not fit in a PetscInt", n);
-  N = n * n * n;
-  PetscCall(SplitRange(comm, N, &m, &rstart));
-  PetscCall(PetscCalloc2(m, &dnz, m, &onz));
-  for (int pass = 0; pass < 2; pass++) { /* pass 0 counts, pass 1 inserts */
-    if (pass == 1) {
-      PetscCall(MatCreate(comm, A));
-      PetscCall(MatSetSizes(*A, m, m, N, N));
-      PetscCall(MatSetType(*A, MATMPIAIJ));
-      PetscCall(MatSetFromOptions(*A));
-      PetscCall(MatMPIAIJSetPreallocation(*A, 0, dnz, 0, onz));
-    }
-    for (r = rstart; r < rstart + m; r++) {
-      const PetscInt i = r % n, j = (r / n) % n, k = r / (n * n);
-      PetscInt nc = 0;
-      for (PetscInt dk = -1; dk <= 1; dk++)
-        for (PetscInt dj = -1; dj <= 1; dj++)
-          for (PetscInt di = -1; di <= 1; di++) {
-            const PetscInt ii = i + di, jj = j + dj, kk = k + dk;
-            if (ii < 0 || ii >= n || jj < 0 || jj >= n || kk < 0 || kk >= n) continue;
-            cols[nc] = ii + n * (jj + n * kk);
-            vals[nc] = (di == 0 && dj == 0 && dk == 0) ? 26.0 : -1.0;
-            nc++;
-          }
-      if (pass == 0) {
-        for (PetscInt c = 0; c < nc; c++) {
-          if (cols[c] >= rstart && cols[c] < rstart + m)
-            dnz[r - rstart]++;
-          else
-            onz[r - rstart]++;
-        }
-      } else
-        PetscCall(MatSetValues(*A, 1, &r, nc, cols, vals, INSERT_VALUES));
-    }
-  }
-  PetscCall(PetscFree2(dnz, onz));
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
+#include "matrices.h"
 
 enum { OP_SCATTER, OP_MATMULT, OP_REVERSE, OP_MATMULTT, NOPS };
 static const char *const opname[NOPS] = {"scatter", "matmult", "reverse", "matmulttranspose"};
@@ -91,21 +37,89 @@ static PetscErrorCode RunOp(int op, Mat A, VecScatter sc, Vec x, Vec y, Vec lvec
     PetscCall(VecScatterBegin(sc, lvec, x, ADD_VALUES, SCATTER_REVERSE));
     PetscCall(VecScatterEnd(sc, lvec, x, ADD_VALUES, SCATTER_REVERSE));
     break;
-  default: PetscCall(MatMultTranspose(A, x, y)); break;
+  default: PetscCall(MatMultTranspose(A, y, x)); break;
   }
   PetscFunctionReturn(0);
+}
+
+/* the matrix and the scatter MatMult does (owned part of x -> the off-diagonal block's columns),
+   with their star forests of type sf_type (NULL: as the options say) */
+typedef struct {
+  Mat A;
+  IS is;
+  Vec x, y, lvec;
+  VecScatter sc;
+} Case;
+
+static PetscErrorCode CaseCreate(MPI_Comm comm, PetscInt n, const char *file, const char *sf_type,
+                                 Case *c) {
+  Mat Ad, Ao;
+  const PetscInt *garray;
+  PetscInt nghost;
+  char saved[256] = "";
+  PetscBool had = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (sf_type) {
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-sf_type", saved, sizeof saved, &had));
+    PetscCall(PetscOptionsSetValue(NULL, "-sf_type", sf_type));
+  }
+  if (file[0])
+    PetscCall(LoadMatrixMarket(comm, file, &c->A));
+  else
+    PetscCall(BuildLaplacian27(comm, n, &c->A));
+  PetscCall(MatCreateVecs(c->A, &c->x, &c->y));
+  PetscCall(VecSet(c->x, 1.0));
+  PetscCall(MatMPIAIJGetSeqAIJ(c->A, &Ad, &Ao, &garray));
+  PetscCall(MatGetSize(Ao, NULL, &nghost));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &c->is));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &c->lvec));
+  PetscCall(VecScatterCreate(c->x, c->is, c->lvec, NULL, &c->sc));
+  if (sf_type) {
+    if (had) PetscCall(PetscOptionsSetValue(NULL, "-sf_type", saved));
+    else PetscCall(PetscOptionsClearValue(NULL, "-sf_type"));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CaseDestroy(Case *c) {
+  PetscFunctionBeginUser;
+  PetscCall(VecScatterDestroy(&c->sc));
+  PetscCall(VecDestroy(&c->lvec));
+  PetscCall(ISDestroy(&c->is));
+  PetscCall(VecDestroy(&c->x));
+  PetscCall(VecDestroy(&c->y));
+  PetscCall(MatDestroy(&c->A));
+  PetscFunctionReturn(0);
+}
+
+/* one timed run of op on c: after a barrier, the max over ranks, in microseconds */
+static PetscErrorCode TimeOp(MPI_Comm comm, int op, Case *c, PetscReal *us) {
+  double t0, dt, dtmax;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Barrier(comm));
+  t0 = MPI_Wtime();
+  PetscCall(RunOp(op, c->A, c->sc, c->x, c->y, c->lvec));
+  dt = MPI_Wtime() - t0;
+  PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
+  *us = (PetscReal)(1e6 * dtmax);
+  PetscFunctionReturn(0);
+}
+
+static PetscReal Median(PetscInt n, PetscReal *v) {
+  PetscCallAbort(PETSC_COMM_SELF, PetscSortReal(n, v));
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int main(int argc, char **argv) {
   MPI_Comm comm;
   PetscMPIInt size;
   PetscInt n = 40, reps = 200, warmup = 20, M, nghost, ghosts_max;
-  Mat A, Ad, Ao;
-  const PetscInt *garray;
-  IS is;
-  Vec x, y, lvec;
-  VecScatter sc;
-  PetscReal *t;
+  char pair_type[256] = "", file[PETSC_MAX_PATH_LEN] = "";
+  PetscBool pair = PETSC_FALSE;
+  Case c[2];
+  PetscReal *t[2], *ratio;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   comm = PETSC_COMM_WORLD;
@@ -113,53 +127,55 @@ int main(int argc, char **argv) {
   PetscOptionsBegin(comm, NULL, "bench_matmult options", NULL);
   PetscCall(PetscOptionsInt("-n", "grid points per direction of the 27-point Laplacian", NULL, n,
                             &n, NULL));
+  PetscCall(PetscOptionsString("-f", "Matrix Market file to use instead", NULL, file, file,
+                               sizeof file, NULL));
   PetscCall(PetscOptionsInt("-reps", "timed repetitions", NULL, reps, &reps, NULL));
   PetscCall(
       PetscOptionsInt("-warmup", "untimed repetitions before them", NULL, warmup, &warmup, NULL));
+  PetscCall(PetscOptionsString("-pair_sf_type",
+                               "a second matrix and scatter with star forests of this type, timed "
+                               "side by side with the first",
+                               NULL, pair_type, pair_type, sizeof pair_type, &pair));
   PetscOptionsEnd();
   PetscCheck(reps >= 1 && warmup >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-reps must be at least 1 and -warmup at least 0");
 
-  PetscCall(BuildLaplacian27(comm, n, &A));
-  PetscCall(MatGetSize(A, &M, NULL));
-  PetscCall(MatCreateVecs(A, &x, &y));
-  PetscCall(VecSet(x, 1.0));
-
-  /* the scatter MatMult does: owned part of x -> the off-diagonal block's columns */
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  PetscCall(MatGetSize(Ao, NULL, &nghost));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &is));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &lvec));
-  PetscCall(VecScatterCreate(x, is, lvec, NULL, &sc));
+  PetscCall(CaseCreate(comm, n, file, NULL, &c[0]));
+  if (pair) PetscCall(CaseCreate(comm, n, file, pair_type, &c[1]));
+  PetscCall(MatGetSize(c[0].A, &M, NULL));
+  PetscCall(VecGetSize(c[0].lvec, &nghost));
   PetscCallMPI(MPI_Allreduce(&nghost, &ghosts_max, 1, MPIU_INT, MPI_MAX, comm));
   PetscCall(PetscPrintf(comm, "rows %" PetscInt_FMT " ranks %d ghosts_max %" PetscInt_FMT "\n", M,
                         (int)size, ghosts_max));
 
-  PetscCall(PetscMalloc1(reps, &t));
+  PetscCall(PetscMalloc3(reps, &t[0], reps, &t[1], reps, &ratio));
   for (int op = 0; op < NOPS; op++) {
     for (PetscInt r = 0; r < warmup + reps; r++) {
-      double t0, dt, dtmax;
-
-      PetscCallMPI(MPI_Barrier(comm));
-      t0 = MPI_Wtime();
-      PetscCall(RunOp(op, A, sc, x, y, lvec));
-      dt = MPI_Wtime() - t0;
-      PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
-      if (r >= warmup) t[r - warmup] = (PetscReal)(1e6 * dtmax);
+      PetscReal us[2] = {0, 0};
+      for (int k = 0; k < (pair ? 2 : 1); k++) { /* alternating which runs first */
+        const int which = pair ? (int)((r + k) % 2) : 0;
+        PetscCall(TimeOp(comm, op, &c[which], &us[which]));
+      }
+      if (r < warmup) continue;
+      t[0][r - warmup] = us[0];
+      t[1][r - warmup] = us[1];
+      ratio[r - warmup] = pair ? us[1] / us[0] : 0;
     }
-    PetscCall(PetscSortReal(reps, t));
-    PetscCall(PetscPrintf(comm, "%s_us median %.3f min %.3f\n", opname[op],
-                          (double)(reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2])),
-                          (double)t[0]));
+    const PetscReal m0 = Median(reps, t[0]); /* sorts: then t[0][0] is the minimum */
+    PetscCall(PetscPrintf(comm, "%s_us median %.3f min %.3f\n", opname[op], (double)m0,
+                          (double)t[0][0]));
+    if (pair) {
+      const PetscReal m1 = Median(reps, t[1]);
+      PetscCall(PetscPrintf(comm, "%s_pair_us median %.3f min %.3f\n", opname[op], (double)m1,
+                            (double)t[1][0]));
+      PetscCall(PetscPrintf(comm, "%s_ratio median %.4f\n", opname[op],
+                            (double)Median(reps, ratio)));
+    }
   }
 
-  PetscCall(PetscFree(t));
-  PetscCall(VecScatterDestroy(&sc));
-  PetscCall(VecDestroy(&lvec));
-  PetscCall(ISDestroy(&is));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(MatDestroy(&A));
+  PetscCall(PetscFree3(t[0], t[1], ratio));
+  PetscCall(CaseDestroy(&c[0]));
+  if (pair) PetscCall(CaseDestroy(&c[1]));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -42,7 +42,9 @@ typedef struct {
   halo_status (*setup)(halo_exec *ex);
   /** Start: src is read (x_local forward, the ghost slots' contributions in
    *  reverse), dst is where the end delivers (the caller's ghost slots or
-   *  NULL forward, x_local in reverse). No allocation, no request creation. */
+   *  NULL forward, x_local in reverse). No allocation; requests are made
+   *  only where a backend binds them to an address it has not seen among
+   *  its last few (host: a source or ghost buffer, see host.c). */
   halo_status (*begin)(halo_exec *ex, const double *src, double *dst);
   /** Complete: deliver into dst. */
   halo_status (*end)(halo_exec *ex);

@@ -11,15 +11,36 @@
  * costs as much as the message on one node. Its persistent requests are
  * bound to the source's address, made the first time an exchange starts
  * from that address and kept for the next ones, for the last
- * HOST_DIRECT_SLOTS sources (more sources in turn make them again). Every
- * other request is made at plan time. */
+ * HOST_DIRECT_SLOTS sources (more sources in turn make them again).
+ *
+ * Receives. Forward, a message whose values go to consecutive ghosts is
+ * received into the caller's ghost slots themselves (when they are the
+ * schedule's ghosts, in order), with requests bound to their address the
+ * same way, so that end() copies nothing; the executor's own ghosts are one
+ * more such address. Every other request is made at plan time. */
 #include <string.h>
 
 #include "exec/exec.h"
 
+/* Reverse: a run of adds (see host_phase). */
+typedef struct {
+  int64_t src, dst, len;
+} host_seg;
+
+/* Messages of a phase whose requests are bound at begin to an address: per
+ * message its first entry there, count, peer (in the phase's communicator)
+ * and first tag number. */
+typedef struct {
+  int n;
+  int64_t *off, *count;
+  int *peer, *seq;
+  int req_begin, n_req; /* their requests in each slot's array */
+} host_direct;
+
 typedef struct {
   int64_t n_pack;    /* values sent to other ranks */
   int64_t *pack_src; /* their source indices, in send buffer order */
+  int32_t *pack_x;   /* the same, when all are entries of x below 2^31 (else NULL) */
   double *sendbuf;
   int64_t n_staged; /* received values that need unpacking */
   int64_t *staged_dst;
@@ -27,21 +48,28 @@ typedef struct {
   int64_t n_copy; /* forward: values copied to itself */
   int64_t *copy_src, *copy_dst;
   /* reverse: every value added in this phase, in the order of the receive
-   * list: from the receive buffer (src >= 0) or the source space (-1-src) */
-  int64_t n_add;
-  int64_t *add_src, *add_dst;
+   * list, as runs of consecutive values: len values from the receive buffer
+   * (src >= 0) or the source space (from -1-src on) added to dst on */
+  int64_t n_seg;
+  host_seg *seg;
   int recv_req_begin, n_recv_req;
   int send_req_begin, n_send_req;
-  /* sends from consecutive entries of the source: per message its first
-   * entry, count, peer (in the phase's communicator) and first tag number */
-  int n_direct;
-  int64_t *direct_off, *direct_count;
-  int *direct_peer, *direct_seq;
-  int dreq_begin, n_dreq; /* their requests in each slot's array */
+  /* messages bound to an address at begin: sends from consecutive entries
+   * of the source (dir[1]), forward receives into consecutive ghosts (dir[0]) */
+  host_direct dir[2];
 } host_phase;
 
-/* Sources whose direct sends keep their requests. */
+/* Addresses whose bound messages keep their requests. */
 #define HOST_DIRECT_SLOTS 4
+
+/* The requests of one direction's bound messages (all phases), per address. */
+typedef struct {
+  int n_req;
+  MPI_Request *req[HOST_DIRECT_SLOTS];
+  const double *addr[HOST_DIRECT_SLOTS];
+  int next;         /* the slot a new address takes */
+  MPI_Request *act; /* the slot of the exchange in flight */
+} host_bound;
 
 typedef struct {
   host_phase ph[HALO_MAX_PHASES];
@@ -50,17 +78,19 @@ typedef struct {
   double *work;
   const double *x; /* the source of the exchange in flight */
   double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
-  /* the direct sends' requests, bound to slot_src[j] in slot j */
-  int n_dreq;
-  MPI_Request *dreq[HOST_DIRECT_SLOTS];
-  const double *slot_src[HOST_DIRECT_SLOTS];
-  int next_slot;    /* the slot a new source takes */
-  MPI_Request *act; /* the slot of the exchange in flight */
+  double *to;      /* forward: where the ghosts land (dst when it is the ghosts, else own) */
+  host_bound bound[2]; /* [0] receives, [1] sends */
+  MPI_Request *wait;   /* the handles of one MPI_Waitall (persistent: copies) */
 } host_data;
 
 static inline double src_value(const halo_schedule *s, const double *x, const double *work,
                                int64_t i) {
   return i < s->n_local ? x[i] : work[i - s->n_local];
+}
+
+static inline const double *src_ptr(const halo_schedule *s, const double *x, const double *work,
+                                    int64_t i) {
+  return i < s->n_local ? x + i : work + (i - s->n_local);
 }
 
 static inline double *dst_ptr(const halo_schedule *s, double *ghost, double *work, int64_t i) {
@@ -76,33 +106,61 @@ static int is_source_run(const halo_schedule *s, const int64_t *idx, int64_t cou
   return idx[0] >= 0 && idx[0] + count <= s->n_local;
 }
 
-/* The direct sends' requests bound to src: kept from an earlier exchange
- * from src, else made in the slot of the oldest source. */
-static halo_status bind_direct(halo_exec *ex, host_data *d, const double *src) {
+/* Forward: do these unpack indices name consecutive ghosts (not entries
+ * of the work buffer)? */
+static int is_ghost_run(const halo_schedule *s, const int64_t *idx, int64_t count) {
+  return count > 0 && halo_exec_is_run(s, idx, count) && idx[0] < s->n_ghost;
+}
+
+/* The requests of direction t's bound messages (t = 1 sends from addr,
+ * t = 0 receives into addr): kept from an earlier exchange with addr, else
+ * made in the slot of the oldest address. */
+static halo_status bind_direct(halo_exec *ex, host_data *d, int t, const double *addr) {
   const halo_schedule *s = ex->sched;
+  host_bound *b = &d->bound[t];
   int j = 0;
-  if (!d->n_dreq) return HALO_SUCCESS;
-  while (j < HOST_DIRECT_SLOTS && (!src || d->slot_src[j] != src)) j++;
+  if (!b->n_req) return HALO_SUCCESS;
+  while (j < HOST_DIRECT_SLOTS && (!addr || b->addr[j] != addr)) j++;
   if (j == HOST_DIRECT_SLOTS) {
-    j = d->next_slot;
-    d->next_slot = (j + 1) % HOST_DIRECT_SLOTS;
-    d->slot_src[j] = NULL;
-    for (int i = 0; i < d->n_dreq; i++)
-      if (d->dreq[j][i] != MPI_REQUEST_NULL) HALO_MPI(MPI_Request_free(&d->dreq[j][i]));
+    j = b->next;
+    b->next = (j + 1) % HOST_DIRECT_SLOTS;
+    b->addr[j] = NULL;
+    for (int i = 0; i < b->n_req; i++)
+      if (b->req[j][i] != MPI_REQUEST_NULL) HALO_MPI(MPI_Request_free(&b->req[j][i]));
     for (int k = 0; k < s->n_phases; k++) {
-      const host_phase *p = &d->ph[k];
-      MPI_Request *req = d->dreq[j] + p->dreq_begin;
-      for (int i = 0; i < p->n_direct; i++) {
-        HALO_CHECK(halo_exec_init_chunks(ex, req, 1, (double *)(src + p->direct_off[i]),
-                                         p->direct_count[i], p->direct_peer[i], k,
-                                         p->direct_seq[i], ex->phase_comm[k]));
-        req += halo_exec_chunks(ex, p->direct_count[i]);
+      const host_direct *m = &d->ph[k].dir[t];
+      MPI_Request *req = b->req[j] + m->req_begin;
+      for (int i = 0; i < m->n; i++) {
+        HALO_CHECK(halo_exec_init_chunks(ex, req, t, (double *)(addr + m->off[i]), m->count[i],
+                                         m->peer[i], k, m->seq[i], ex->phase_comm[k]));
+        req += halo_exec_chunks(ex, m->count[i]);
       }
     }
-    d->slot_src[j] = src;
+    b->addr[j] = addr;
   }
-  d->act = d->dreq[j];
+  b->act = b->req[j];
   return HALO_SUCCESS;
+}
+
+static halo_status alloc_direct(host_direct *m) {
+  HALO_CHECK(HALO_ALLOC(m->off, m->n));
+  HALO_CHECK(HALO_ALLOC(m->count, m->n));
+  HALO_CHECK(HALO_ALLOC(m->peer, m->n));
+  return HALO_ALLOC(m->seq, m->n);
+}
+
+static void put_direct(host_direct *m, int i, int64_t off, int64_t count, int peer, int seq) {
+  m->off[i] = off;
+  m->count[i] = count;
+  m->peer[i] = peer;
+  m->seq[i] = seq;
+}
+
+static void free_direct(host_direct *m) {
+  halo_free(m->off);
+  halo_free(m->count);
+  halo_free(m->peer);
+  halo_free(m->seq);
 }
 
 static void host_destroy(halo_exec *ex) {
@@ -110,27 +168,29 @@ static void host_destroy(halo_exec *ex) {
   if (!d) return;
   for (int i = 0; i < d->n_req; i++)
     if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
-  for (int j = 0; j < HOST_DIRECT_SLOTS; j++) {
-    for (int i = 0; d->dreq[j] && i < d->n_dreq; i++)
-      if (d->dreq[j][i] != MPI_REQUEST_NULL) MPI_Request_free(&d->dreq[j][i]);
-    halo_free(d->dreq[j]);
+  for (int t = 0; t < 2; t++) {
+    host_bound *b = &d->bound[t];
+    for (int j = 0; j < HOST_DIRECT_SLOTS; j++) {
+      for (int i = 0; b->req[j] && i < b->n_req; i++)
+        if (b->req[j][i] != MPI_REQUEST_NULL) MPI_Request_free(&b->req[j][i]);
+      halo_free(b->req[j]);
+    }
   }
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     host_phase *p = &d->ph[k];
-    halo_free(p->direct_off);
-    halo_free(p->direct_count);
-    halo_free(p->direct_peer);
-    halo_free(p->direct_seq);
+    free_direct(&p->dir[0]);
+    free_direct(&p->dir[1]);
     halo_free(p->pack_src);
+    halo_free(p->pack_x);
     halo_free(p->sendbuf);
     halo_free(p->staged_dst);
     halo_free(p->recvbuf);
     halo_free(p->copy_src);
     halo_free(p->copy_dst);
-    halo_free(p->add_src);
-    halo_free(p->add_dst);
+    halo_free(p->seg);
   }
   halo_free(d->req);
+  halo_free(d->wait);
   halo_free(d->work);
   if (ex->slots != ex->ghost) halo_free(ex->slots);
   halo_free(ex->ghost);
@@ -139,12 +199,46 @@ static void host_destroy(halo_exec *ex) {
   ex->data = NULL;
 }
 
-/* Reverse: the order in which phase k adds, from the receive list. */
+/* Reverse: the order in which phase k adds, from the receive list, cut
+ * into runs of consecutive sources (receive buffer, or one side of the
+ * source space) and consecutive destinations (one side of the destination
+ * space): the adds are the same, in the same order, in tight loops. */
 static halo_status setup_adds(const halo_schedule *s, const halo_phase *ph, host_phase *p) {
-  p->n_add = ph->recv_total;
-  HALO_CHECK(HALO_ALLOC(p->add_src, p->n_add));
-  HALO_CHECK(HALO_ALLOC(p->add_dst, p->n_add));
-  return halo_exec_add_order(s, ph, NULL, p->add_src, p->add_dst);
+  halo_status st = HALO_SUCCESS;
+  const int64_t n = ph->recv_total;
+  int64_t *src = NULL, *dst = NULL;
+  HALO_TRY(HALO_ALLOC(src, n));
+  HALO_TRY(HALO_ALLOC(dst, n));
+  HALO_TRY(halo_exec_add_order(s, ph, NULL, src, dst));
+  p->n_seg = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    int64_t m = 0;
+    host_seg cur = {0, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t a = src[i], b = dst[i];
+      const int same_dst = b == cur.dst + cur.len && (b < s->n_ghost) == (cur.dst < s->n_ghost);
+      const int same_src = cur.src >= 0 ? a == cur.src + cur.len
+                                        : a == cur.src - cur.len &&
+                                              (-1 - a < s->n_local) == (-1 - cur.src < s->n_local);
+      if (cur.len && same_dst && same_src && (a >= 0) == (cur.src >= 0)) {
+        cur.len++;
+        continue;
+      }
+      if (cur.len && pass) p->seg[m] = cur;
+      if (cur.len) m++;
+      cur = (host_seg){a, b, 1};
+    }
+    if (cur.len && pass) p->seg[m] = cur;
+    if (cur.len) m++;
+    if (!pass) {
+      p->n_seg = m;
+      HALO_TRY(HALO_ALLOC(p->seg, m));
+    }
+  }
+cleanup:
+  halo_free(src);
+  halo_free(dst);
+  return st;
 }
 
 static halo_status host_setup(halo_exec *ex) {
@@ -175,8 +269,8 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       if (is_source_run(s, ph->pack + ph->send[i].offset, ph->send[i].count)) {
-        p->n_direct++;
-        p->n_dreq += halo_exec_chunks(ex, ph->send[i].count);
+        p->dir[1].n++;
+        p->dir[1].n_req += halo_exec_chunks(ex, ph->send[i].count);
         continue;
       }
       p->n_pack += ph->send[i].count;
@@ -185,6 +279,11 @@ static halo_status host_setup(halo_exec *ex) {
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
       if (m->peer == s->rank) continue;
+      if (is_ghost_run(s, ph->unpack + m->offset, m->count)) {
+        p->dir[0].n++;
+        p->dir[0].n_req += halo_exec_chunks(ex, m->count);
+        continue;
+      }
       if (!halo_exec_is_run(s, ph->unpack + m->offset, m->count)) p->n_staged += m->count;
       p->n_recv_req += halo_exec_chunks(ex, m->count);
     }
@@ -200,13 +299,22 @@ static halo_status host_setup(halo_exec *ex) {
   d->n_req = n_recv_req + n_send_req;
   HALO_TRY(HALO_ALLOC(d->req, d->n_req));
   for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
-  for (int k = 0; k < s->n_phases; k++) {
-    d->ph[k].dreq_begin = d->n_dreq;
-    d->n_dreq += d->ph[k].n_dreq;
-  }
-  for (int j = 0; j < HOST_DIRECT_SLOTS; j++) {
-    HALO_TRY(HALO_ALLOC(d->dreq[j], d->n_dreq));
-    for (int i = 0; i < d->n_dreq; i++) d->dreq[j][i] = MPI_REQUEST_NULL;
+  int n_wait = 0;
+  for (int k = 0; k < s->n_phases; k++)
+    if (d->ph[k].n_recv_req + d->ph[k].dir[0].n_req > n_wait)
+      n_wait = d->ph[k].n_recv_req + d->ph[k].dir[0].n_req;
+  for (int k = 0; k < s->n_phases; k++) n_wait += d->ph[k].n_send_req + d->ph[k].dir[1].n_req;
+  HALO_TRY(HALO_ALLOC(d->wait, n_wait));
+  for (int t = 0; t < 2; t++) {
+    host_bound *b = &d->bound[t];
+    for (int k = 0; k < s->n_phases; k++) {
+      d->ph[k].dir[t].req_begin = b->n_req;
+      b->n_req += d->ph[k].dir[t].n_req;
+    }
+    for (int j = 0; j < HOST_DIRECT_SLOTS; j++) {
+      HALO_TRY(HALO_ALLOC(b->req[j], b->n_req));
+      for (int i = 0; i < b->n_req; i++) b->req[j][i] = MPI_REQUEST_NULL;
+    }
   }
 
   for (int k = 0; k < s->n_phases; k++) {
@@ -222,14 +330,13 @@ static halo_status host_setup(halo_exec *ex) {
     HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_staged));
     HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
     HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
-    HALO_TRY(HALO_ALLOC(p->direct_off, p->n_direct));
-    HALO_TRY(HALO_ALLOC(p->direct_count, p->n_direct));
-    HALO_TRY(HALO_ALLOC(p->direct_peer, p->n_direct));
-    HALO_TRY(HALO_ALLOC(p->direct_seq, p->n_direct));
+    HALO_TRY(alloc_direct(&p->dir[0]));
+    HALO_TRY(alloc_direct(&p->dir[1]));
     if (s->add) HALO_TRY(setup_adds(s, ph, p));
     /* sends */
     int64_t off = 0, ncopy = 0;
     int r = p->send_req_begin, nd = 0;
+    host_direct *ds = &p->dir[1], *dr = &p->dir[0];
     for (int i = 0; i < ph->n_send; i++) {
       const halo_msg *m = &ph->send[i];
       const int64_t *src = ph->pack + m->offset;
@@ -239,10 +346,7 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       if (is_source_run(s, src, m->count)) { /* requests made at the first begin from a source */
-        p->direct_off[nd] = src[0];
-        p->direct_count[nd] = m->count;
-        p->direct_peer[nd] = ex->peer_send[k][i];
-        p->direct_seq[nd++] = seq[i];
+        put_direct(ds, nd++, src[0], m->count, ex->peer_send[k][i], seq[i]);
         continue;
       }
       memcpy(p->pack_src + off, src, (size_t)m->count * sizeof *src);
@@ -251,10 +355,18 @@ static halo_status host_setup(halo_exec *ex) {
       r += halo_exec_chunks(ex, m->count);
       off += m->count;
     }
+    /* a pack from x alone, the common case, reads 32-bit indices in a tight loop */
+    int from_x = p->n_pack > 0 && s->n_local <= INT32_MAX;
+    for (int64_t i = 0; from_x && i < p->n_pack; i++) from_x = p->pack_src[i] < s->n_local;
+    if (from_x) {
+      HALO_TRY(HALO_ALLOC(p->pack_x, p->n_pack));
+      for (int64_t i = 0; i < p->n_pack; i++) p->pack_x[i] = (int32_t)p->pack_src[i];
+    }
     /* receives */
     HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
     int64_t soff = 0;
     ncopy = 0;
+    nd = 0;
     r = p->recv_req_begin;
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
@@ -264,8 +376,12 @@ static halo_status host_setup(halo_exec *ex) {
         ncopy += m->count;
         continue;
       }
+      if (is_ghost_run(s, dst, m->count)) { /* requests made at the first begin into an address */
+        put_direct(dr, nd++, dst[0], m->count, ex->peer_recv[k][i], seq[i]);
+        continue;
+      }
       double *buf;
-      if (halo_exec_is_run(s, dst, m->count)) {
+      if (halo_exec_is_run(s, dst, m->count)) { /* into the work buffer */
         buf = dst_ptr(s, ex->ghost, d->work, dst[0]);
       } else {
         buf = p->recvbuf + soff;
@@ -288,11 +404,18 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   const halo_schedule *s = ex->sched;
   host_phase *p = &d->ph[k];
   const double *x = d->x;
-  for (int64_t i = 0; i < p->n_pack; i++) p->sendbuf[i] = src_value(s, x, d->work, p->pack_src[i]);
+  if (p->pack_x) {
+    const int32_t *idx = p->pack_x;
+    double *buf = p->sendbuf;
+    for (int64_t i = 0; i < p->n_pack; i++) buf[i] = x[idx[i]];
+  } else {
+    for (int64_t i = 0; i < p->n_pack; i++) p->sendbuf[i] = src_value(s, x, d->work, p->pack_src[i]);
+  }
   for (int64_t i = 0; i < p->n_copy; i++)
-    *dst_ptr(s, ex->ghost, d->work, p->copy_dst[i]) = src_value(s, x, d->work, p->copy_src[i]);
+    *dst_ptr(s, d->to, d->work, p->copy_dst[i]) = src_value(s, x, d->work, p->copy_src[i]);
   if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
-  if (p->n_dreq) HALO_MPI(MPI_Startall(p->n_dreq, d->act + p->dreq_begin));
+  if (p->dir[1].n_req)
+    HALO_MPI(MPI_Startall(p->dir[1].n_req, d->bound[1].act + p->dir[1].req_begin));
   return HALO_SUCCESS;
 }
 
@@ -313,45 +436,69 @@ static halo_status host_begin(halo_exec *ex, const double *src, double *dst) {
     }
     if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
   }
-  HALO_CHECK(bind_direct(ex, d, d->x));
+  /* forward: the ghosts land in the caller's slots when they are the ghosts */
+  d->to = !s->add && dst && halo_leaves_identity(L) ? dst : ex->ghost;
+  HALO_CHECK(bind_direct(ex, d, 0, d->to));
+  HALO_CHECK(bind_direct(ex, d, 1, d->x));
   if (d->n_recv_req) HALO_MPI(MPI_Startall(d->n_recv_req, d->req));
+  if (d->bound[0].n_req) HALO_MPI(MPI_Startall(d->bound[0].n_req, d->bound[0].act));
   return phase_send(ex, d, 0);
+}
+
+/* Append the n request handles at r[off] to w at *at (persistent
+ * requests: copies). */
+static void gather(MPI_Request *w, int *at, const MPI_Request *r, int off, int n) {
+  if (n <= 0) return;
+  memcpy(w + *at, r + off, (size_t)n * sizeof *w);
+  *at += n;
+}
+
+/* Wait for phase k's receives and, with the last phase, for every send:
+ * one MPI_Waitall over the handles gathered in d->wait. */
+static halo_status wait_phase(host_data *d, int k, int last) {
+  const host_phase *p = &d->ph[k];
+  int n = 0;
+  gather(d->wait, &n, d->req, p->recv_req_begin, p->n_recv_req);
+  gather(d->wait, &n, d->bound[0].act, p->dir[0].req_begin, p->dir[0].n_req);
+  if (last) {
+    gather(d->wait, &n, d->req, d->n_recv_req, d->n_req - d->n_recv_req);
+    gather(d->wait, &n, d->bound[1].act, 0, d->bound[1].n_req);
+  }
+  if (n) HALO_MPI(MPI_Waitall(n, d->wait, MPI_STATUSES_IGNORE));
+  return HALO_SUCCESS;
 }
 
 static halo_status host_end(halo_exec *ex) {
   const halo_schedule *s = ex->sched;
   const halo_leaves *L = ex->cfg.leaves;
   host_data *d = ex->data;
-  double *to = s->add ? d->dst : ex->ghost;
+  double *to = s->add ? d->dst : d->to;
   for (int k = 0; k < s->n_phases; k++) {
     host_phase *p = &d->ph[k];
     if (k > 0) HALO_CHECK(phase_send(ex, d, k));
-    if (p->n_recv_req)
-      HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
+    HALO_CHECK(wait_phase(d, k, k == s->n_phases - 1));
     if (s->add) {
-      for (int64_t i = 0; i < p->n_add; i++) {
-        const int64_t a = p->add_src[i];
-        *dst_ptr(s, to, d->work, p->add_dst[i]) +=
-            a >= 0 ? p->recvbuf[a] : src_value(s, d->x, d->work, -1 - a);
+      for (int64_t g = 0; g < p->n_seg; g++) {
+        const host_seg *r = &p->seg[g];
+        double *o = dst_ptr(s, to, d->work, r->dst);
+        const double *in = r->src >= 0 ? p->recvbuf + r->src : src_ptr(s, d->x, d->work, -1 - r->src);
+        for (int64_t i = 0; i < r->len; i++) o[i] += in[i];
       }
     } else {
       for (int64_t i = 0; i < p->n_staged; i++)
         *dst_ptr(s, to, d->work, p->staged_dst[i]) = p->recvbuf[i];
     }
   }
-  if (d->n_req > d->n_recv_req)
-    HALO_MPI(MPI_Waitall(d->n_req - d->n_recv_req, d->req + d->n_recv_req, MPI_STATUSES_IGNORE));
-  if (d->n_dreq) HALO_MPI(MPI_Waitall(d->n_dreq, d->act, MPI_STATUSES_IGNORE));
   if (!s->add) { /* deliver into the ghost slots */
     double *out = d->dst ? d->dst : ex->slots;
     if (!halo_leaves_identity(L)) {
       for (int64_t i = 0; i < L->n; i++) out[i] = ex->ghost[L->to_ghost[i]];
-    } else if (out != ex->ghost && s->n_ghost) {
-      memcpy(out, ex->ghost, (size_t)s->n_ghost * sizeof *out);
+    } else if (out != d->to && s->n_ghost) {
+      memcpy(out, d->to, (size_t)s->n_ghost * sizeof *out);
     }
   }
   d->x = NULL;
-  d->dst = NULL;
+  d->dst = d->to = NULL;
   return HALO_SUCCESS;
 }
 
