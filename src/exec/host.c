@@ -22,6 +22,11 @@
 
 #include "exec/exec.h"
 
+/* A piece of a pack from x (see host_phase). */
+typedef struct {
+  int64_t src, len;
+} host_piece;
+
 /* Reverse: a run of adds (see host_phase). */
 typedef struct {
   int64_t src, dst, len;
@@ -41,6 +46,11 @@ typedef struct {
   int64_t n_pack;    /* values sent to other ranks */
   int64_t *pack_src; /* their source indices, in send buffer order */
   int32_t *pack_x;   /* the same, when all are entries of x below 2^31 (else NULL) */
+  /* with pack_x: the send buffer in pieces, in order: runs of at least
+   * HOST_PACK_RUN consecutive entries of x, copied (src >= 0, the first
+   * entry), and the entries between them, gathered through pack_x (src -1) */
+  int64_t n_piece;
+  host_piece *piece;
   double *sendbuf;
   int64_t n_staged; /* received values that need unpacking */
   int64_t *staged_dst;
@@ -58,6 +68,10 @@ typedef struct {
    * of the source (dir[1]), forward receives into consecutive ghosts (dir[0]) */
   host_direct dir[2];
 } host_phase;
+
+/* A pack from x copies runs of consecutive entries when they are this
+ * long on average, else gathers entry by entry. */
+#define HOST_PACK_RUN 4
 
 /* Addresses whose bound messages keep their requests. */
 #define HOST_DIRECT_SLOTS 4
@@ -182,6 +196,7 @@ static void host_destroy(halo_exec *ex) {
     free_direct(&p->dir[1]);
     halo_free(p->pack_src);
     halo_free(p->pack_x);
+    halo_free(p->piece);
     halo_free(p->sendbuf);
     halo_free(p->staged_dst);
     halo_free(p->recvbuf);
@@ -197,6 +212,37 @@ static void host_destroy(halo_exec *ex) {
   ex->ghost = ex->slots = NULL;
   halo_free(d);
   ex->data = NULL;
+}
+
+/* A pack from x alone, the common case: 32-bit indices, and the runs of
+ * HOST_PACK_RUN or more consecutive entries copied whole (messages of a
+ * few long runs are packed at memory speed). */
+static halo_status setup_pack_x(host_phase *p) {
+  const int64_t n = p->n_pack, *idx = p->pack_src;
+  HALO_CHECK(HALO_ALLOC(p->pack_x, n));
+  for (int64_t i = 0; i < n; i++) p->pack_x[i] = (int32_t)idx[i];
+  for (int pass = 0; pass < 2; pass++) {
+    int64_t m = 0, gather = 0; /* pieces so far; entries of the open gather piece */
+    for (int64_t i = 0, len; i < n; i += len) {
+      for (len = 1; i + len < n && idx[i + len] == idx[i] + len;) len++;
+      if (len < HOST_PACK_RUN) {
+        gather += len;
+        continue;
+      }
+      if (gather && pass) p->piece[m] = (host_piece){-1, gather};
+      m += gather > 0;
+      gather = 0;
+      if (pass) p->piece[m] = (host_piece){idx[i], len};
+      m++;
+    }
+    if (gather && pass) p->piece[m] = (host_piece){-1, gather};
+    m += gather > 0;
+    if (!pass) {
+      p->n_piece = m;
+      HALO_CHECK(HALO_ALLOC(p->piece, m));
+    }
+  }
+  return HALO_SUCCESS;
 }
 
 /* Reverse: the order in which phase k adds, from the receive list, cut
@@ -358,10 +404,7 @@ static halo_status host_setup(halo_exec *ex) {
     /* a pack from x alone, the common case, reads 32-bit indices in a tight loop */
     int from_x = p->n_pack > 0 && s->n_local <= INT32_MAX;
     for (int64_t i = 0; from_x && i < p->n_pack; i++) from_x = p->pack_src[i] < s->n_local;
-    if (from_x) {
-      HALO_TRY(HALO_ALLOC(p->pack_x, p->n_pack));
-      for (int64_t i = 0; i < p->n_pack; i++) p->pack_x[i] = (int32_t)p->pack_src[i];
-    }
+    if (from_x) HALO_TRY(setup_pack_x(p));
     /* receives */
     HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
     int64_t soff = 0;
@@ -405,9 +448,18 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   host_phase *p = &d->ph[k];
   const double *x = d->x;
   if (p->pack_x) {
-    const int32_t *idx = p->pack_x;
     double *buf = p->sendbuf;
-    for (int64_t i = 0; i < p->n_pack; i++) buf[i] = x[idx[i]];
+    const int32_t *idx = p->pack_x;
+    for (int64_t j = 0; j < p->n_piece; j++) {
+      const int64_t src = p->piece[j].src, len = p->piece[j].len;
+      if (src >= 0) {
+        memcpy(buf, x + src, (size_t)len * sizeof *buf);
+      } else {
+        for (int64_t i = 0; i < len; i++) buf[i] = x[idx[i]];
+      }
+      buf += len;
+      idx += len;
+    }
   } else {
     for (int64_t i = 0; i < p->n_pack; i++) p->sendbuf[i] = src_value(s, x, d->work, p->pack_src[i]);
   }
