@@ -44,7 +44,7 @@ typedef struct {
 
 typedef struct {
   int64_t n_pack;    /* values sent to other ranks */
-  int64_t *pack_src; /* their source indices, in send buffer order */
+  int64_t *pack_src; /* their source indices, in send buffer order (NULL with pack_x) */
   int32_t *pack_x;   /* the same, when all are entries of x below 2^31 (else NULL) */
   /* with pack_x: the send buffer in pieces, in order: runs of at least
    * HOST_PACK_RUN consecutive entries of x, copied (src >= 0, the first
@@ -404,7 +404,10 @@ static halo_status host_setup(halo_exec *ex) {
     /* a pack from x alone, the common case, reads 32-bit indices in a tight loop */
     int from_x = p->n_pack > 0 && s->n_local <= INT32_MAX;
     for (int64_t i = 0; from_x && i < p->n_pack; i++) from_x = p->pack_src[i] < s->n_local;
-    if (from_x) HALO_TRY(setup_pack_x(p));
+    if (from_x) {
+      HALO_TRY(setup_pack_x(p));
+      HALO_FREE(p->pack_src); /* the pack reads pack_x alone */
+    }
     /* receives */
     HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
     int64_t soff = 0;
