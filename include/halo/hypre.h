@@ -1,0 +1,102 @@
+/**
+ * halo for hypre: the halo exchanges of hypre's ParCSR matrices (the
+ * products, the smoothers and the transpose products of BoomerAMG and the
+ * Krylov solvers) through halo plans.
+ *
+ * Two routes:
+ *  - Interposition, for an unmodified hypre program: libhalo_hypre.so
+ *    defines hypre's communication-handle functions
+ *    (hypre_ParCSRCommHandleCreate, _Create_v2, _Destroy) and the package
+ *    functions (hypre_MatvecCommPkgCreate, hypre_MatvecCommPkgDestroy), which
+ *    hypre calls through the dynamic linker. Started with
+ *    LD_PRELOAD=.../libhalo_hypre.so, or by linking -lhalo_hypre before
+ *    -lHYPRE, it makes one halo plan per communication package of a matrix
+ *    (at the package's first exchange of values, collectively) and runs that
+ *    package's forward (job 1) and reverse (job 2) exchanges through it;
+ *    everything else (integer exchanges of the set-up, packages that belong
+ *    to no matrix, several vectors at once) goes to hypre's own functions.
+ *    Environment variables (the same on every rank):
+ *      HALO_HYPRE=0            hand everything to hypre (halo off)
+ *      HALO_STRATEGY           standard (default), 2step, 3step, split, auto
+ *                              (each package's plan the one of lowest modeled
+ *                              time with HALO_PARAMS: a choice per level)
+ *      HALO_TRANSPORT          host (the default for host memory)
+ *      HALO_MESSAGE_CAP        split's message cap in bytes
+ *      HALO_RANKS_PER_NODE     virtual nodes of K consecutive ranks
+ *      HALO_PARAMS             the model's machine parameters (auto)
+ *      HALO_HYPRE_VIEW=1       at MPI_Finalize, rank 0 prints one line per
+ *                              plan: AMG level, matrix, rows, nonzeros, ranks
+ *                              with rows, messages and bytes per phase,
+ *                              inter-node bytes, modeled seconds, strategy,
+ *                              and how many exchanges went through halo
+ *  - The API below, for programs that call halo themselves.
+ *
+ * The library is built against the hypre headers of the libHYPRE it loads
+ * into, and refuses (hands everything to hypre, with a message) a libHYPRE of
+ * another version.
+ */
+#ifndef HALO_HYPRE_H
+#define HALO_HYPRE_H
+
+#include <stdio.h>
+
+#include <_hypre_parcsr_mv.h>
+
+#include "halo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+HALO_EXPORT_BEGIN
+
+/**
+ * An exchange-only plan of a hypre communication package, a drop-in for
+ * hypre's communication handle: the forward exchange moves hypre's packed
+ * send buffer (send_map_starts[num_sends] values, the i-th for the rank of
+ * its send segment) into the receive buffer (recv_vec_starts[num_recvs]
+ * values, in hypre's receive order): x_local = the send buffer, x_ghost = the
+ * receive buffer (job 1). The reverse exchange with x_local zeroed gives
+ * hypre's job 2 (each entry of the send buffer receives exactly one value,
+ * so the sum is that value, with every strategy). Collective over the
+ * package's communicator.
+ */
+halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *comm_pkg,
+                                                 const halo_plan_options *opts,
+                                                 halo_plan *plan_p);
+
+/**
+ * The plan of a ParCSR matrix (square or rectangular: P, R): diag, offd,
+ * col_map_offd and the row and column starts, for halo_spmv(). Collective
+ * over the matrix's communicator.
+ */
+halo_status halo_hypre_plan_create(hypre_ParCSRMatrix *A, const halo_plan_options *opts,
+                                   halo_plan *plan_p);
+
+/**
+ * Turn the interposition's routing through halo on (1) or off (0) for the
+ * exchanges that start from now on; off, hypre's own functions run (and are
+ * still counted and timed for the report). Every rank must make the same
+ * calls. The initial state is on, unless HALO_HYPRE=0.
+ */
+void halo_hypre_set_enabled(int on);
+/** Whether exchanges go through halo now. */
+int halo_hypre_enabled(void);
+
+/**
+ * Print the per-plan report (the HALO_HYPRE_VIEW table) of the packages
+ * seen since the last reset, on rank 0 of comm, to out. Collective over comm
+ * (times are the most of any rank).
+ */
+halo_status halo_hypre_view(MPI_Comm comm, FILE *out);
+
+/** Forget the counts and times of the report (the plans stay). */
+void halo_hypre_view_reset(void);
+
+HALO_EXPORT_END
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HALO_HYPRE_H */

@@ -1,0 +1,128 @@
+/* halo for hypre: what the interposed entry points (shim.c), the package
+ * registry (pkg.c), the matrix products (matvec.c) and the report (view.c)
+ * share. Uses hypre's internal headers: the library is built against the
+ * hypre it loads into (checked at load). */
+#ifndef HALO_HYPRE_IMPL_H
+#define HALO_HYPRE_IMPL_H
+
+#include <_hypre_parcsr_ls.h>
+#include <_hypre_parcsr_mv.h>
+
+#include "halo.h"
+#include "halo/hypre.h"
+
+/* halo moves doubles: routing needs HYPRE_Complex to be one. */
+#if defined(HYPRE_COMPLEX) || defined(HYPRE_SINGLE) || defined(HYPRE_LONG_DOUBLE)
+#define HH_SCALAR_OK 0
+#else
+#define HH_SCALAR_OK 1
+#endif
+
+/* Interposed functions are exported; everything else of the library is
+ * hidden (C_VISIBILITY_PRESET hidden). */
+#define HH_EXPORT __attribute__((visibility("default")))
+
+/* ---- hypre's own functions (shim.c) ---------------------------------------- */
+
+typedef hypre_ParCSRCommHandle *(*hh_create_v2_fn)(HYPRE_Int, hypre_ParCSRCommPkg *,
+                                                   HYPRE_MemoryLocation, void *,
+                                                   HYPRE_MemoryLocation, void *);
+typedef HYPRE_Int (*hh_destroy_fn)(hypre_ParCSRCommHandle *);
+typedef HYPRE_Int (*hh_pkg_create_fn)(hypre_ParCSRMatrix *);
+typedef HYPRE_Int (*hh_pkg_destroy_fn)(hypre_ParCSRCommPkg *);
+typedef HYPRE_Int (*hh_amg_setup_fn)(void *, hypre_ParCSRMatrix *, hypre_ParVector *,
+                                     hypre_ParVector *);
+typedef HYPRE_Int (*hh_amg_destroy_fn)(void *);
+
+/** hypre's functions that ours stand in front of (found at first use). */
+typedef struct {
+  hh_create_v2_fn create_v2;
+  hh_destroy_fn destroy;
+  hh_pkg_create_fn pkg_create;
+  hh_pkg_destroy_fn pkg_destroy;
+  hh_amg_setup_fn amg_setup;
+  hh_amg_destroy_fn amg_destroy;
+} hh_real_fns;
+
+/** hypre's own functions; NULL entries where the dynamic linker has none
+ *  (then halo is off: the message says why). */
+const hh_real_fns *hh_real(void);
+
+/* ---- settings (pkg.c) -------------------------------------------------------- */
+
+/** The options of the environment, read once: the plan options, and whether
+ *  halo routes (HALO_HYPRE), reports (HALO_HYPRE_VIEW). */
+typedef struct {
+  int read;                 /* 1 once read */
+  int ok;                   /* 0: a variable was invalid (message printed): halo is off */
+  int on;                   /* routing on (HALO_HYPRE, halo_hypre_set_enabled) */
+  int view;                 /* HALO_HYPRE_VIEW */
+  halo_plan_options opts;   /* strategy, transport, message_cap */
+  char why_off[256];        /* why halo is off, when it is */
+} hh_settings;
+
+/** The settings (read from the environment at the first call). */
+hh_settings *hh_settings_get(void);
+
+/** Print msg on stderr once per process, prefixed "halo-hypre: ", on rank 0
+ *  of MPI_COMM_WORLD only unless every_rank. */
+void hh_warn(int every_rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- the package registry (pkg.c) --------------------------------------------- */
+
+/** What the report keeps of one package (it outlives the package). */
+typedef struct {
+  int setup;               /* the AMG set-up it belongs to (1, 2, ...), 0: none */
+  int level;               /* its level in that hierarchy, -1: unknown */
+  char kind;               /* 'A', 'P', 'R' (the matrix it is the package of), '?' */
+  int64_t global_rows, global_cols;
+  int64_t local_rows, local_nnz;
+  int planned;             /* 1: a halo plan was made */
+  char left_why[96];       /* why the package's exchanges were left to hypre */
+  halo_stats stats;        /* of the plan */
+  double modeled;          /* its modeled seconds (HALO_HYPRE_VIEW), else 0 */
+  char describe[256];      /* halo_plan_describe */
+  int64_t n_forward, n_reverse; /* exchanges through halo */
+  int64_t n_hypre;         /* exchanges of values left to hypre */
+  double seconds;          /* time inside the create and destroy calls of its exchanges */
+} hh_record;
+
+/** A communication package hypre made for a matrix (hypre_MatvecCommPkgCreate). */
+typedef struct hh_pkg_s hh_pkg;
+
+/** Register the package of matrix A (after hypre made it). */
+void hh_pkg_register(hypre_ParCSRMatrix *A);
+/** Forget a package (before hypre frees it): its plan is destroyed. */
+void hh_pkg_unregister(hypre_ParCSRCommPkg *comm_pkg);
+/** The level tags of an AMG hierarchy just set up (matrices to levels). */
+void hh_pkg_tag_hierarchy(void *amg_vdata);
+/** Drop the level tags of a hierarchy about to be destroyed. */
+void hh_pkg_untag_hierarchy(void *amg_vdata);
+
+/** Start an exchange of values (job 1 or 2) on a registered package through
+ *  halo; NULL when it is left to hypre (then *entry_p says whether the
+ *  package is registered, for the timing). */
+hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *comm_pkg, void *send_data,
+                                     void *recv_data, hh_pkg **entry_p);
+/** Complete a handle: 1 if it was halo's (done), 0 if it is hypre's. */
+int hh_pkg_finish(hypre_ParCSRCommHandle *handle);
+/** An exchange of a registered package left to hypre has started (handle
+ *  h, seconds in hypre's create): counted in its record's time. */
+void hh_pkg_hypre_started(hh_pkg *entry, hypre_ParCSRCommHandle *h, double seconds);
+/** Seconds in hypre's destroy of such an exchange. */
+void hh_pkg_add_hypre_time(hh_pkg *entry, double seconds);
+/** The registered package of a handle made by hypre (for its destroy time). */
+hh_pkg *hh_pkg_of_handle(hypre_ParCSRCommHandle *handle);
+
+/* ---- the report (view.c) ------------------------------------------------------- */
+
+/** A new record (index), or -1 when out of memory. */
+int hh_record_new(void);
+/** Record i (valid until the next hh_record_new). */
+hh_record *hh_record_at(int i);
+/** Print the report at MPI_Finalize when HALO_HYPRE_VIEW (arms the hook). */
+void hh_view_arm(void);
+/** Counters of exchanges left to hypre that belong to no record. */
+void hh_view_count_other(HYPRE_Int job);
+
+#endif /* HALO_HYPRE_IMPL_H */

@@ -1,0 +1,481 @@
+/* halo for hypre: the registry of hypre's communication packages and their
+ * halo plans, and the exchanges through them.
+ *
+ * A package made by hypre_MatvecCommPkgCreate belongs to a matrix; its plan
+ * is made at its first exchange of values (job 1 or 2), which every rank of
+ * the package's communicator makes (hypre's products and smoothers exchange
+ * on every rank), so that packages never used for values cost nothing. The
+ * decisions that send an exchange to halo or to hypre depend only on what
+ * every rank sees alike (the job, the package, the plan's state, the
+ * exchanges in flight on it), so that the ranks of one exchange always take
+ * the same road: the two roads use different communicators (halo's plans
+ * their own), so an exchange through one never matches a message of the
+ * other. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hypre_impl.h"
+
+/* ---- settings ------------------------------------------------------------------ */
+
+static hh_settings settings;
+static int warned_once;
+
+void hh_warn(int every_rank, const char *fmt, ...)
+{
+  int rank = 0, init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!every_rank && rank != 0) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (every_rank)
+    fprintf(stderr, "halo-hypre: [%d] %s\n", rank, msg);
+  else
+    fprintf(stderr, "halo-hypre: %s\n", msg);
+  fflush(stderr);
+}
+
+/* Turn routing off for good, with the reason (printed on rank 0). */
+static void turn_off(const char *why)
+{
+  settings.ok = 0;
+  settings.on = 0;
+  snprintf(settings.why_off, sizeof settings.why_off, "%s", why);
+  if (!warned_once) {
+    warned_once = 1;
+    hh_warn(0, "%s; every exchange is left to hypre", why);
+  }
+}
+
+static int env_flag(const char *name, int dflt, int *ok)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true")) return 1;
+  if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false")) return 0;
+  char why[160];
+  snprintf(why, sizeof why, "%s=%s is not 0 or 1", name, v);
+  turn_off(why);
+  *ok = 0;
+  return dflt;
+}
+
+static void read_settings(void)
+{
+  settings.read = 1;
+  settings.ok = 1;
+  settings.opts = halo_plan_options_default();
+  int ok = 1;
+  settings.on = env_flag("HALO_HYPRE", 1, &ok);
+  settings.view = env_flag("HALO_HYPRE_VIEW", 0, &ok);
+  if (!ok) return;
+  char why[256];
+  const char *v = getenv("HALO_STRATEGY");
+  if (v && *v && halo_strategy_from_name(v, &settings.opts.strategy) != HALO_SUCCESS) {
+    snprintf(why, sizeof why, "HALO_STRATEGY=%s: %s", v, halo_last_error());
+    turn_off(why);
+    return;
+  }
+  v = getenv("HALO_TRANSPORT");
+  if (v && *v && halo_transport_from_name(v, &settings.opts.transport) != HALO_SUCCESS) {
+    snprintf(why, sizeof why, "HALO_TRANSPORT=%s: %s", v, halo_last_error());
+    turn_off(why);
+    return;
+  }
+  v = getenv("HALO_MESSAGE_CAP");
+  if (v && *v) {
+    char *end = NULL;
+    long long cap = strtoll(v, &end, 10);
+    if (!end || *end || cap < 8) {
+      snprintf(why, sizeof why, "HALO_MESSAGE_CAP=%s is not a number of bytes of at least 8", v);
+      turn_off(why);
+      return;
+    }
+    settings.opts.message_cap = cap;
+  }
+  settings.opts.memory = HALO_MEMORY_HOST;
+  /* The options the core reads itself (HALO_RANKS_PER_NODE, HALO_PARAMS)
+   * are checked here too, so that a bad value turns halo off at once. */
+  halo_plan_options resolved;
+  if (halo_plan_options_resolve(&settings.opts, &resolved) != HALO_SUCCESS) {
+    snprintf(why, sizeof why, "%s", halo_last_error());
+    turn_off(why);
+    return;
+  }
+  if (!HH_SCALAR_OK) {
+    turn_off("hypre's HYPRE_Complex is not double (halo moves doubles)");
+    return;
+  }
+  HYPRE_Int major = 0, minor = 0, patch = 0, single = 0;
+  HYPRE_VersionNumber(&major, &minor, &patch, &single);
+  int loaded = (int)(major * 10000 + minor * 100 + patch);
+  if (loaded != HYPRE_RELEASE_NUMBER) {
+    snprintf(why, sizeof why,
+             "libhalo_hypre was built against hypre %s but libHYPRE %d.%d.%d is loaded "
+             "(rebuild halo against it)",
+             HYPRE_RELEASE_VERSION, (int)major, (int)minor, (int)patch);
+    turn_off(why);
+    return;
+  }
+}
+
+hh_settings *hh_settings_get(void)
+{
+  if (!settings.read) read_settings();
+  return &settings;
+}
+
+void halo_hypre_set_enabled(int on)
+{
+  hh_settings *s = hh_settings_get();
+  if (s->ok) s->on = on ? 1 : 0;
+}
+
+int halo_hypre_enabled(void) { return hh_settings_get()->on; }
+
+/* ---- the registry ---------------------------------------------------------------- */
+
+struct hh_pkg_s {
+  hypre_ParCSRCommPkg *pkg;
+  hh_pkg *next;             /* hash chain */
+  const void *matrix;       /* the matrix it was made for */
+  /* what the plan was made from: an exchange of a package that no longer
+   * looks like this (several vectors at once) is left to hypre */
+  HYPRE_Int num_sends, num_recvs, n_send, n_recv;
+  const HYPRE_Int *send_map_starts, *recv_vec_starts;
+  int state;                /* 0: no plan yet, 1: plan, -1: left to hypre */
+  halo_plan plan;
+  int busy;                 /* the plan's exchange is in flight */
+  int reverse;              /* ... in reverse */
+  double t_start;           /* time spent starting it */
+  hypre_ParCSRCommHandle handle; /* the handle halo's exchanges return */
+  hypre_ParCSRCommHandle *hypre_handles[4]; /* hypre's exchanges in flight on it */
+  int rec;                  /* its record (view.c), -1: none */
+};
+
+#define HH_BUCKETS 256
+static hh_pkg *buckets[HH_BUCKETS];
+
+static unsigned bucket_of(const void *p) { return (unsigned)(((uintptr_t)p >> 4) % HH_BUCKETS); }
+
+static hh_pkg *lookup(const hypre_ParCSRCommPkg *pkg)
+{
+  for (hh_pkg *e = buckets[bucket_of(pkg)]; e; e = e->next)
+    if (e->pkg == pkg) return e;
+  return NULL;
+}
+
+/* The matrices of the AMG hierarchies set up, by level. */
+typedef struct {
+  const void *amg;
+  const void *matrix;
+  int setup, level;
+  char kind;
+} hh_tag;
+static hh_tag *tags;
+static int n_tags, cap_tags, n_setups;
+
+static void apply_tag(hh_pkg *e)
+{
+  if (e->rec < 0) return;
+  hh_record *r = hh_record_at(e->rec);
+  for (int i = n_tags - 1; i >= 0; i--)
+    if (tags[i].matrix == e->matrix) {
+      r->setup = tags[i].setup;
+      r->level = tags[i].level;
+      r->kind = tags[i].kind;
+      return;
+    }
+}
+
+static void fingerprint(hh_pkg *e)
+{
+  hypre_ParCSRCommPkg *p = e->pkg;
+  e->num_sends = hypre_ParCSRCommPkgNumSends(p);
+  e->num_recvs = hypre_ParCSRCommPkgNumRecvs(p);
+  e->send_map_starts = hypre_ParCSRCommPkgSendMapStarts(p);
+  e->recv_vec_starts = hypre_ParCSRCommPkgRecvVecStarts(p);
+  e->n_send = e->send_map_starts ? e->send_map_starts[e->num_sends] : 0;
+  e->n_recv = e->recv_vec_starts ? e->recv_vec_starts[e->num_recvs] : 0;
+}
+
+static int same_fingerprint(const hh_pkg *e)
+{
+  const hypre_ParCSRCommPkg *p = e->pkg;
+  return e->num_sends == hypre_ParCSRCommPkgNumSends(p) &&
+         e->num_recvs == hypre_ParCSRCommPkgNumRecvs(p) &&
+         e->send_map_starts == hypre_ParCSRCommPkgSendMapStarts(p) &&
+         e->recv_vec_starts == hypre_ParCSRCommPkgRecvVecStarts(p) &&
+         (!e->send_map_starts || e->n_send == e->send_map_starts[e->num_sends]) &&
+         (!e->recv_vec_starts || e->n_recv == e->recv_vec_starts[e->num_recvs]);
+}
+
+void hh_pkg_register(hypre_ParCSRMatrix *A)
+{
+  hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
+  hh_pkg *e = lookup(pkg);
+  if (e) return; /* registered already (a package shared by two matrices) */
+  e = calloc(1, sizeof *e);
+  if (!e) return; /* left to hypre */
+  e->pkg = pkg;
+  e->matrix = A;
+  e->rec = hh_record_new();
+  fingerprint(e);
+  if (e->rec >= 0) {
+    hh_record *r = hh_record_at(e->rec);
+    hypre_CSRMatrix *diag = hypre_ParCSRMatrixDiag(A), *offd = hypre_ParCSRMatrixOffd(A);
+    r->level = -1;
+    r->kind = '?';
+    r->global_rows = (int64_t)hypre_ParCSRMatrixGlobalNumRows(A);
+    r->global_cols = (int64_t)hypre_ParCSRMatrixGlobalNumCols(A);
+    r->local_rows = diag ? (int64_t)hypre_CSRMatrixNumRows(diag) : 0;
+    r->local_nnz = (diag ? (int64_t)hypre_CSRMatrixNumNonzeros(diag) : 0) +
+                   (offd ? (int64_t)hypre_CSRMatrixNumNonzeros(offd) : 0);
+  }
+  apply_tag(e);
+  if (hh_settings_get()->view) hh_view_arm();
+  unsigned b = bucket_of(pkg);
+  e->next = buckets[b];
+  buckets[b] = e;
+}
+
+/* Complete the exchange in flight on e (halo's), if any. */
+static void complete(hh_pkg *e)
+{
+  if (!e->busy) return;
+  halo_status st = e->reverse ? halo_exchange_reverse_end(e->plan) : halo_exchange_end(e->plan);
+  e->busy = 0;
+  if (st != HALO_SUCCESS) {
+    hh_warn(1, "an exchange failed: %s", halo_last_error());
+    hypre_error_w_msg(HYPRE_ERROR_GENERIC, "halo-hypre: an exchange failed\n");
+  }
+}
+
+void hh_pkg_unregister(hypre_ParCSRCommPkg *pkg)
+{
+  unsigned b = bucket_of(pkg);
+  for (hh_pkg **pp = &buckets[b]; *pp; pp = &(*pp)->next) {
+    hh_pkg *e = *pp;
+    if (e->pkg != pkg) continue;
+    *pp = e->next;
+    complete(e);
+    halo_plan_destroy(&e->plan);
+    free(e);
+    return;
+  }
+}
+
+static void add_tag(const void *amg, const void *matrix, int setup, int level, char kind)
+{
+  if (!matrix) return;
+  if (n_tags == cap_tags) {
+    int cap = cap_tags ? 2 * cap_tags : 64;
+    hh_tag *t = realloc(tags, (size_t)cap * sizeof *t);
+    if (!t) return;
+    tags = t;
+    cap_tags = cap;
+  }
+  tags[n_tags++] = (hh_tag){amg, matrix, setup, level, kind};
+}
+
+void hh_pkg_tag_hierarchy(void *amg_vdata)
+{
+  hypre_ParAMGData *amg = (hypre_ParAMGData *)amg_vdata;
+  hh_pkg_untag_hierarchy(amg_vdata);
+  int setup = ++n_setups;
+  int levels = hypre_ParAMGDataNumLevels(amg);
+  hypre_ParCSRMatrix **A = hypre_ParAMGDataAArray(amg);
+  hypre_ParCSRMatrix **P = hypre_ParAMGDataPArray(amg);
+  hypre_ParCSRMatrix **R = hypre_ParAMGDataRArray(amg);
+  for (int l = 0; l < levels; l++) {
+    if (A) add_tag(amg_vdata, A[l], setup, l, 'A');
+    if (l + 1 < levels) {
+      if (P) add_tag(amg_vdata, P[l], setup, l, 'P');
+      if (R && hypre_ParAMGDataRestriction(amg)) add_tag(amg_vdata, R[l], setup, l, 'R');
+    }
+  }
+  for (int b = 0; b < HH_BUCKETS; b++)
+    for (hh_pkg *e = buckets[b]; e; e = e->next) apply_tag(e);
+}
+
+void hh_pkg_untag_hierarchy(void *amg_vdata)
+{
+  int k = 0;
+  for (int i = 0; i < n_tags; i++)
+    if (tags[i].amg != amg_vdata) tags[k++] = tags[i];
+  n_tags = k;
+}
+
+/* ---- plans ---------------------------------------------------------------------- */
+
+halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
+                                                 const halo_plan_options *opts,
+                                                 halo_plan *plan_p)
+{
+  if (!p || !plan_p) return HALO_ERR_INVALID_ARG;
+  MPI_Comm comm = hypre_ParCSRCommPkgComm(p);
+  int n_recv = (int)hypre_ParCSRCommPkgNumRecvs(p);
+  int n_send = (int)hypre_ParCSRCommPkgNumSends(p);
+  const HYPRE_Int *rs = hypre_ParCSRCommPkgRecvVecStarts(p);
+  const HYPRE_Int *ss = hypre_ParCSRCommPkgSendMapStarts(p);
+  int64_t n_local = (n_send > 0 && ss) ? (int64_t)ss[n_send] : 0;
+  int *recv_ranks = malloc((size_t)(n_recv > 0 ? n_recv : 1) * sizeof *recv_ranks);
+  int64_t *recv_starts = malloc((size_t)(n_recv + 1) * sizeof *recv_starts);
+  int *send_ranks = malloc((size_t)(n_send > 0 ? n_send : 1) * sizeof *send_ranks);
+  int64_t *send_starts = malloc((size_t)(n_send + 1) * sizeof *send_starts);
+  int64_t *send_indices = malloc((size_t)(n_local > 0 ? n_local : 1) * sizeof *send_indices);
+  halo_status st = HALO_SUCCESS;
+  if (!recv_ranks || !recv_starts || !send_ranks || !send_starts || !send_indices) {
+    st = HALO_ERR_OUT_OF_MEMORY;
+  } else {
+    /* The send buffer is the part this rank owns, entry i sent as entry i:
+     * the plan moves exactly hypre's packed buffers. */
+    recv_starts[0] = 0;
+    for (int j = 0; j < n_recv; j++) {
+      recv_ranks[j] = (int)hypre_ParCSRCommPkgRecvProc(p, j);
+      recv_starts[j + 1] = (int64_t)rs[j + 1] - (int64_t)rs[0];
+    }
+    send_starts[0] = 0;
+    for (int j = 0; j < n_send; j++) {
+      send_ranks[j] = (int)hypre_ParCSRCommPkgSendProc(p, j);
+      send_starts[j + 1] = (int64_t)ss[j + 1] - (int64_t)ss[0];
+    }
+    for (int64_t i = 0; i < n_local; i++) send_indices[i] = i;
+  }
+  /* A failure to allocate on one rank is agreed on every rank (the plan's
+   * creation is collective, so all must take the same road). */
+  st = halo_status_agree(comm, st);
+  if (st == HALO_SUCCESS)
+    st = halo_plan_create_from_lists(comm, n_local, n_recv, recv_ranks, recv_starts, n_send,
+                                     send_ranks, send_starts, send_indices, opts, plan_p);
+  free(recv_ranks);
+  free(recv_starts);
+  free(send_ranks);
+  free(send_starts);
+  free(send_indices);
+  return st;
+}
+
+/* Make e's plan (collective over the package's communicator). */
+static void make_plan(hh_pkg *e)
+{
+  hh_settings *s = hh_settings_get();
+  hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
+  halo_status st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &s->opts, &e->plan);
+  if (st != HALO_SUCCESS) {
+    e->state = -1;
+    hh_warn(0, "a package's plan could not be made (%s): its exchanges are left to hypre",
+            halo_last_error());
+    if (r) snprintf(r->left_why, sizeof r->left_why, "no plan: %s", halo_status_string(st));
+    return;
+  }
+  e->state = 1;
+  if (!r) return;
+  r->planned = 1;
+  halo_plan_stats(e->plan, &r->stats);
+  halo_plan_describe(e->plan, r->describe, sizeof r->describe);
+  if (s->view) {
+    hh_view_arm();
+    double seconds = 0;
+    if (halo_plan_model(e->plan, NULL, NULL, &seconds) == HALO_SUCCESS) r->modeled = seconds;
+  }
+}
+
+hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, void *send_data,
+                                     void *recv_data, hh_pkg **entry_p)
+{
+  hh_settings *s = hh_settings_get();
+  hh_pkg *e = lookup(pkg);
+  *entry_p = e;
+  if (!e) return NULL;
+  hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
+  if (!s->on || e->state < 0 || e->busy || !same_fingerprint(e)) {
+    if (r) r->n_hypre++;
+    return NULL;
+  }
+  double t0 = MPI_Wtime();
+  if (e->state == 0) make_plan(e);
+  if (e->state < 0) {
+    if (r) r->n_hypre++;
+    return NULL;
+  }
+  halo_status st;
+  if (job == 1) {
+    st = halo_exchange_begin(e->plan, (const double *)send_data, (double *)recv_data);
+  } else {
+    if (e->n_send > 0) memset(recv_data, 0, (size_t)e->n_send * sizeof(double));
+    st = halo_exchange_reverse_begin(e->plan, (const double *)send_data, (double *)recv_data);
+  }
+  if (st != HALO_SUCCESS) {
+    hh_warn(1, "an exchange could not start: %s", halo_last_error());
+    hypre_error_w_msg(HYPRE_ERROR_GENERIC, "halo-hypre: an exchange could not start\n");
+  }
+  e->busy = st == HALO_SUCCESS;
+  e->reverse = job == 2;
+  e->t_start = MPI_Wtime() - t0;
+  hypre_ParCSRCommHandle *h = &e->handle;
+  memset(h, 0, sizeof *h);
+  hypre_ParCSRCommHandleCommPkg(h) = pkg;
+  hypre_ParCSRCommHandleSendMemoryLocation(h) = HYPRE_MEMORY_HOST;
+  hypre_ParCSRCommHandleRecvMemoryLocation(h) = HYPRE_MEMORY_HOST;
+  hypre_ParCSRCommHandleSendData(h) = send_data;
+  hypre_ParCSRCommHandleRecvData(h) = recv_data;
+  hypre_ParCSRCommHandleSendDataBuffer(h) = send_data;
+  hypre_ParCSRCommHandleRecvDataBuffer(h) = recv_data;
+  if (r) {
+    if (job == 1)
+      r->n_forward++;
+    else
+      r->n_reverse++;
+  }
+  return h;
+}
+
+int hh_pkg_finish(hypre_ParCSRCommHandle *h)
+{
+  hypre_ParCSRCommPkg *pkg = hypre_ParCSRCommHandleCommPkg(h);
+  if (!pkg) return 0;
+  hh_pkg *e = lookup(pkg);
+  if (!e || h != &e->handle) return 0;
+  double t0 = MPI_Wtime();
+  complete(e);
+  hypre_ParCSRCommHandleCommPkg(h) = NULL;
+  if (e->rec >= 0) hh_record_at(e->rec)->seconds += e->t_start + (MPI_Wtime() - t0);
+  return 1;
+}
+
+hh_pkg *hh_pkg_of_handle(hypre_ParCSRCommHandle *h)
+{
+  hypre_ParCSRCommPkg *pkg = hypre_ParCSRCommHandleCommPkg(h);
+  if (!pkg) return NULL;
+  hh_pkg *e = lookup(pkg);
+  if (!e) return NULL;
+  for (int i = 0; i < 4; i++)
+    if (e->hypre_handles[i] == h) {
+      e->hypre_handles[i] = NULL;
+      return e;
+    }
+  return NULL;
+}
+
+void hh_pkg_hypre_started(hh_pkg *e, hypre_ParCSRCommHandle *h, double seconds)
+{
+  hh_pkg_add_hypre_time(e, seconds);
+  for (int i = 0; i < 4; i++)
+    if (!e->hypre_handles[i]) {
+      e->hypre_handles[i] = h;
+      return;
+    }
+}
+
+void hh_pkg_add_hypre_time(hh_pkg *e, double seconds)
+{
+  if (e->rec >= 0) hh_record_at(e->rec)->seconds += seconds;
+}
