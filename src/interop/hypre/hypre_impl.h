@@ -30,6 +30,10 @@ typedef hypre_ParCSRCommHandle *(*hh_create_v2_fn)(HYPRE_Int, hypre_ParCSRCommPk
 typedef HYPRE_Int (*hh_destroy_fn)(hypre_ParCSRCommHandle *);
 typedef HYPRE_Int (*hh_pkg_create_fn)(hypre_ParCSRMatrix *);
 typedef HYPRE_Int (*hh_pkg_destroy_fn)(hypre_ParCSRCommPkg *);
+typedef HYPRE_Int (*hh_pkg_generate_fn)(MPI_Comm, HYPRE_Int, HYPRE_Int, HYPRE_Int *, HYPRE_Int *,
+                                        HYPRE_Int *, hypre_ParCSRMatrix *);
+typedef HYPRE_Int (*hh_pkg_rt_fn)(hypre_ParCSRMatrix *, hypre_ParCSRMatrix *, HYPRE_Int *,
+                                  HYPRE_Int *);
 typedef HYPRE_Int (*hh_amg_setup_fn)(void *, hypre_ParCSRMatrix *, hypre_ParVector *,
                                      hypre_ParVector *);
 typedef HYPRE_Int (*hh_amg_destroy_fn)(void *);
@@ -40,9 +44,15 @@ typedef struct {
   hh_destroy_fn destroy;
   hh_pkg_create_fn pkg_create;
   hh_pkg_destroy_fn pkg_destroy;
+  hh_pkg_generate_fn pkg_generate;
+  hh_pkg_rt_fn pkg_rt;
   hh_amg_setup_fn amg_setup;
   hh_amg_destroy_fn amg_destroy;
 } hh_real_fns;
+
+/** Depth of hypre_BoomerAMGSetup calls in progress (the report tells the
+ *  set-up's exchanges from the solve's). */
+extern int hh_in_amg_setup;
 
 /** hypre's own functions; NULL entries where the dynamic linker has none
  *  (then halo is off: the message says why). */
@@ -90,7 +100,9 @@ typedef struct {
 /** A communication package hypre made for a matrix (hypre_MatvecCommPkgCreate). */
 typedef struct hh_pkg_s hh_pkg;
 
-/** Register the package of matrix A (after hypre made it). */
+/** Register the package of matrix A (after hypre made it: in
+ *  hypre_MatvecCommPkgCreate, or for P and R^T in
+ *  hypre_GetCommPkgRTFromCommPkgA and hypre_GenerateSendMapAndCommPkg). */
 void hh_pkg_register(hypre_ParCSRMatrix *A);
 /** Forget a package (before hypre frees it): its plan is destroyed. */
 void hh_pkg_unregister(hypre_ParCSRCommPkg *comm_pkg);

@@ -73,9 +73,10 @@ static void read_settings(void)
   settings.ok = 1;
   settings.opts = halo_plan_options_default();
   int ok = 1;
-  settings.on = env_flag("HALO_HYPRE", 1, &ok);
+  int on = env_flag("HALO_HYPRE", 1, &ok);
   settings.view = env_flag("HALO_HYPRE_VIEW", 0, &ok);
-  if (!ok) return;
+  if (!ok) return; /* turned off, with the message */
+  settings.on = on;
   char why[256];
   const char *v = getenv("HALO_STRATEGY");
   if (v && *v && halo_strategy_from_name(v, &settings.opts.strategy) != HALO_SUCCESS) {

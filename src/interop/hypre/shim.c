@@ -33,6 +33,8 @@ const hh_real_fns *hh_real(void)
     real_fns.destroy = (hh_destroy_fn)find_real("hypre_ParCSRCommHandleDestroy");
     real_fns.pkg_create = (hh_pkg_create_fn)find_real("hypre_MatvecCommPkgCreate");
     real_fns.pkg_destroy = (hh_pkg_destroy_fn)find_real("hypre_MatvecCommPkgDestroy");
+    real_fns.pkg_generate = (hh_pkg_generate_fn)find_real("hypre_GenerateSendMapAndCommPkg");
+    real_fns.pkg_rt = (hh_pkg_rt_fn)find_real("hypre_GetCommPkgRTFromCommPkgA");
     real_fns.amg_setup = (hh_amg_setup_fn)find_real("hypre_BoomerAMGSetup");
     real_fns.amg_destroy = (hh_amg_destroy_fn)find_real("hypre_BoomerAMGDestroy");
     real_found = 1;
@@ -50,6 +52,29 @@ static void missing(const char *name)
 }
 
 static double now(void) { return MPI_Wtime(); }
+
+int hh_in_amg_setup;       /* inside hypre_BoomerAMGSetup */
+static int reached_setup;  /* hypre_BoomerAMGSetup came through here */
+static int warned_direct;
+
+/* At load: a definition of hypre's functions found before ours (hypre
+ * linked statically into the program, or a library before this one) means
+ * that nothing here will ever be called. Say so, once per job. */
+__attribute__((constructor)) static void check_order(void)
+{
+  void *f = dlsym(RTLD_DEFAULT, "hypre_ParCSRCommHandleCreate_v2");
+  Dl_info mine, theirs;
+  if (!f || !dladdr((void *)check_order, &mine) || !dladdr(f, &theirs)) return;
+  if (!mine.dli_fname || !theirs.dli_fname || !strcmp(mine.dli_fname, theirs.dli_fname)) return;
+  const char *r = getenv("OMPI_COMM_WORLD_RANK");
+  if (!r) r = getenv("PMI_RANK");
+  if (r && strcmp(r, "0")) return;
+  fprintf(stderr,
+          "halo-hypre: hypre's functions are defined in %s, before libhalo_hypre: halo cannot "
+          "stand in front of them (hypre linked statically? load libhalo_hypre with LD_PRELOAD "
+          "or link it before -lHYPRE)\n",
+          theirs.dli_fname);
+}
 
 HH_EXPORT hypre_ParCSRCommHandle *hypre_ParCSRCommHandleCreate_v2(
     HYPRE_Int job, hypre_ParCSRCommPkg *comm_pkg, HYPRE_MemoryLocation send_memory_location,
@@ -116,6 +141,42 @@ HH_EXPORT HYPRE_Int hypre_MatvecCommPkgCreate(hypre_ParCSRMatrix *A)
   return ierr;
 }
 
+/* The package of an interpolation P made from A's (classical interpolation,
+ * hypre_GetCommPkgRTFromCommPkgA, which makes it with
+ * hypre_GenerateSendMapAndCommPkg, a call that a build of hypre may make
+ * directly): it belongs to the matrix and is destroyed with it by
+ * hypre_MatvecCommPkgDestroy. */
+HH_EXPORT HYPRE_Int hypre_GetCommPkgRTFromCommPkgA(hypre_ParCSRMatrix *RT, hypre_ParCSRMatrix *A,
+                                                   HYPRE_Int *fine_to_coarse,
+                                                   HYPRE_Int *tmp_map_offd)
+{
+  const hh_real_fns *r = hh_real();
+  if (!r->pkg_rt) {
+    missing("hypre_GetCommPkgRTFromCommPkgA");
+    return hypre_error_flag;
+  }
+  HYPRE_Int ierr = r->pkg_rt(RT, A, fine_to_coarse, tmp_map_offd);
+  if (!ierr && RT && hypre_ParCSRMatrixCommPkg(RT)) hh_pkg_register(RT);
+  return ierr;
+}
+
+HH_EXPORT HYPRE_Int hypre_GenerateSendMapAndCommPkg(MPI_Comm comm, HYPRE_Int num_sends,
+                                                    HYPRE_Int num_recvs, HYPRE_Int *recv_procs,
+                                                    HYPRE_Int *send_procs,
+                                                    HYPRE_Int *recv_vec_starts,
+                                                    hypre_ParCSRMatrix *A)
+{
+  const hh_real_fns *r = hh_real();
+  if (!r->pkg_generate) {
+    missing("hypre_GenerateSendMapAndCommPkg");
+    return hypre_error_flag;
+  }
+  HYPRE_Int ierr =
+      r->pkg_generate(comm, num_sends, num_recvs, recv_procs, send_procs, recv_vec_starts, A);
+  if (!ierr && A && hypre_ParCSRMatrixCommPkg(A)) hh_pkg_register(A);
+  return ierr;
+}
+
 HH_EXPORT HYPRE_Int hypre_MatvecCommPkgDestroy(hypre_ParCSRCommPkg *comm_pkg)
 {
   const hh_real_fns *r = hh_real();
@@ -135,8 +196,35 @@ HH_EXPORT HYPRE_Int hypre_BoomerAMGSetup(void *amg_vdata, hypre_ParCSRMatrix *A,
     missing("hypre_BoomerAMGSetup");
     return hypre_error_flag;
   }
+  reached_setup = 1;
+  hh_in_amg_setup++;
   HYPRE_Int ierr = r->amg_setup(amg_vdata, A, f, u);
+  hh_in_amg_setup--;
   if (amg_vdata) hh_pkg_tag_hierarchy(amg_vdata);
+  return ierr;
+}
+
+/* The public set-up, called by the program: if hypre's internal call of
+ * hypre_BoomerAMGSetup did not come through here, libHYPRE binds its own
+ * calls directly (-Bsymbolic, LTO or hidden symbols) and halo sees none of
+ * its exchanges. */
+HH_EXPORT HYPRE_Int HYPRE_BoomerAMGSetup(HYPRE_Solver solver, HYPRE_ParCSRMatrix A,
+                                         HYPRE_ParVector b, HYPRE_ParVector x)
+{
+  typedef HYPRE_Int (*fn)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
+  static fn real;
+  if (!real) real = (fn)find_real("HYPRE_BoomerAMGSetup");
+  if (!real) {
+    missing("HYPRE_BoomerAMGSetup");
+    return hypre_error_flag;
+  }
+  reached_setup = 0;
+  HYPRE_Int ierr = real(solver, A, b, x);
+  if (!reached_setup && !warned_direct) {
+    warned_direct = 1;
+    hh_warn(0, "libHYPRE called its own hypre_BoomerAMGSetup directly (a static, LTO or "
+               "-Bsymbolic build of hypre): halo cannot stand in front of its exchanges");
+  }
   return ierr;
 }
 

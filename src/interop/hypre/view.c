@@ -10,6 +10,7 @@
 static hh_record *records;
 static int n_records, cap_records;
 static int64_t other_values;  /* exchanges of values (job 1, 2) of packages of no matrix */
+static int64_t other_values_setup; /* ... of them inside an AMG set-up */
 static int64_t other_setup;   /* exchanges of integers (jobs 11, 12, 21, 22 ...) */
 static int armed;
 
@@ -30,8 +31,10 @@ hh_record *hh_record_at(int i) { return &records[i]; }
 
 void hh_view_count_other(HYPRE_Int job)
 {
-  if (job == 1 || job == 2)
+  if (job == 1 || job == 2) {
     other_values++;
+    if (hh_in_amg_setup) other_values_setup++;
+  }
   else
     other_setup++;
 }
@@ -42,7 +45,7 @@ void halo_hypre_view_reset(void)
     records[i].n_forward = records[i].n_reverse = records[i].n_hypre = 0;
     records[i].seconds = 0;
   }
-  other_values = other_setup = 0;
+  other_values = other_values_setup = other_setup = 0;
 }
 
 /* Phases as "m1/m2/m3 msgs b1/b2/b3 B". */
@@ -129,10 +132,10 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
     }
     fprintf(out,
             "halo_hypre_view: exchanges through halo: %lld forward, %lld reverse; of matrices' "
-            "packages left to hypre: %lld; of other packages: %lld of values, %lld of integers "
-            "(rank 0)\n",
+            "packages left to hypre: %lld; of other packages: %lld of values (%lld in AMG "
+            "set-ups), %lld of integers (rank 0)\n",
             (long long)fw, (long long)rv, (long long)hy, (long long)other_values,
-            (long long)other_setup);
+            (long long)other_values_setup, (long long)other_setup);
     fflush(out);
   }
   free(sums);

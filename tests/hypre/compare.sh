@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Unmodified hypre programs run with and without halo
+# (LD_PRELOAD=libhalo_hypre.so): their residual histories, iteration counts,
+# final residuals and solution checksums must be the same, byte for byte
+# (halo's plans of hypre's packages move each value unchanged, with every
+# strategy), and HALO_HYPRE_VIEW must show that every exchange of values of
+# the solve went through halo.
+#
+# usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE
+# suites: strategies solvers files petsc fallback
+set -uo pipefail
+mpiexec=$1 build=$2 src=$3 suite=$4
+lib=$build/libhalo_hypre.so
+amg=$build/examples/hypre_amg_solve
+ksp=$build/examples/petsc/petsc_ksp_lap27
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+runs=0
+
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+
+# run NAME NP [VAR=VALUE ...] -- PROGRAM ARGS...: stdout to $work/NAME.out,
+# stderr to .err; the variables go to every rank
+run() {
+  local name=$1 np=$2
+  shift 2
+  local envs=()
+  while [ "$1" != "--" ]; do
+    envs+=(-x "$1")
+    shift
+  done
+  shift
+  runs=$((runs + 1))
+  if ! timeout 120 "$mpiexec" -n "$np" --oversubscribe "${envs[@]}" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+    fail "$name: exit status $? ($*)"
+    sed 's/^/    /' "$work/$name.err" | head -20
+    return 1
+  fi
+}
+
+strip_view() { grep -v '^halo_hypre_view:' "$1"; }
+
+# same A B: every line but halo's report the same, byte for byte
+same() {
+  if ! diff <(strip_view "$work/$1.out") <(strip_view "$work/$2.out") >"$work/diff" 2>&1; then
+    fail "$2 differs from $1:"
+    head -10 "$work/diff" | sed 's/^/    /'
+  fi
+}
+
+# through NAME: the report shows exchanges through halo, none of matrices'
+# packages left to hypre, and every exchange of values of other packages
+# inside an AMG set-up (the solve's exchanges all went through halo)
+through() {
+  local line
+  line=$(grep '^halo_hypre_view: exchanges through halo:' "$work/$1.out")
+  if [ -z "$line" ]; then
+    fail "$1: no halo_hypre_view summary"
+    return
+  fi
+  if ! python3 - "$line" <<'EOF'; then
+import re, sys
+m = re.search(r"halo: (\d+) forward, (\d+) reverse; of matrices' packages left to hypre: (\d+); "
+              r"of other packages: (\d+) of values \((\d+) in AMG set-ups\)", sys.argv[1])
+assert m, sys.argv[1]
+fw, rv, left, other, other_setup = map(int, m.groups())
+assert fw > 0 and rv > 0, f"forward {fw}, reverse {rv}: expected both through halo"
+assert left == 0, f"{left} exchanges of matrices' packages left to hypre"
+assert other == other_setup, f"{other - other_setup} exchanges of values outside AMG set-ups left to hypre"
+EOF
+    fail "$1: $line"
+  fi
+}
+
+# plans NAME WORD: every plan line of the report names WORD (its strategy)
+plans() {
+  local bad
+  bad=$(grep '^halo_hypre_view: ' "$work/$1.out" | grep -E ' [AP?R] +[0-9]+ ' | grep -v -- "$2" | head -3)
+  if [ -n "$bad" ] || ! grep -qE '^halo_hypre_view: .* [AP] +[0-9]+ ' "$work/$1.out"; then
+    fail "$1: plans not all '$2' (or none):"
+    echo "$bad" | sed 's/^/    /'
+  fi
+}
+
+case $suite in
+strategies)
+  # BoomerAMG-PCG, l1-Jacobi and hybrid Gauss-Seidel, 1-4 ranks, virtual
+  # nodes of 1-4 ranks, every strategy
+  for relax in 18 6; do
+    for np in 1 2 3 4; do
+      ref=pcg_r${relax}_np$np
+      run $ref $np -- "$amg" -n 14 -relax $relax -amg_print 0 || continue
+      for s in standard 2step 3step split; do
+        for k in 1 2 4; do
+          [ $k -gt $np ] && continue
+          name=${ref}_${s}_k$k
+          run $name $np LD_PRELOAD="$lib" HALO_STRATEGY=$s HALO_RANKS_PER_NODE=$k \
+            HALO_MESSAGE_CAP=64 HALO_HYPRE_VIEW=1 -- "$amg" -n 14 -relax $relax -amg_print 0 || continue
+          same $ref $name
+          through $name
+          plans $name "$s,"
+        done
+      done
+    done
+  done
+  # 8 ranks on a small grid: coarse levels where ranks have no rows or no
+  # neighbours
+  run empty_ref 8 -- "$amg" -n 6 -amg_print 0 &&
+    for s in standard 3step split; do
+      run empty_$s 8 LD_PRELOAD="$lib" HALO_STRATEGY=$s HALO_RANKS_PER_NODE=4 HALO_HYPRE_VIEW=1 \
+        -- "$amg" -n 6 -amg_print 0 || continue
+      same empty_ref empty_$s
+      through empty_$s
+      # a P with fewer columns than ranks: ranks that own no coarse entry
+      awk '$1 == "halo_hypre_view:" && $4 == "P" && $6 + 0 < 8 { found = 1 } END { exit !found }' \
+        "$work/empty_$s.out" || fail "empty_$s: no level with ranks that own no coarse entries"
+    done
+  ;;
+solvers)
+  # GMRES, BoomerAMG alone, other coarsening and interpolation (classical
+  # interpolation makes P's package from A's), auto: a plan per level
+  for np in 2 4; do
+    for args in "-solver gmres" "-solver amg -tol 1e-7" "-coarsen 6 -interp 0 -relax 3" \
+        "-solver gmres -coarsen 8 -interp 0 -relax 8"; do
+      tag=$(echo "$args" | tr -c 'a-z0-9' _)
+      run s_${tag}_np$np $np -- "$amg" -n 12 $args -amg_print 0 || continue
+      for s in standard split auto; do
+        run s_${tag}_np${np}_$s $np LD_PRELOAD="$lib" HALO_STRATEGY=$s HALO_RANKS_PER_NODE=2 \
+          HALO_HYPRE_VIEW=1 -- "$amg" -n 12 $args -amg_print 0 || continue
+        same s_${tag}_np$np s_${tag}_np${np}_$s
+        through s_${tag}_np${np}_$s
+      done
+      plans s_${tag}_np${np}_auto "lowest modeled time"
+    done
+  done
+  ;;
+files)
+  # bundled matrices: GMRES on non-symmetric ones, PCG on SPD ones
+  for m in sherman3:gmres pde2961:gmres bcsstk13:pcg 1138_bus:pcg; do
+    f=${m%%:*} solver=${m##*:}
+    for np in 2 3; do
+      run f_${f}_np$np $np -- "$amg" -f "$src/matrices/$f.mtx" -solver $solver -maxit 30 -amg_print 0 || continue
+      for s in standard 3step; do
+        run f_${f}_np${np}_$s $np LD_PRELOAD="$lib" HALO_STRATEGY=$s HALO_RANKS_PER_NODE=2 \
+          HALO_HYPRE_VIEW=1 -- "$amg" -f "$src/matrices/$f.mtx" -solver $solver -maxit 30 -amg_print 0 || continue
+        same f_${f}_np$np f_${f}_np${np}_$s
+        through f_${f}_np${np}_$s
+      done
+    done
+  done
+  ;;
+petsc)
+  # an unmodified PETSc program with -pc_type hypre (PETSc's libpetsc calls
+  # libHYPRE, which calls halo)
+  if [ ! -x "$ksp" ]; then
+    echo "SKIP: no PETSc example"
+    exit 0
+  fi
+  for np in 2 4; do
+    run p_np$np $np -- "$ksp" -n 14 -pc_type hypre -ksp_monitor || continue
+    for s in standard 2step; do
+      run p_np${np}_$s $np LD_PRELOAD="$lib" HALO_STRATEGY=$s HALO_RANKS_PER_NODE=2 HALO_HYPRE_VIEW=1 \
+        -- "$ksp" -n 14 -pc_type hypre -ksp_monitor || continue
+      same p_np$np p_np${np}_$s
+      through p_np${np}_$s
+    done
+  done
+  ;;
+fallback)
+  run fb_ref 3 -- "$amg" -n 12 -amg_print 0 || exit 1
+  # halo off: everything to hypre, still counted
+  run fb_off 3 LD_PRELOAD="$lib" HALO_HYPRE=0 HALO_HYPRE_VIEW=1 -- "$amg" -n 12 -amg_print 0 &&
+    same fb_ref fb_off &&
+    { grep -q '^halo_hypre_view: .*halo off' "$work/fb_off.out" &&
+      grep -q '^halo_hypre_view: exchanges through halo: 0 forward, 0 reverse; of matrices. packages left to hypre: [1-9]' "$work/fb_off.out" ||
+      fail "fb_off: the report does not show halo off with every exchange left to hypre"; }
+  # bad settings: a message on stderr, hypre's own exchange, same answers
+  for bad in HALO_STRATEGY=sideways HALO_MESSAGE_CAP=3 HALO_RANKS_PER_NODE=-2 HALO_HYPRE=maybe; do
+    name=fb_${bad%%=*}
+    run $name 3 LD_PRELOAD="$lib" "$bad" HALO_HYPRE_VIEW=1 -- "$amg" -n 12 -amg_print 0 || continue
+    same fb_ref $name
+    grep -q "halo-hypre: .*${bad%%=*}" "$work/$name.err" ||
+      fail "$name: no message naming ${bad%%=*} on stderr: $(head -3 "$work/$name.err")"
+    if grep -q '^halo_hypre_view: exchanges through halo: [1-9]' "$work/$name.out"; then
+      fail "$name: exchanges went through halo with a bad setting"
+    fi
+  done
+  # linked before -lHYPRE instead of preloaded: the same
+  run fb_linked 3 HALO_HYPRE_VIEW=1 -- "$build/tests/hypre_amg_solve_linked" -n 12 -amg_print 0 &&
+    same fb_ref fb_linked && through fb_linked
+  ;;
+*)
+  echo "unknown suite $suite"
+  exit 2
+  ;;
+esac
+
+echo "$runs runs, $fails failures"
+[ "$fails" -eq 0 ]

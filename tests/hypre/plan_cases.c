@@ -1,0 +1,164 @@
+/* The hypre adapter's API against hypre itself, on a rectangular ParCSR
+ * matrix (rows and columns split differently, as an interpolation P):
+ *  - halo_hypre_plan_create_from_comm_pkg: the forward exchange equals
+ *    hypre's job 1 and the reverse (into zeros) hypre's job 2, bit for bit,
+ *    with every strategy and virtual nodes of 2;
+ *  - halo_hypre_plan_create: halo_spmv equals hypre_ParCSRMatrixMatvec and
+ *    halo_spmv_transpose hypre_ParCSRMatrixMatvecT to rounding.
+ * Run with 1-4 ranks; prints "plan_cases: ok" on rank 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <HYPRE.h>
+#include <HYPRE_IJ_mv.h>
+
+#include "halo/hypre.h"
+
+static int failures;
+
+static void check(int ok, const char *what, int rank)
+{
+  if (!ok) {
+    fprintf(stderr, "plan_cases: [%d] %s\n", rank, what);
+    failures++;
+  }
+}
+
+static void split(HYPRE_BigInt n, int rank, int size, HYPRE_BigInt *lo, HYPRE_BigInt *hi)
+{
+  HYPRE_BigInt base = n / size, extra = n % size;
+  *lo = rank * base + (rank < extra ? rank : extra);
+  *hi = *lo + base + (rank < extra ? 1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  HYPRE_Init();
+  halo_hypre_set_enabled(0); /* hypre's own exchanges in this process */
+
+  /* rows 0..M-1 split evenly; columns 0..N-1 split with the last rank
+   * owning none (an empty coarse rank) when there are several */
+  const HYPRE_BigInt M = 97, N = 41;
+  HYPRE_BigInt rlo, rhi, clo, chi;
+  split(M, rank, size, &rlo, &rhi);
+  split(N, rank, size > 1 ? size - 1 : 1, &clo, &chi);
+  if (size > 1 && rank == size - 1) clo = chi = N;
+  HYPRE_IJMatrix ij;
+  HYPRE_IJMatrixCreate(MPI_COMM_WORLD, rlo, rhi - 1, clo, chi - 1, &ij);
+  HYPRE_IJMatrixSetObjectType(ij, HYPRE_PARCSR);
+  HYPRE_IJMatrixInitialize(ij);
+  for (HYPRE_BigInt i = rlo; i < rhi; i++)
+    for (int k = 0; k < 4; k++) {
+      HYPRE_BigInt j = (i * 7 + k * 13 + (i % 5) * k) % N;
+      double v = 1.0 + 0.1 * (double)k + 1e-3 * (double)i;
+      HYPRE_Int one = 1;
+      HYPRE_IJMatrixAddToValues(ij, 1, &one, &i, &j, &v);
+    }
+  HYPRE_IJMatrixAssemble(ij);
+  hypre_ParCSRMatrix *A;
+  HYPRE_IJMatrixGetObject(ij, (void **)&A);
+  if (!hypre_ParCSRMatrixCommPkg(A)) hypre_MatvecCommPkgCreate(A);
+  hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
+  HYPRE_Int ns = hypre_ParCSRCommPkgNumSends(pkg), nr = hypre_ParCSRCommPkgNumRecvs(pkg);
+  HYPRE_Int n_send = hypre_ParCSRCommPkgSendMapStart(pkg, ns);
+  HYPRE_Int n_recv = hypre_ParCSRCommPkgRecvVecStart(pkg, nr);
+
+  /* the exchange-only plan against hypre's handle */
+  double *send = malloc((size_t)(n_send + 1) * sizeof *send);
+  double *recv_h = malloc((size_t)(n_recv + 1) * sizeof *recv_h);
+  double *recv_x = malloc((size_t)(n_recv + 1) * sizeof *recv_x);
+  double *back_h = malloc((size_t)(n_send + 1) * sizeof *back_h);
+  double *back_x = malloc((size_t)(n_send + 1) * sizeof *back_x);
+  for (HYPRE_Int i = 0; i < n_send; i++) send[i] = 1e6 * rank + i + 0.25;
+  for (HYPRE_Int i = 0; i < n_recv; i++) recv_x[i] = -1.0;
+  hypre_ParCSRCommHandleDestroy(hypre_ParCSRCommHandleCreate(1, pkg, send, recv_h));
+  for (HYPRE_Int i = 0; i < n_recv; i++) recv_h[i] = recv_h[i] * 3.0 + 1.0 / 3.0;
+  hypre_ParCSRCommHandleDestroy(hypre_ParCSRCommHandleCreate(2, pkg, recv_h, back_h));
+  const char *strategies[] = {"standard", "2step", "3step", "split"};
+  for (int s = 0; s < 4; s++) {
+    halo_plan_options o = halo_plan_options_default();
+    halo_strategy_from_name(strategies[s], &o.strategy);
+    o.ranks_per_node = 2;
+    o.message_cap = 16;
+    halo_plan plan = NULL;
+    halo_status st = halo_hypre_plan_create_from_comm_pkg(pkg, &o, &plan);
+    check(st == HALO_SUCCESS, halo_last_error(), rank);
+    if (st != HALO_SUCCESS) continue;
+    halo_exchange_begin(plan, send, recv_x);
+    halo_exchange_end(plan);
+    double *fw = malloc((size_t)(n_recv + 1) * sizeof *fw);
+    hypre_ParCSRCommHandleDestroy(hypre_ParCSRCommHandleCreate(1, pkg, send, fw));
+    check(!memcmp(fw, recv_x, (size_t)n_recv * sizeof *fw), "forward differs from hypre's job 1",
+          rank);
+    for (HYPRE_Int i = 0; i < n_recv; i++) recv_x[i] = recv_x[i] * 3.0 + 1.0 / 3.0;
+    for (HYPRE_Int i = 0; i < n_send; i++) back_x[i] = 0.0;
+    halo_exchange_reverse_begin(plan, recv_x, back_x);
+    halo_exchange_reverse_end(plan);
+    check(!memcmp(back_h, back_x, (size_t)n_send * sizeof *back_x),
+          "reverse differs from hypre's job 2", rank);
+    free(fw);
+    halo_plan_destroy(&plan);
+  }
+
+  /* the matrix's plan: y = A x and x = A^T y against hypre's products */
+  HYPRE_ParVector x, y, yh, xt, xth;
+  HYPRE_BigInt *cs = hypre_ParCSRMatrixColStarts(A), *rs = hypre_ParCSRMatrixRowStarts(A);
+  x = (HYPRE_ParVector)hypre_ParVectorCreate(MPI_COMM_WORLD, N, cs);
+  xt = (HYPRE_ParVector)hypre_ParVectorCreate(MPI_COMM_WORLD, N, cs);
+  xth = (HYPRE_ParVector)hypre_ParVectorCreate(MPI_COMM_WORLD, N, cs);
+  y = (HYPRE_ParVector)hypre_ParVectorCreate(MPI_COMM_WORLD, M, rs);
+  yh = (HYPRE_ParVector)hypre_ParVectorCreate(MPI_COMM_WORLD, M, rs);
+  HYPRE_ParVector vs[5] = {x, xt, xth, y, yh};
+  for (int v = 0; v < 5; v++) hypre_ParVectorInitialize((hypre_ParVector *)vs[v]);
+  double *xd = hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)x));
+  double *yd = hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)y));
+  double *yhd = hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)yh));
+  double *xtd = hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)xt));
+  double *xthd = hypre_VectorData(hypre_ParVectorLocalVector((hypre_ParVector *)xth));
+  for (HYPRE_BigInt j = clo; j < chi; j++) xd[j - clo] = sin((double)j);
+  halo_plan_options o = halo_plan_options_default();
+  o.strategy = HALO_STRATEGY_3STEP;
+  o.ranks_per_node = 2;
+  halo_plan plan = NULL;
+  halo_status st = halo_hypre_plan_create(A, &o, &plan);
+  check(st == HALO_SUCCESS, halo_last_error(), rank);
+  double err = 0.0, errt = 0.0;
+  if (st == HALO_SUCCESS) {
+    hypre_ParCSRMatrixMatvec(1.0, A, (hypre_ParVector *)x, 0.0, (hypre_ParVector *)yh);
+    halo_spmv(plan, 1.0, xd, 0.0, yd);
+    for (HYPRE_BigInt i = 0; i < rhi - rlo; i++)
+      err = fmax(err, fabs(yd[i] - yhd[i]) / (fabs(yhd[i]) + 1e-300));
+    hypre_ParCSRMatrixMatvecT(1.0, A, (hypre_ParVector *)yh, 0.0, (hypre_ParVector *)xth);
+    halo_spmv_transpose(plan, 1.0, yhd, 0.0, xtd);
+    for (HYPRE_BigInt j = 0; j < chi - clo; j++)
+      errt = fmax(errt, fabs(xtd[j] - xthd[j]) / (fabs(xthd[j]) + 1e-300));
+    halo_plan_destroy(&plan);
+  }
+  check(err <= 1e-14, "halo_spmv differs from hypre's product", rank);
+  check(errt <= 1e-14, "halo_spmv_transpose differs from hypre's transpose product", rank);
+  double e[2] = {err, errt}, E[2];
+  MPI_Reduce(e, E, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("plan_cases: %d ranks, %d packed sends on rank 0, product rel diff %.3g, transpose %.3g\n",
+           size, (int)n_send, E[0], E[1]);
+    printf("plan_cases: %s\n", all ? "FAILED" : "ok");
+  }
+  for (int v = 0; v < 5; v++) hypre_ParVectorDestroy((hypre_ParVector *)vs[v]);
+  free(send);
+  free(recv_h);
+  free(recv_x);
+  free(back_h);
+  free(back_x);
+  HYPRE_IJMatrixDestroy(ij);
+  HYPRE_Finalize();
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
