@@ -95,6 +95,7 @@ typedef struct {
   int64_t n_forward, n_reverse; /* exchanges through halo */
   int64_t n_hypre;         /* exchanges of values left to hypre */
   double seconds;          /* time inside the create and destroy calls of its exchanges */
+  double plan_seconds;     /* time to make its plan (at its first exchange) */
 } hh_record;
 
 /** A communication package hypre made for a matrix (hypre_MatvecCommPkgCreate). */

@@ -401,12 +401,16 @@ hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, vo
     if (r) r->n_hypre++;
     return NULL;
   }
-  double t0 = MPI_Wtime();
-  if (e->state == 0) make_plan(e);
+  if (e->state == 0) {
+    double tp = MPI_Wtime();
+    make_plan(e);
+    if (r) r->plan_seconds = MPI_Wtime() - tp;
+  }
   if (e->state < 0) {
     if (r) r->n_hypre++;
     return NULL;
   }
+  double t0 = MPI_Wtime();
   halo_status st;
   if (job == 1) {
     st = halo_exchange_begin(e->plan, (const double *)send_data, (double *)recv_data);

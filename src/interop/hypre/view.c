@@ -71,7 +71,7 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
   /* The ranks' records line up when every rank saw the same packages (the
    * packages of matrices on the whole communicator). */
   int64_t *sums = calloc((size_t)(2 * n_records + 1), sizeof *sums);
-  double *secs = calloc((size_t)(n_records + 1), sizeof *secs);
+  double *secs = calloc((size_t)(2 * n_records + 1), sizeof *secs);
   int n[3] = {n_records, -n_records, sums && secs ? 0 : 1}, agree[3];
   MPI_Allreduce(n, agree, 3, MPI_INT, MPI_MAX, comm);
   if (agree[2]) {
@@ -85,9 +85,10 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
     sums[2 * i] = records[i].local_nnz;
     sums[2 * i + 1] = records[i].local_rows > 0;
     secs[i] = records[i].seconds;
+    secs[k + i] = records[i].plan_seconds;
   }
   MPI_Allreduce(MPI_IN_PLACE, sums, 2 * k, MPI_INT64_T, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, secs, k, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, secs, 2 * k, MPI_DOUBLE, MPI_MAX, comm);
   if (rank == 0) {
     const hh_settings *s = hh_settings_get();
     int64_t fw = 0, rv = 0, hy = 0;
@@ -96,9 +97,10 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
             s->on ? "" : (s->why_off[0] ? s->why_off : "HALO_HYPRE=0 or halo_hypre_set_enabled(0)"));
     if (!aligned)
       fprintf(out, "halo_hypre_view: (ranks saw different packages: rank 0's own figures)\n");
-    fprintf(out, "halo_hypre_view: %5s %5s %4s %10s %10s %12s %6s  %-44s %10s %8s %8s %8s %10s  %s\n",
-            "setup", "level", "mat", "rows", "cols", "nonzeros", "ranks", "phases",
-            "inter-B", "forward", "reverse", "hypre", "ms", "plan");
+    fprintf(out,
+            "halo_hypre_view: %5s %5s %4s %10s %10s %12s %6s  %-44s %10s %8s %8s %8s %10s %8s  %s\n",
+            "setup", "level", "mat", "rows", "cols", "nonzeros", "ranks", "phases", "inter-B",
+            "forward", "reverse", "hypre", "xchg-ms", "plan-ms", "plan");
     for (int i = 0; i < n_records; i++) {
       const hh_record *r = &records[i];
       if (!r->planned && !r->n_hypre) continue;
@@ -120,12 +122,13 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
       if (r->modeled > 0) snprintf(mod, sizeof mod, " modeled %.2f us", r->modeled * 1e6);
       fprintf(out,
               "halo_hypre_view: %5s %5s %4c %10lld %10lld %12lld %6lld  %-44s %10lld %8lld %8lld "
-              "%8lld %10.3f  %s%s\n",
+              "%8lld %10.3f %8.3f  %s%s\n",
               set, lvl, r->kind, (long long)r->global_rows, (long long)r->global_cols,
               (long long)(aligned ? sums[2 * i] : r->local_nnz),
               (long long)(aligned ? sums[2 * i + 1] : r->local_rows > 0), ph, (long long)inter,
               (long long)r->n_forward, (long long)r->n_reverse, (long long)r->n_hypre,
-              1e3 * (aligned ? secs[i] : r->seconds), plan, mod);
+              1e3 * (aligned ? secs[i] : r->seconds),
+              1e3 * (aligned ? secs[k + i] : r->plan_seconds), plan, mod);
       fw += r->n_forward;
       rv += r->n_reverse;
       hy += r->n_hypre;
