@@ -74,8 +74,8 @@ typedef struct {
 /** The settings (read from the environment at the first call). */
 hh_settings *hh_settings_get(void);
 
-/** Print msg on stderr once per process, prefixed "halo-hypre: ", on rank 0
- *  of MPI_COMM_WORLD only unless every_rank. */
+/** Print msg on the standard error, prefixed "halo-hypre: ", on rank 0
+ *  of the world communicator only unless every_rank. */
 void hh_warn(int every_rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- the package registry (pkg.c) --------------------------------------------- */

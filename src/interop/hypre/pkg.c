@@ -222,7 +222,9 @@ void hh_pkg_register(hypre_ParCSRMatrix *A)
 {
   hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
   hh_pkg *e = lookup(pkg);
-  if (e) return; /* registered already (a package shared by two matrices) */
+  /* The functions that register make a new package each time: one already
+   * at this address was freed without hypre_MatvecCommPkgDestroy. */
+  if (e) hh_pkg_unregister(pkg);
   e = calloc(1, sizeof *e);
   if (!e) return; /* left to hypre */
   e->pkg = pkg;
