@@ -13,44 +13,9 @@ mpiexec=$1 build=$2 src=$3 suite=$4
 lib=$build/libhalo_hypre.so
 amg=$build/examples/hypre_amg_solve
 ksp=$build/examples/petsc/petsc_ksp_lap27
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-runs=0
-
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-
-# run NAME NP [VAR=VALUE ...] -- PROGRAM ARGS...: stdout to $work/NAME.out,
-# stderr to .err; the variables go to every rank
-run() {
-  local name=$1 np=$2
-  shift 2
-  local envs=()
-  while [ "$1" != "--" ]; do
-    envs+=(-x "$1")
-    shift
-  done
-  shift
-  runs=$((runs + 1))
-  if ! timeout 120 "$mpiexec" -n "$np" --oversubscribe "${envs[@]}" "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-    fail "$name: exit status $? ($*)"
-    sed 's/^/    /' "$work/$name.err" | head -20
-    return 1
-  fi
-}
-
-strip_view() { grep -v '^halo_hypre_view:' "$1"; }
-
-# same A B: every line but halo's report the same, byte for byte
-same() {
-  if ! diff <(strip_view "$work/$1.out") <(strip_view "$work/$2.out") >"$work/diff" 2>&1; then
-    fail "$2 differs from $1:"
-    head -10 "$work/diff" | sed 's/^/    /'
-  fi
-}
+view_prefix=halo_hypre_view:
+# shellcheck source=../compare_lib.sh
+source "$(dirname "$0")/../compare_lib.sh"
 
 # through NAME: the report shows exchanges through halo, none of matrices'
 # packages left to hypre, and every exchange of values of other packages

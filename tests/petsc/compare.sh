@@ -12,37 +12,9 @@ lib=$build/libhalo_petsc.so
 ksp=$build/examples/petsc/petsc_ksp_lap27
 dmda=$build/examples/petsc/petsc_dmda_solve
 cases=$build/tests/petsc_sf_cases
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-runs=0
-
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-
-# run NAME NP PROGRAM ARGS...: stdout to $work/NAME.out, stderr to .err
-run() {
-  local name=$1 np=$2
-  shift 2
-  runs=$((runs + 1))
-  if ! timeout 120 "$mpiexec" -n "$np" --oversubscribe "$@" >"$work/$name.out" 2>"$work/$name.err"; then
-    fail "$name: exit status $? ($*)"
-    sed 's/^/    /' "$work/$name.err" | head -20
-    return 1
-  fi
-}
-
-strip_view() { grep -v '^halo_sf_view:' "$1"; }
-
-# same A B: every line but halo's view the same, byte for byte
-same() {
-  if ! diff <(strip_view "$work/$1.out") <(strip_view "$work/$2.out") >"$work/diff" 2>&1; then
-    fail "$2 differs from $1:"
-    head -10 "$work/diff" | sed 's/^/    /'
-  fi
-}
+view_prefix=halo_sf_view:
+# shellcheck source=../compare_lib.sh
+source "$(dirname "$0")/../compare_lib.sh"
 
 # close A B TOL: the same lines, words and integers; numbers within TOL
 # relative, residual norms within TOL of the larger one or 1e-12 of the

@@ -71,6 +71,11 @@ typedef struct {
   char why_off[256];        /* why halo is off, when it is */
 } hh_settings;
 
+/** This process's rank as the launcher tells it before MPI starts
+ *  (Open MPI's and PMI's rank variables), -1 when it does not. With
+ *  read_settings, the adapter's only readers of the environment. */
+int hh_launcher_rank(void);
+
 /** The settings (read from the environment at the first call). */
 hh_settings *hh_settings_get(void);
 

@@ -127,6 +127,13 @@ static void read_settings(void)
   }
 }
 
+int hh_launcher_rank(void)
+{
+  const char *r = getenv("OMPI_COMM_WORLD_RANK");
+  if (!r) r = getenv("PMI_RANK");
+  return r ? atoi(r) : -1;
+}
+
 hh_settings *hh_settings_get(void)
 {
   if (!settings.read) read_settings();

@@ -66,9 +66,7 @@ __attribute__((constructor)) static void check_order(void)
   Dl_info mine, theirs;
   if (!f || !dladdr((void *)check_order, &mine) || !dladdr(f, &theirs)) return;
   if (!mine.dli_fname || !theirs.dli_fname || !strcmp(mine.dli_fname, theirs.dli_fname)) return;
-  const char *r = getenv("OMPI_COMM_WORLD_RANK");
-  if (!r) r = getenv("PMI_RANK");
-  if (r && strcmp(r, "0")) return;
+  if (hh_launcher_rank() > 0) return;
   fprintf(stderr,
           "halo-hypre: hypre's functions are defined in %s, before libhalo_hypre: halo cannot "
           "stand in front of them (hypre linked statically? load libhalo_hypre with LD_PRELOAD "
