@@ -57,4 +57,9 @@ check "convert" cmd_convert.c:cmd_convert
 check "params" cmd_params.c:cmd_params
 check "params measure" cmd_params.c:parse_measure
 check "params show" cmd_params.c:cmd_show
+# halo amg exists in a build with hypre (else it says it is not compiled in)
+# shellcheck disable=SC2086
+if $launcher 1 $flags "$halo" --help 2>/dev/null | grep -q "^  amg "; then
+  check "amg" cmd_amg.c:parse
+fi
 exit $fail

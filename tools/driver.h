@@ -124,5 +124,6 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm);
 int cmd_simulate(int argc, char **argv, MPI_Comm comm);
 int cmd_params(int argc, char **argv, MPI_Comm comm);
 int cmd_convert(int argc, char **argv, MPI_Comm comm);
+int cmd_amg(int argc, char **argv, MPI_Comm comm); /* with hypre (HALO_TOOL_AMG) */
 
 #endif

@@ -17,6 +17,10 @@ static void usage(void) {
          "            show a set\n"
          "  convert   write a matrix as binary CSR (.hcsr), read fast in parallel, or as\n"
          "            Matrix Market (serial)\n"
+#if HALO_TOOL_AMG
+         "  amg       hypre's BoomerAMG-PCG with hypre's exchange and with halo's, side\n"
+         "            by side, per level; the hierarchy's plans at scale (--simulate)\n"
+#endif
          "\n"
          "  halo COMMAND --help   options of a command\n"
          "  halo -h, --help       this text\n"
@@ -41,10 +45,19 @@ int main(int argc, char **argv) {
     code = cmd_params(argc - 1, argv + 1, MPI_COMM_WORLD);
   } else if (strcmp(argv[1], "convert") == 0) {
     code = cmd_convert(argc - 1, argv + 1, MPI_COMM_WORLD);
+  } else if (strcmp(argv[1], "amg") == 0) {
+#if HALO_TOOL_AMG
+    code = cmd_amg(argc - 1, argv + 1, MPI_COMM_WORLD);
+#else
+    if (rank == 0)
+      fprintf(stderr, "halo amg: not compiled in: rebuild with HALO_ENABLE_HYPRE=ON (Debian: "
+                      "libhypre-dev)\n");
+    code = EXIT_ERROR;
+#endif
   } else {
     if (rank == 0)
       fprintf(stderr,
-              "halo: unknown command '%s' (commands: spmv, simulate, params, convert; see halo "
+              "halo: unknown command '%s' (commands: spmv, simulate, params, convert, amg; see halo "
               "--help)\n",
               argv[1]);
     code = EXIT_USAGE;

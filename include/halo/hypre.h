@@ -84,6 +84,48 @@ void halo_hypre_set_enabled(int on);
 int halo_hypre_enabled(void);
 
 /**
+ * The plan options of the interposition's plans (strategy, transport,
+ * message_cap, ranks_per_node, params, ...), in place of those of the
+ * environment (HALO_STRATEGY, ...): every plan made so far is destroyed and
+ * each package gets a new one, with these options, at its next exchange.
+ * memory must be host (or auto). Every rank must make the same call, with no exchange
+ * in flight. NULL: the options of the environment again.
+ * @return HALO_ERR_INVALID_ARG for options a plan cannot take (the message
+ *         says which), HALO_ERR_UNSUPPORTED when halo is off for good (a
+ *         bad variable, another hypre version: the message says why)
+ */
+halo_status halo_hypre_set_options(const halo_plan_options *opts);
+
+/** What the report knows of one package of a matrix (halo_hypre_records()). */
+typedef struct {
+  int setup;               /**< the AMG set-up (1, 2, ...) of its matrix, 0: none */
+  int level;               /**< its matrix's level in that hierarchy, -1: none */
+  char matrix;             /**< 'A', 'P', 'R' (in the hierarchy), '?' (none) */
+  int64_t rows, cols;      /**< global size of its matrix */
+  int64_t nonzeros;        /**< stored entries of its matrix, all ranks */
+  int64_t ranks_with_rows; /**< ranks with rows of its matrix */
+  int planned;             /**< 1: a halo plan was made (the fields below are its) */
+  halo_stats stats;        /**< the plan's statistics */
+  double modeled;          /**< the plan's modeled seconds (halo_plan_model) */
+  char plan[256];          /**< halo_plan_describe(), or why it was left to hypre */
+  int64_t forward, reverse; /**< exchanges through halo since the last reset */
+  int64_t left_to_hypre;   /**< exchanges of values left to hypre since then */
+  double seconds;          /**< time in its exchange calls (create and destroy of the
+                                handles, both roads), the most of any rank */
+  double plan_seconds;     /**< time to make its plan, the most of any rank */
+} halo_hypre_record;
+
+/**
+ * The records of the packages seen (the rows of halo_hypre_view()), on every
+ * rank, in the order the packages were made. Collective over comm (the
+ * communicator of the matrices); free with halo_hypre_records_free().
+ * @return HALO_ERR_INCONSISTENT when the ranks saw different packages
+ */
+halo_status halo_hypre_records(MPI_Comm comm, halo_hypre_record **records_p, int *n_p);
+/** Free the array of halo_hypre_records(); NULL-safe, sets *records_p to NULL. */
+void halo_hypre_records_free(halo_hypre_record **records_p);
+
+/**
  * Print the per-plan report (the HALO_HYPRE_VIEW table) of the packages
  * seen since the last reset, on rank 0 of comm, to out. Collective over comm
  * (times are the most of any rank).

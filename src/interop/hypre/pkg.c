@@ -148,6 +148,32 @@ void halo_hypre_set_enabled(int on)
 
 int halo_hypre_enabled(void) { return hh_settings_get()->on; }
 
+static void drop_plans(void);
+
+halo_status halo_hypre_set_options(const halo_plan_options *opts)
+{
+  hh_settings *s = hh_settings_get();
+  if (!s->ok) return HALO_ERR_UNSUPPORTED;
+  halo_plan_options o, resolved;
+  if (opts) {
+    o = *opts;
+  } else { /* the environment's again */
+    const int on = s->on;
+    settings.read = 0;
+    read_settings();
+    if (!settings.ok) return HALO_ERR_UNSUPPORTED;
+    settings.on = on;
+    o = settings.opts;
+  }
+  if (o.memory == HALO_MEMORY_AUTO) o.memory = HALO_MEMORY_HOST;
+  if (o.memory != HALO_MEMORY_HOST) return HALO_ERR_INVALID_ARG; /* hypre's host buffers */
+  halo_status st = halo_plan_options_resolve(&o, &resolved);
+  if (st != HALO_SUCCESS) return st;
+  s->opts = o;
+  drop_plans();
+  return HALO_SUCCESS;
+}
+
 /* ---- the registry ---------------------------------------------------------------- */
 
 struct hh_pkg_s {
@@ -282,6 +308,18 @@ void hh_pkg_unregister(hypre_ParCSRCommPkg *pkg)
   }
 }
 
+/* Every package's plan destroyed: the next exchange makes one with the
+ * options of now (halo_hypre_set_options). */
+static void drop_plans(void)
+{
+  for (int b = 0; b < HH_BUCKETS; b++)
+    for (hh_pkg *e = buckets[b]; e; e = e->next) {
+      complete(e);
+      halo_plan_destroy(&e->plan);
+      e->state = 0;
+    }
+}
+
 static void add_tag(const void *amg, const void *matrix, int setup, int level, char kind)
 {
   if (!matrix) return;
@@ -391,11 +429,9 @@ static void make_plan(hh_pkg *e)
   r->planned = 1;
   halo_plan_stats(e->plan, &r->stats);
   halo_plan_describe(e->plan, r->describe, sizeof r->describe);
-  if (s->view) {
-    hh_view_arm();
-    double seconds = 0;
-    if (halo_plan_model(e->plan, NULL, NULL, &seconds) == HALO_SUCCESS) r->modeled = seconds;
-  }
+  if (s->view) hh_view_arm();
+  double seconds = 0; /* collective, as the plan's creation */
+  r->modeled = halo_plan_model(e->plan, s->opts.params, NULL, &seconds) == HALO_SUCCESS ? seconds : 0;
 }
 
 hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, void *send_data,

@@ -63,86 +63,144 @@ static void phases(const halo_stats *s, char *buf, size_t len)
   snprintf(buf, len, "msgs %s bytes %s", s->n_phases ? m : "0", s->n_phases ? b : "0");
 }
 
-halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
+/* The records with the sums and maxima over the ranks of comm (collective);
+ * *aligned = 0 when the ranks saw different packages (then rank 0's own). */
+static halo_status gather(MPI_Comm comm, halo_hypre_record **out_p, int *n_p, int *aligned)
 {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  /* The ranks' records line up when every rank saw the same packages (the
-   * packages of matrices on the whole communicator). */
+  int n[3] = {n_records, -n_records, 0}, agree[3];
+  halo_hypre_record *out = calloc((size_t)(n_records ? n_records : 1), sizeof *out);
   int64_t *sums = calloc((size_t)(2 * n_records + 1), sizeof *sums);
   double *secs = calloc((size_t)(2 * n_records + 1), sizeof *secs);
-  int n[3] = {n_records, -n_records, sums && secs ? 0 : 1}, agree[3];
+  n[2] = out && sums && secs ? 0 : 1;
   MPI_Allreduce(n, agree, 3, MPI_INT, MPI_MAX, comm);
   if (agree[2]) {
+    free(out);
     free(sums);
     free(secs);
     return HALO_ERR_OUT_OF_MEMORY;
   }
-  int aligned = agree[0] == -agree[1];
-  int k = aligned ? n_records : 0;
-  for (int i = 0; i < k; i++) {
+  /* The ranks' records line up when every rank saw the same packages (the
+   * packages of matrices on the whole communicator). */
+  *aligned = agree[0] == -agree[1];
+  int k = *aligned ? n_records : 0;
+  for (int i = 0; i < n_records; i++) {
     sums[2 * i] = records[i].local_nnz;
     sums[2 * i + 1] = records[i].local_rows > 0;
     secs[i] = records[i].seconds;
-    secs[k + i] = records[i].plan_seconds;
+    secs[n_records + i] = records[i].plan_seconds;
   }
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2 * k, MPI_INT64_T, MPI_SUM, comm);
-  MPI_Allreduce(MPI_IN_PLACE, secs, 2 * k, MPI_DOUBLE, MPI_MAX, comm);
-  if (rank == 0) {
-    const hh_settings *s = hh_settings_get();
-    int64_t fw = 0, rv = 0, hy = 0;
-    fprintf(out, "halo_hypre_view: %d package(s) of matrices on %d rank(s); halo %s%s%s\n",
-            n_records, size, s->on ? "on" : "off", s->on ? "" : ": ",
-            s->on ? "" : (s->why_off[0] ? s->why_off : "HALO_HYPRE=0 or halo_hypre_set_enabled(0)"));
-    if (!aligned)
-      fprintf(out, "halo_hypre_view: (ranks saw different packages: rank 0's own figures)\n");
-    fprintf(out,
-            "halo_hypre_view: %5s %5s %4s %10s %10s %12s %6s  %-44s %10s %8s %8s %8s %10s %8s  %s\n",
-            "setup", "level", "mat", "rows", "cols", "nonzeros", "ranks", "phases", "inter-B",
-            "forward", "reverse", "hypre", "xchg-ms", "plan-ms", "plan");
-    for (int i = 0; i < n_records; i++) {
-      const hh_record *r = &records[i];
-      if (!r->planned && !r->n_hypre) continue;
-      char ph[160] = "-", lvl[16] = "-", set[16] = "-";
-      int64_t inter = 0;
-      if (r->planned) {
-        phases(&r->stats, ph, sizeof ph);
-        for (int p = 0; p < r->stats.n_phases && p < HALO_MAX_PHASES; p++)
-          inter += r->stats.phase[p].inter_node_bytes;
-      }
-      if (r->level >= 0) snprintf(lvl, sizeof lvl, "%d", r->level);
-      if (r->setup > 0) snprintf(set, sizeof set, "%d", r->setup);
-      char plan[384];
-      if (r->planned)
-        snprintf(plan, sizeof plan, "%s", r->describe);
-      else
-        snprintf(plan, sizeof plan, "left to hypre: %s", r->left_why[0] ? r->left_why : "not used by halo");
-      char mod[48] = "";
-      if (r->modeled > 0) snprintf(mod, sizeof mod, " modeled %.2f us", r->modeled * 1e6);
-      fprintf(out,
-              "halo_hypre_view: %5s %5s %4c %10lld %10lld %12lld %6lld  %-44s %10lld %8lld %8lld "
-              "%8lld %10.3f %8.3f  %s%s\n",
-              set, lvl, r->kind, (long long)r->global_rows, (long long)r->global_cols,
-              (long long)(aligned ? sums[2 * i] : r->local_nnz),
-              (long long)(aligned ? sums[2 * i + 1] : r->local_rows > 0), ph, (long long)inter,
-              (long long)r->n_forward, (long long)r->n_reverse, (long long)r->n_hypre,
-              1e3 * (aligned ? secs[i] : r->seconds),
-              1e3 * (aligned ? secs[k + i] : r->plan_seconds), plan, mod);
-      fw += r->n_forward;
-      rv += r->n_reverse;
-      hy += r->n_hypre;
+  if (k) {
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2 * k, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, secs, 2 * k, MPI_DOUBLE, MPI_MAX, comm);
+  }
+  for (int i = 0; i < n_records; i++) {
+    const hh_record *r = &records[i];
+    halo_hypre_record *o = &out[i];
+    o->setup = r->setup;
+    o->level = r->level;
+    o->matrix = r->kind;
+    o->rows = r->global_rows;
+    o->cols = r->global_cols;
+    o->nonzeros = sums[2 * i];
+    o->ranks_with_rows = sums[2 * i + 1];
+    o->planned = r->planned;
+    if (r->planned) {
+      o->stats = r->stats;
+      o->modeled = r->modeled;
+      snprintf(o->plan, sizeof o->plan, "%s", r->describe);
+    } else {
+      snprintf(o->plan, sizeof o->plan, "left to hypre: %s",
+               r->left_why[0] ? r->left_why : "not used by halo");
     }
-    fprintf(out,
-            "halo_hypre_view: exchanges through halo: %lld forward, %lld reverse; of matrices' "
-            "packages left to hypre: %lld; of other packages: %lld of values (%lld in AMG "
-            "set-ups), %lld of integers (rank 0)\n",
-            (long long)fw, (long long)rv, (long long)hy, (long long)other_values,
-            (long long)other_values_setup, (long long)other_setup);
-    fflush(out);
+    o->forward = r->n_forward;
+    o->reverse = r->n_reverse;
+    o->left_to_hypre = r->n_hypre;
+    o->seconds = secs[i];
+    o->plan_seconds = secs[n_records + i];
   }
   free(sums);
   free(secs);
+  *out_p = out;
+  *n_p = n_records;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_hypre_records(MPI_Comm comm, halo_hypre_record **records_p, int *n_p)
+{
+  if (!records_p || !n_p) return HALO_ERR_INVALID_ARG;
+  *records_p = NULL;
+  *n_p = 0;
+  int aligned = 0;
+  halo_status st = gather(comm, records_p, n_p, &aligned);
+  if (st == HALO_SUCCESS && !aligned) {
+    halo_hypre_records_free(records_p);
+    *n_p = 0;
+    st = HALO_ERR_INCONSISTENT;
+  }
+  return st;
+}
+
+void halo_hypre_records_free(halo_hypre_record **records_p)
+{
+  if (!records_p) return;
+  free(*records_p);
+  *records_p = NULL;
+}
+
+halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
+{
+  int rank = 0, size = 1, n = 0, aligned = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  halo_hypre_record *recs = NULL;
+  halo_status st = gather(comm, &recs, &n, &aligned);
+  if (st != HALO_SUCCESS || rank != 0) {
+    free(recs);
+    return st;
+  }
+  const hh_settings *s = hh_settings_get();
+  int64_t fw = 0, rv = 0, hy = 0;
+  fprintf(out, "halo_hypre_view: %d package(s) of matrices on %d rank(s); halo %s%s%s\n", n, size,
+          s->on ? "on" : "off", s->on ? "" : ": ",
+          s->on ? "" : (s->why_off[0] ? s->why_off : "HALO_HYPRE=0 or halo_hypre_set_enabled(0)"));
+  if (!aligned)
+    fprintf(out, "halo_hypre_view: (ranks saw different packages: rank 0's own figures)\n");
+  fprintf(out,
+          "halo_hypre_view: %5s %5s %4s %10s %10s %12s %6s  %-44s %10s %8s %8s %8s %10s %8s  %s\n",
+          "setup", "level", "mat", "rows", "cols", "nonzeros", "ranks", "phases", "inter-B",
+          "forward", "reverse", "hypre", "xchg-ms", "plan-ms", "plan");
+  for (int i = 0; i < n; i++) {
+    const halo_hypre_record *r = &recs[i];
+    if (!r->planned && !r->left_to_hypre) continue;
+    char ph[160] = "-", lvl[16] = "-", set[16] = "-", mod[48] = "";
+    int64_t inter = 0;
+    if (r->planned) {
+      phases(&r->stats, ph, sizeof ph);
+      for (int p = 0; p < r->stats.n_phases && p < HALO_MAX_PHASES; p++)
+        inter += r->stats.phase[p].inter_node_bytes;
+      if (r->modeled > 0) snprintf(mod, sizeof mod, " modeled %.2f us", r->modeled * 1e6);
+    }
+    if (r->level >= 0) snprintf(lvl, sizeof lvl, "%d", r->level);
+    if (r->setup > 0) snprintf(set, sizeof set, "%d", r->setup);
+    fprintf(out,
+            "halo_hypre_view: %5s %5s %4c %10lld %10lld %12lld %6lld  %-44s %10lld %8lld %8lld "
+            "%8lld %10.3f %8.3f  %s%s\n",
+            set, lvl, r->matrix, (long long)r->rows, (long long)r->cols, (long long)r->nonzeros,
+            (long long)r->ranks_with_rows, ph, (long long)inter, (long long)r->forward,
+            (long long)r->reverse, (long long)r->left_to_hypre, 1e3 * r->seconds,
+            1e3 * r->plan_seconds, r->plan, mod);
+    fw += r->forward;
+    rv += r->reverse;
+    hy += r->left_to_hypre;
+  }
+  fprintf(out,
+          "halo_hypre_view: exchanges through halo: %lld forward, %lld reverse; of matrices' "
+          "packages left to hypre: %lld; of other packages: %lld of values (%lld in AMG "
+          "set-ups), %lld of integers (rank 0)\n",
+          (long long)fw, (long long)rv, (long long)hy, (long long)other_values,
+          (long long)other_values_setup, (long long)other_setup);
+  fflush(out);
+  free(recs);
   return HALO_SUCCESS;
 }
 
