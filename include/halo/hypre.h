@@ -74,6 +74,23 @@ halo_status halo_hypre_plan_create(hypre_ParCSRMatrix *A, const halo_plan_option
                                    halo_plan *plan_p);
 
 /**
+ * y = alpha A x + beta y (hypre_ParCSRMatrixMatvec's signature and result,
+ * bit for bit) with the exchange through halo's plan of A's communication
+ * package (made at the first product, collectively; the one the
+ * interposition uses), without allocating per product. Device memory,
+ * multivectors, and halo off go to hypre's own product. Collective.
+ * @return 0, or hypre's error flag (a NULL argument, sizes that do not fit,
+ *         a failed exchange: then also a message on the standard error)
+ */
+HYPRE_Int halo_hypre_matvec(HYPRE_Complex alpha, hypre_ParCSRMatrix *A, hypre_ParVector *x,
+                            HYPRE_Complex beta, hypre_ParVector *y);
+
+/** y = alpha A^T x + beta y (hypre_ParCSRMatrixMatvecT's), the reverse
+ *  exchange through the same plan; as halo_hypre_matvec(). */
+HYPRE_Int halo_hypre_matvec_t(HYPRE_Complex alpha, hypre_ParCSRMatrix *A, hypre_ParVector *x,
+                              HYPRE_Complex beta, hypre_ParVector *y);
+
+/**
  * Turn the interposition's routing through halo on (1) or off (0) for the
  * exchanges that start from now on; off, hypre's own functions run (and are
  * still counted and timed for the report). Every rank must make the same

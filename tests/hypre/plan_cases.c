@@ -5,6 +5,9 @@
  *    with every strategy and virtual nodes of 2;
  *  - halo_hypre_plan_create: halo_spmv equals hypre_ParCSRMatrixMatvec and
  *    halo_spmv_transpose hypre_ParCSRMatrixMatvecT to rounding.
+ *  - halo_hypre_matvec(_t), every strategy: hypre's products bit for bit,
+ *    each exchange through halo's plan of the package (counted); bad
+ *    arguments refused.
  * Run with 1-4 ranks; prints "plan_cases: ok" on rank 0. */
 #include <math.h>
 #include <stdio.h>
@@ -140,6 +143,45 @@ int main(int argc, char **argv)
       errt = fmax(errt, fabs(xtd[j] - xthd[j]) / (fabs(xthd[j]) + 1e-300));
     halo_plan_destroy(&plan);
   }
+  /* halo_hypre_matvec(_t) with every strategy: hypre's products bit for bit
+   * (alpha, beta not 0 or 1; y holding values), each through halo */
+  for (int s = 0; s < 4; s++) {
+    for (HYPRE_BigInt i = 0; i < rhi - rlo; i++) yd[i] = yhd[i] = cos((double)(i + rlo));
+    for (HYPRE_BigInt j = 0; j < chi - clo; j++) xtd[j] = xthd[j] = 0.5 - sin((double)(3 * j));
+    halo_hypre_set_enabled(0);
+    hypre_ParCSRMatrixMatvec(0.7, A, (hypre_ParVector *)x, 0.3, (hypre_ParVector *)yh);
+    hypre_ParCSRMatrixMatvecT(-1.3, A, (hypre_ParVector *)yh, 0.6, (hypre_ParVector *)xth);
+    halo_plan_options mo = halo_plan_options_default();
+    halo_strategy_from_name(strategies[s], &mo.strategy);
+    mo.ranks_per_node = 2;
+    mo.message_cap = 16;
+    check(halo_hypre_set_options(&mo) == HALO_SUCCESS, "halo_hypre_set_options", rank);
+    halo_hypre_set_enabled(1);
+    halo_hypre_view_reset();
+    check(halo_hypre_matvec(0.7, A, (hypre_ParVector *)x, 0.3, (hypre_ParVector *)y) == 0,
+          "halo_hypre_matvec failed", rank);
+    check(halo_hypre_matvec_t(-1.3, A, (hypre_ParVector *)yh, 0.6, (hypre_ParVector *)xt) == 0,
+          "halo_hypre_matvec_t failed", rank);
+    halo_hypre_set_enabled(0);
+    check(!memcmp(yd, yhd, (size_t)(rhi - rlo) * sizeof *yd),
+          "halo_hypre_matvec differs from hypre_ParCSRMatrixMatvec", rank);
+    check(!memcmp(xtd, xthd, (size_t)(chi - clo) * sizeof *xtd),
+          "halo_hypre_matvec_t differs from hypre_ParCSRMatrixMatvecT", rank);
+    halo_hypre_record *recs = NULL;
+    int n_recs = 0, through = 0;
+    check(halo_hypre_records(MPI_COMM_WORLD, &recs, &n_recs) == HALO_SUCCESS, "records", rank);
+    for (int i = 0; i < n_recs; i++)
+      through += recs[i].forward == 1 && recs[i].reverse == 1 && recs[i].planned &&
+                 recs[i].stats.strategy == mo.strategy;
+    check(through == 1, "the products' exchanges did not go through halo's plan", rank);
+    halo_hypre_records_free(&recs);
+  }
+  check(halo_hypre_matvec(1.0, NULL, (hypre_ParVector *)x, 0.0, (hypre_ParVector *)y) != 0,
+        "halo_hypre_matvec accepted a NULL matrix", rank);
+  check(halo_hypre_matvec(1.0, A, (hypre_ParVector *)y, 0.0, (hypre_ParVector *)y) != 0,
+        "halo_hypre_matvec accepted an x that does not fit", rank);
+  HYPRE_ClearAllErrors();
+
   check(err <= 1e-14, "halo_spmv differs from hypre's product", rank);
   check(errt <= 1e-14, "halo_spmv_transpose differs from hypre's transpose product", rank);
   double e[2] = {err, errt}, E[2];

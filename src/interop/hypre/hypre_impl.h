@@ -106,6 +106,21 @@ typedef struct {
 /** A communication package hypre made for a matrix (hypre_MatvecCommPkgCreate). */
 typedef struct hh_pkg_s hh_pkg;
 
+/** What halo_hypre_matvec(_t) keep with a package: the packed send buffer,
+ *  the receive buffer, and a hypre vector over the latter. */
+typedef struct {
+  double *send, *recv;
+  hypre_Vector *ghosts;
+} hh_matvec_buffers;
+
+/** For halo_hypre_matvec(_t): A's package (registered if it was not), its
+ *  plan (made at first use: collective) and buffers in *plan_p and *mv_p, or
+ *  NULL there when the product is left to hypre (halo off, no plan, an
+ *  exchange in flight, lists changed): the same answer on every rank. */
+hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_buffers **mv_p);
+/** Count a product's exchange in the package's record (NULL-safe). */
+void hh_pkg_count(hh_pkg *entry, int reverse, int through_halo, double seconds);
+
 /** Register the package of matrix A (after hypre made it: in
  *  hypre_MatvecCommPkgCreate, or for P and R^T in
  *  hypre_GetCommPkgRTFromCommPkgA and hypre_GenerateSendMapAndCommPkg). */

@@ -192,6 +192,7 @@ struct hh_pkg_s {
   hypre_ParCSRCommHandle handle; /* the handle halo's exchanges return */
   hypre_ParCSRCommHandle *hypre_handles[4]; /* hypre's exchanges in flight on it */
   int rec;                  /* its record (view.c), -1: none */
+  hh_matvec_buffers mv;     /* halo_hypre_matvec(_t)'s, made at its first call */
 };
 
 #define HH_BUCKETS 256
@@ -303,6 +304,9 @@ void hh_pkg_unregister(hypre_ParCSRCommPkg *pkg)
     *pp = e->next;
     complete(e);
     halo_plan_destroy(&e->plan);
+    if (e->mv.ghosts) hypre_SeqVectorDestroy(e->mv.ghosts);
+    free(e->mv.send);
+    free(e->mv.recv);
     free(e);
     return;
   }
@@ -528,4 +532,59 @@ void hh_pkg_hypre_started(hh_pkg *e, hypre_ParCSRCommHandle *h, double seconds)
 void hh_pkg_add_hypre_time(hh_pkg *e, double seconds)
 {
   if (e->rec >= 0) hh_record_at(e->rec)->seconds += seconds;
+}
+
+/* ---- halo_hypre_matvec(_t) ------------------------------------------------------- */
+
+hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_buffers **mv_p)
+{
+  *plan_p = NULL;
+  *mv_p = NULL;
+  hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
+  hh_pkg *e = pkg ? lookup(pkg) : NULL;
+  /* a package made by hypre's own function (libHYPRE ahead of us in the
+   * link order) is registered here */
+  if (pkg && !e) {
+    hh_pkg_register(A);
+    e = lookup(pkg);
+  }
+  if (!e) return NULL;
+  hh_settings *s = hh_settings_get();
+  hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
+  if (!s->on || e->state < 0 || e->busy || !same_fingerprint(e)) return e;
+  if (e->state == 0) { /* collective: every rank multiplies */
+    double tp = MPI_Wtime();
+    make_plan(e);
+    if (r) r->plan_seconds = MPI_Wtime() - tp;
+    if (e->state < 0) return e;
+  }
+  if (!e->mv.ghosts) {
+    e->mv.send = malloc((size_t)(e->n_send > 0 ? e->n_send : 1) * sizeof(double));
+    e->mv.recv = malloc((size_t)(e->n_recv > 0 ? e->n_recv : 1) * sizeof(double));
+    e->mv.ghosts = hypre_SeqVectorCreate(e->n_recv);
+  }
+  int ok = e->mv.send && e->mv.recv && e->mv.ghosts;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, hypre_ParCSRCommPkgComm(e->pkg));
+  if (!ok) return e; /* left to hypre, on every rank */
+  if (!hypre_VectorData(e->mv.ghosts)) {
+    hypre_VectorData(e->mv.ghosts) = e->mv.recv;
+    hypre_VectorMemoryLocation(e->mv.ghosts) = HYPRE_MEMORY_HOST;
+    hypre_SeqVectorSetDataOwner(e->mv.ghosts, 0);
+  }
+  *plan_p = e->plan;
+  *mv_p = &e->mv;
+  return e;
+}
+
+void hh_pkg_count(hh_pkg *e, int reverse, int through_halo, double seconds)
+{
+  if (!e || e->rec < 0) return;
+  hh_record *r = hh_record_at(e->rec);
+  if (!through_halo)
+    r->n_hypre++;
+  else if (reverse)
+    r->n_reverse++;
+  else
+    r->n_forward++;
+  r->seconds += seconds;
 }
