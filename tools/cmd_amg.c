@@ -229,8 +229,10 @@ static halo_status level_times(MPI_Comm comm, amg_result *r) {
     const halo_hypre_record *c = &recs[i];
     int64_t count = c->forward + c->reverse + c->left_to_hypre;
     r->through_halo += c->forward + c->reverse;
-    r->plan_seconds += c->plan_seconds;
     if (!count) continue;
+    /* the plan's own creation (most of any rank), not the wait at its
+     * collective start for ranks still busy before their first exchange */
+    if (c->planned) r->plan_seconds += c->stats.setup_seconds;
     int k = 0;
     while (k < r->n_levels && !(r->lt[k].level == c->level && r->lt[k].matrix == c->matrix)) k++;
     if (k == r->n_levels) {
@@ -320,8 +322,8 @@ static void print_results(const amg_problem *pb, const amg_opts *o, amg_result *
            (long long)last->through_halo, k == 0 ? "(reference)" : same ? "yes" : "NO");
   }
   printf("(medians of %d; setup-s, solve-s the most of any rank; solve/hy the median of each "
-         "round's ratio to hypre's; plan-ms halo's plans of the hierarchy, made at their first "
-         "exchange, summed over packages; iter-ms solve-s per iteration)\n",
+         "round's ratio to hypre's; plan-ms the creation of halo's plans of the solve's packages "
+         "(at their first exchange), summed; iter-ms solve-s per iteration)\n",
          o->repeat);
   /* per level: the last round of each exchange */
   const amg_result *h = &res[(o->repeat - 1) * n_kinds];
