@@ -7,7 +7,7 @@
 #include "halo/hypre.h"
 #include "report.h"
 
-#define AMG_MAX_SIM 8
+#define AMG_MAX_SIM    8
 #define AMG_MAX_LEVELS 96 /* (level, matrix) pairs of a solve */
 #define AMG_MAX_REPEAT 1000
 
@@ -16,7 +16,7 @@ typedef struct {
   halo_plan_options opts; /* halo's plans (strategy set per run) */
   halo_strategy strategies[HALO_N_STRATEGIES + 1];
   int n_strategies;
-  int gmres;        /* --solver gmres */
+  int gmres; /* --solver gmres */
   double tol;
   int maxit;
   int coarsen, interp, relax, pmax; /* relax: 0 l1-gs, 1 hgs, 2 l1-jacobi */

@@ -56,10 +56,10 @@ halo_status amg_problem_create(MPI_Comm comm, const amg_opts *o, amg_problem *pb
   if (st != HALO_SUCCESS) return st;
   if (M.n_rows != M.n_cols || M.n_rows > INT_MAX - 1) {
     amg_error(pb->rank,
-                 M.n_rows != M.n_cols ? "a %lld x %lld matrix: AMG needs a square one"
-                                      : "%lld rows (x %lld): more than this hypre's "
-                                        "HYPRE_BigInt holds",
-                 (long long)M.n_rows, (long long)M.n_cols);
+              M.n_rows != M.n_cols ? "a %lld x %lld matrix: AMG needs a square one"
+                                   : "%lld rows (x %lld): more than this hypre's "
+                                     "HYPRE_BigInt holds",
+              (long long)M.n_rows, (long long)M.n_cols);
     input_free(&M);
     return HALO_ERR_INVALID_ARG;
   }
@@ -80,9 +80,8 @@ halo_status amg_problem_create(MPI_Comm comm, const amg_opts *o, amg_problem *pb
   double *xs = malloc((size_t)(n ? n : 1) * sizeof *xs);
   pb->x = malloc((size_t)(n ? n : 1) * sizeof *pb->x);
   pb->x_ref = malloc((size_t)(n ? n : 1) * sizeof *pb->x_ref);
-  st = ncols && rows && cols && xs && pb->x && pb->x_ref && nnz <= INT_MAX
-           ? HALO_SUCCESS
-           : HALO_ERR_OUT_OF_MEMORY;
+  st = ncols && rows && cols && xs && pb->x && pb->x_ref && nnz <= INT_MAX ? HALO_SUCCESS
+                                                                           : HALO_ERR_OUT_OF_MEMORY;
   st = halo_status_agree(comm, st);
   if (st == HALO_SUCCESS) {
     for (int64_t i = 0; i < n; i++) {
@@ -206,7 +205,7 @@ static halo_status gather_matrix(MPI_Comm comm, int rank, int size, hypre_ParCSR
   if (!ok) {
     halo_csr_free(G);
     amg_error(rank, "a level of the hierarchy could not be gathered for --simulate "
-                              "(out of memory, or more than 2^31 entries)");
+                    "(out of memory, or more than 2^31 entries)");
     return HALO_ERR_OUT_OF_MEMORY;
   }
   return HALO_SUCCESS;

@@ -16,15 +16,15 @@
 #include "amg.h"
 #include "halo/sim.h"
 
-static const halo_strategy fixed[HALO_N_STRATEGIES] = {
-    HALO_STRATEGY_STANDARD, HALO_STRATEGY_2STEP, HALO_STRATEGY_3STEP, HALO_STRATEGY_SPLIT};
+static const halo_strategy fixed[HALO_N_STRATEGIES] = {HALO_STRATEGY_STANDARD, HALO_STRATEGY_2STEP,
+                                                       HALO_STRATEGY_3STEP, HALO_STRATEGY_SPLIT};
 
 /* What one (level, matrix) costs on P ranks. */
 typedef struct {
   double t[HALO_N_STRATEGIES]; /* modeled seconds per exchange, each strategy */
   double t_auto;               /* ... of auto's choice */
   halo_plan_options chosen;
-  halo_stats standard;         /* the standard plan's statistics */
+  halo_stats standard; /* the standard plan's statistics */
   int64_t ranks_with_rows;
 } level_model;
 
@@ -73,8 +73,7 @@ static void print_row(int level, char matrix, const halo_csr *M, double xchg,
     n += snprintf(choice + n, sizeof choice - (size_t)n, "/%s",
                   halo_transport_name(lm->chosen.transport));
   if (lm->chosen.strategy == HALO_STRATEGY_SPLIT)
-    snprintf(choice + n, sizeof choice - (size_t)n, " cap %lld",
-             (long long)lm->chosen.message_cap);
+    snprintf(choice + n, sizeof choice - (size_t)n, " cap %lld", (long long)lm->chosen.message_cap);
   int best = 0;
   for (int s = 1; s < HALO_N_STRATEGIES; s++)
     if (lm->t[s] < lm->t[best]) best = s;
@@ -97,8 +96,7 @@ static halo_status simulate_root(const amg_opts *o, const amg_problem *pb, const
   for (int l = 0; l < L && st == HALO_SUCCESS; l++)
     if (!(rows[l] = malloc((size_t)(P + 1) * sizeof *rows[l]))) st = HALO_ERR_OUT_OF_MEMORY;
   if (st == HALO_SUCCESS && L > 0)
-    st = halo_partition_compute(o->in.partition, H->A[0].n_rows, H->A[0].row_ptr, P, NULL,
-                                rows[0]);
+    st = halo_partition_compute(o->in.partition, H->A[0].n_rows, H->A[0].row_ptr, P, NULL, rows[0]);
   /* level l+1's rows of rank p: the C-points among level l's rows of rank p */
   for (int l = 0; l + 1 < L && st == HALO_SUCCESS; l++) {
     int64_t c = 0, i = 0;
@@ -109,10 +107,10 @@ static halo_status simulate_root(const amg_opts *o, const amg_problem *pb, const
     }
     if (c != H->A[l + 1].n_rows) {
       amg_error(0,
-                   "level %d has %lld C-points but level %d %lld rows: the coarse grids are not "
-                   "the C-points of the level above (aggressive coarsening?); --simulate cannot "
-                   "place them",
-                   l, (long long)c, l + 1, (long long)H->A[l + 1].n_rows);
+                "level %d has %lld C-points but level %d %lld rows: the coarse grids are not "
+                "the C-points of the level above (aggressive coarsening?); --simulate cannot "
+                "place them",
+                l, (long long)c, l + 1, (long long)H->A[l + 1].n_rows);
       st = HALO_ERR_UNSUPPORTED;
     }
   }
@@ -131,8 +129,8 @@ static halo_status simulate_root(const amg_opts *o, const amg_problem *pb, const
            "the run's solve; msgs, inter-B: the standard plan's; times: modeled us per "
            "exchange\n");
     printf("%5s %3s %10s %12s %6s %7s %9s %12s %9s %9s %9s %9s %9s  %-8s %s\n", "level", "mat",
-           "rows", "nonzeros", "ranks", "xchg/it", "msgs", "inter-B", "standard", "2step",
-           "3step", "split", "auto", "best", "auto's choice");
+           "rows", "nonzeros", "ranks", "xchg/it", "msgs", "inter-B", "standard", "2step", "3step",
+           "split", "auto", "best", "auto's choice");
   }
   double total[HALO_N_STRATEGIES] = {0}, total_auto = 0;
   for (int l = 0; l < L && st == HALO_SUCCESS; l++)

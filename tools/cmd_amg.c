@@ -12,68 +12,67 @@
 #include "progress.h"
 
 static void usage(void) {
-  printf(
-      "usage: mpirun -n P halo amg (--matrix FILE | --gen SPEC) [options]\n"
-      "\n"
-      "Solves A x = b (b = A x*, x* the driver's input vector) with hypre's\n"
-      "BoomerAMG-preconditioned CG or GMRES, once with hypre's own halo exchange and\n"
-      "once with halo's for each strategy asked for, --repeat times in turn (each\n"
-      "time a new AMG set-up), and prints: iterations, final residual, whether the\n"
-      "solution is bit for bit hypre's, the median set-up and solve times (the most\n"
-      "of any rank), halo's plan set-up against one iteration, and per level of\n"
-      "the hierarchy its matrices' exchanges in a solve (count, time, halo's plan).\n"
-      "\n"
-      "input (one of):\n"
-      "  --matrix FILE          Matrix Market or .hcsr file (square; see halo spmv --help)\n"
-      "  --gen SPEC             generated matrix (lap2d:N, lap3d:N, lap3d27:N,\n"
-      "                         irregular:N,SEED; see halo spmv --help)\n"
-      "options:\n"
-      "  --partition rows|nnz|metis\n"
-      "                         the rows of each rank (see halo spmv --help) [rows]\n"
-      "  --sum-duplicates       sum repeated entries of the file (default: reject it)\n"
-      "  --strategy LIST        halo's strategies to run beside hypre's exchange:\n"
-      "                         standard, 2step, 3step, split, auto (each level's\n"
-      "                         plans the ones of lowest modeled time), all, or a list\n"
-      "                         [standard,auto]\n"
-      "  --ranks-per-node K     virtual nodes of K consecutive ranks, for halo's plans\n"
-      "                         and --simulate [0: the nodes of MPI, or\n"
-      "                         HALO_RANKS_PER_NODE]\n"
-      "  --message-cap B        largest inter-node message of split, in bytes [16384]\n"
-      "  --no-dedup             no duplicate removal (see halo spmv --help)\n"
-      "  --params NAME|FILE     machine parameters of the model (auto, the modeled\n"
-      "                         times, --simulate) [HALO_PARAMS, or lassen]\n"
-      "  --solver pcg|gmres     the Krylov solver BoomerAMG preconditions [pcg]\n"
-      "  --tol X                relative residual to reach [1e-8]\n"
-      "  --maxit N              most iterations [200]\n"
-      "  --coarsen hmis|pmis|falgout\n"
-      "                         BoomerAMG's coarsening [hmis]\n"
-      "  --interp ext+i|ext|classical\n"
-      "                         BoomerAMG's interpolation [ext+i]\n"
-      "  --relax l1-gs|hgs|l1-jacobi\n"
-      "                         smoother: l1 Gauss-Seidel forward down, backward up\n"
-      "                         (hypre's default, 13/14), hybrid Gauss-Seidel (3/4), or\n"
-      "                         l1 Jacobi (18); Gaussian elimination on the coarsest\n"
-      "                         level [l1-gs]\n"
-      "  --pmax N               most interpolation weights per row [4]\n"
-      "  --theta X              strength threshold [0.25]\n"
-      "  --repeat N             set-ups and solves of each exchange, in turn [5]\n"
-      "  --simulate LIST        also build the hierarchy's plans on each of these\n"
-      "                         numbers of ranks (e.g. 256,4096) in this process, each\n"
-      "                         level's coarse rows on the rank of their fine rows,\n"
-      "                         and model every strategy per level and per iteration;\n"
-      "                         needs --ranks-per-node [none]\n"
-      "  --gpus-per-node G      --simulate: model device plans on G GPUs per node (0: a\n"
-      "                         host plan) [0]\n"
-      "  --view                 also print libhalo_hypre's report (halo_hypre_view) of\n"
-      "                         the last solve of each strategy\n"
-      "  --quiet                print nothing but errors\n"
-      "  -h, --help             this text\n"
-      "\n"
-      "environment: HALO_PROGRESS (see halo spmv --help); libhalo_hypre's variables\n"
-      "(HALO_STRATEGY, ...) are replaced by the options above.\n"
-      "\n"
-      "exit status: 0 ok, 1 error, 2 bad command line, 3 a solution of halo's\n"
-      "exchange differs from hypre's, or the interposition did not take\n");
+  printf("usage: mpirun -n P halo amg (--matrix FILE | --gen SPEC) [options]\n"
+         "\n"
+         "Solves A x = b (b = A x*, x* the driver's input vector) with hypre's\n"
+         "BoomerAMG-preconditioned CG or GMRES, once with hypre's own halo exchange and\n"
+         "once with halo's for each strategy asked for, --repeat times in turn (each\n"
+         "time a new AMG set-up), and prints: iterations, final residual, whether the\n"
+         "solution is bit for bit hypre's, the median set-up and solve times (the most\n"
+         "of any rank), halo's plan set-up against one iteration, and per level of\n"
+         "the hierarchy its matrices' exchanges in a solve (count, time, halo's plan).\n"
+         "\n"
+         "input (one of):\n"
+         "  --matrix FILE          Matrix Market or .hcsr file (square; see halo spmv --help)\n"
+         "  --gen SPEC             generated matrix (lap2d:N, lap3d:N, lap3d27:N,\n"
+         "                         irregular:N,SEED; see halo spmv --help)\n"
+         "options:\n"
+         "  --partition rows|nnz|metis\n"
+         "                         the rows of each rank (see halo spmv --help) [rows]\n"
+         "  --sum-duplicates       sum repeated entries of the file (default: reject it)\n"
+         "  --strategy LIST        halo's strategies to run beside hypre's exchange:\n"
+         "                         standard, 2step, 3step, split, auto (each level's\n"
+         "                         plans the ones of lowest modeled time), all, or a list\n"
+         "                         [standard,auto]\n"
+         "  --ranks-per-node K     virtual nodes of K consecutive ranks, for halo's plans\n"
+         "                         and --simulate [0: the nodes of MPI, or\n"
+         "                         HALO_RANKS_PER_NODE]\n"
+         "  --message-cap B        largest inter-node message of split, in bytes [16384]\n"
+         "  --no-dedup             no duplicate removal (see halo spmv --help)\n"
+         "  --params NAME|FILE     machine parameters of the model (auto, the modeled\n"
+         "                         times, --simulate) [HALO_PARAMS, or lassen]\n"
+         "  --solver pcg|gmres     the Krylov solver BoomerAMG preconditions [pcg]\n"
+         "  --tol X                relative residual to reach [1e-8]\n"
+         "  --maxit N              most iterations [200]\n"
+         "  --coarsen hmis|pmis|falgout\n"
+         "                         BoomerAMG's coarsening [hmis]\n"
+         "  --interp ext+i|ext|classical\n"
+         "                         BoomerAMG's interpolation [ext+i]\n"
+         "  --relax l1-gs|hgs|l1-jacobi\n"
+         "                         smoother: l1 Gauss-Seidel forward down, backward up\n"
+         "                         (hypre's default, 13/14), hybrid Gauss-Seidel (3/4), or\n"
+         "                         l1 Jacobi (18); Gaussian elimination on the coarsest\n"
+         "                         level [l1-gs]\n"
+         "  --pmax N               most interpolation weights per row [4]\n"
+         "  --theta X              strength threshold [0.25]\n"
+         "  --repeat N             set-ups and solves of each exchange, in turn [5]\n"
+         "  --simulate LIST        also build the hierarchy's plans on each of these\n"
+         "                         numbers of ranks (e.g. 256,4096) in this process, each\n"
+         "                         level's coarse rows on the rank of their fine rows,\n"
+         "                         and model every strategy per level and per iteration;\n"
+         "                         needs --ranks-per-node [none]\n"
+         "  --gpus-per-node G      --simulate: model device plans on G GPUs per node (0: a\n"
+         "                         host plan) [0]\n"
+         "  --view                 also print libhalo_hypre's report (halo_hypre_view) of\n"
+         "                         the last solve of each strategy\n"
+         "  --quiet                print nothing but errors\n"
+         "  -h, --help             this text\n"
+         "\n"
+         "environment: HALO_PROGRESS (see halo spmv --help); libhalo_hypre's variables\n"
+         "(HALO_STRATEGY, ...) are replaced by the options above.\n"
+         "\n"
+         "exit status: 0 ok, 1 error, 2 bad command line, 3 a solution of halo's\n"
+         "exchange differs from hypre's, or the interposition did not take\n");
 }
 
 /* A name of a list (NAMES: "a|b|c") to its value in VALUES; 0 if unknown. */
@@ -282,8 +281,10 @@ static halo_status run_once(amg_problem *pb, const amg_opts *o, int k, int keep_
   if (st == HALO_SUCCESS) st = level_times(pb->comm, r);
   if (st != HALO_SUCCESS) return st;
   int same = 1;
-  if (ref) same = !memcmp(ref, pb->x, (size_t)pb->n_local * sizeof *ref);
-  else if (pb->n_local) memcpy(pb->x_ref, pb->x, (size_t)pb->n_local * sizeof *ref);
+  if (ref)
+    same = !memcmp(ref, pb->x, (size_t)pb->n_local * sizeof *ref);
+  else if (pb->n_local)
+    memcpy(pb->x_ref, pb->x, (size_t)pb->n_local * sizeof *ref);
   MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, pb->comm);
   r->identical = same;
   return HALO_SUCCESS;
@@ -295,13 +296,15 @@ static const char *kind_name(const amg_opts *o, int k) {
 
 static void print_results(const amg_problem *pb, const amg_opts *o, amg_result *res, int n_kinds) {
   /* res[rep * n_kinds + k] */
-  printf("halo amg: %s, %lld rows, %lld nonzeros, %d ranks; BoomerAMG-%s (%s), tol %g\n",
-         pb->name, (long long)pb->n_rows, (long long)pb->nnz, pb->size,
-         o->gmres ? "GMRES" : "PCG", pb->amg_desc, o->tol);
-  printf("%-10s %6s %12s %10s %10s %10s %10s %10s %9s  %s\n", "exchange", "iters", "residual",
-         "setup-s", "solve-s", "solve/hy", "plan-ms", "iter-ms", "halo-xchg", "x bit for bit");
+  printf("halo amg: %s, %lld rows, %lld nonzeros, %d ranks; BoomerAMG-%s (%s), tol %g\n", pb->name,
+         (long long)pb->n_rows, (long long)pb->nnz, pb->size, o->gmres ? "GMRES" : "PCG",
+         pb->amg_desc, o->tol);
+  printf("%-10s %6s %12s %9s %9s %9s %9s %9s %9s %9s  %s\n", "exchange", "iters", "residual",
+         "setup-s", "solve-s", "setup/hy", "solve/hy", "plan-ms", "iter-ms", "halo-xchg",
+         "x bit for bit");
   for (int k = 0; k < n_kinds; k++) {
-    double su[AMG_MAX_REPEAT], so[AMG_MAX_REPEAT], pl[AMG_MAX_REPEAT], ratio[AMG_MAX_REPEAT];
+    double su[AMG_MAX_REPEAT], so[AMG_MAX_REPEAT], pl[AMG_MAX_REPEAT], ratio[AMG_MAX_REPEAT],
+        sratio[AMG_MAX_REPEAT];
     int same = 1;
     for (int rep = 0; rep < o->repeat; rep++) {
       const amg_result *r = &res[rep * n_kinds + k];
@@ -309,32 +312,36 @@ static void print_results(const amg_problem *pb, const amg_opts *o, amg_result *
       so[rep] = r->solve_seconds;
       pl[rep] = r->plan_seconds;
       ratio[rep] = r->solve_seconds / res[rep * n_kinds].solve_seconds;
+      sratio[rep] = r->setup_seconds / res[rep * n_kinds].setup_seconds;
       same &= r->identical;
     }
     const amg_result *last = &res[(o->repeat - 1) * n_kinds + k];
     double solve = driver_median(so, o->repeat);
     char plan[32] = "-";
     if (k > 0) snprintf(plan, sizeof plan, "%.3f", 1e3 * driver_median(pl, o->repeat));
-    printf("%-10s %6d %12.4e %10.4f %10.4f %10.3f %10s %10.3f %9lld  %s\n", kind_name(o, k),
+    printf("%-10s %6d %12.4e %9.4f %9.4f %9.3f %9.3f %9s %9.3f %9lld  %s\n", kind_name(o, k),
            last->iterations, last->residual, driver_median(su, o->repeat), solve,
-           driver_median(ratio, o->repeat), plan,
-           1e3 * solve / (last->iterations ? last->iterations : 1),
-           (long long)last->through_halo, k == 0 ? "(reference)" : same ? "yes" : "NO");
+           driver_median(sratio, o->repeat), driver_median(ratio, o->repeat), plan,
+           1e3 * solve / (last->iterations ? last->iterations : 1), (long long)last->through_halo,
+           k == 0 ? "(reference)"
+           : same ? "yes"
+                  : "NO");
   }
-  printf("(medians of %d; setup-s, solve-s the most of any rank; solve/hy the median of each "
-         "round's ratio to hypre's; plan-ms the creation of halo's plans of the solve's packages "
-         "(at their first exchange), summed; iter-ms solve-s per iteration)\n",
+  printf("(medians of %d; setup-s, solve-s the most of any rank; setup/hy, solve/hy the "
+         "medians of each round's ratios to hypre's; plan-ms the creation of halo's plans of the "
+         "solve's packages (at their first exchange), summed; iter-ms solve-s per iteration)\n",
          o->repeat);
-  /* per level: the last round of each exchange */
+  /* per level: the levels of the last round; times the medians over the rounds */
   const amg_result *h = &res[(o->repeat - 1) * n_kinds];
-  printf("\nexchanges of one solve by level (the last round; ms in them, the most of any rank; "
-         "messages of each of halo's plans):\n");
+  printf("\nexchanges of one solve by level (ms in them, the most of any rank, median over the "
+         "rounds; messages of each of halo's plans):\n");
   int with_auto = 0; /* the last strategy auto: its choice per level */
   for (int k = 1; k < n_kinds; k++)
     if (o->strategies[k - 1] == HALO_STRATEGY_AUTO) with_auto = k;
   printf("%5s %3s %10s %12s %6s %6s", "level", "mat", "rows", "nonzeros", "ranks", "xchg");
   for (int k = 0; k < n_kinds; k++) printf(" %10s", kind_name(o, k));
-  printf("  %-14s%s\n", n_kinds > 1 ? "messages" : "", with_auto ? "auto's choice (modeled us)" : "");
+  printf("  %-14s%s\n", n_kinds > 1 ? "messages" : "",
+         with_auto ? "auto's choice (modeled us)" : "");
   for (int i = 0; i < h->n_levels; i++) {
     const amg_level_time *t = &h->lt[i];
     char lvl[16] = "-";
@@ -343,14 +350,17 @@ static void print_results(const amg_problem *pb, const amg_opts *o, amg_result *
            (long long)t->nonzeros, (long long)t->ranks_with_rows, (long long)t->exchanges);
     const amg_level_time *a = NULL;
     for (int k = 0; k < n_kinds; k++) {
-      const amg_result *r = &res[(o->repeat - 1) * n_kinds + k];
-      double ms = -1;
-      for (int j = 0; j < r->n_levels; j++)
-        if (r->lt[j].level == t->level && r->lt[j].matrix == t->matrix) {
-          ms = 1e3 * r->lt[j].seconds;
-          if (k == with_auto && r->lt[j].planned) a = &r->lt[j];
-        }
-      printf(" %10.3f", ms);
+      double ms[AMG_MAX_REPEAT];
+      int n_ms = 0;
+      for (int rep = 0; rep < o->repeat; rep++) {
+        const amg_result *r = &res[rep * n_kinds + k];
+        for (int j = 0; j < r->n_levels; j++)
+          if (r->lt[j].level == t->level && r->lt[j].matrix == t->matrix) {
+            ms[n_ms++] = 1e3 * r->lt[j].seconds;
+            if (k == with_auto && r->lt[j].planned) a = &r->lt[j];
+          }
+      }
+      printf(" %10.3f", n_ms ? driver_median(ms, n_ms) : -1.0);
     }
     char msgs[64] = "";
     for (int k = 1, len = 0; k < n_kinds && len < (int)sizeof msgs; k++) {
@@ -394,8 +404,9 @@ int cmd_amg(int argc, char **argv, MPI_Comm comm) {
       amg_result *r = &res[rep * n_kinds + k];
       st = run_once(&pb, &o, k, rep == 0 && k == 0 && o.n_sim > 0, r, k ? pb.x_ref : NULL, &H);
       if (st == HALO_SUCCESS && o.view && rep == o.repeat - 1 && k > 0) {
-        if (rank == 0) printf("\nhalo amg: libhalo_hypre's report of the last solve with %s:\n",
-                              kind_name(&o, k));
+        if (rank == 0)
+          printf("\nhalo amg: libhalo_hypre's report of the last solve with %s:\n",
+                 kind_name(&o, k));
         st = halo_hypre_view(comm, stdout);
       }
     }

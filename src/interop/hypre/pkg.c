@@ -435,7 +435,8 @@ static void make_plan(hh_pkg *e)
   halo_plan_describe(e->plan, r->describe, sizeof r->describe);
   if (s->view) hh_view_arm();
   double seconds = 0; /* collective, as the plan's creation */
-  r->modeled = halo_plan_model(e->plan, s->opts.params, NULL, &seconds) == HALO_SUCCESS ? seconds : 0;
+  if (halo_plan_model(e->plan, s->opts.params, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
+  r->modeled = seconds;
 }
 
 hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, void *send_data,
