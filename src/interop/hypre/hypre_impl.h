@@ -109,6 +109,7 @@ typedef struct hh_pkg_s hh_pkg;
 /** What halo_hypre_matvec(_t) keep with a package: the packed send buffer,
  *  the receive buffer, and a hypre vector over the latter. */
 typedef struct {
+  int state; /* 0: not made yet, 1: made on every rank, -1: not on some rank */
   double *send, *recv;
   hypre_Vector *ghosts;
 } hh_matvec_buffers;

@@ -559,19 +559,20 @@ hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_bu
     if (r) r->plan_seconds = MPI_Wtime() - tp;
     if (e->state < 0) return e;
   }
-  if (!e->mv.ghosts) {
+  if (e->mv.state == 0) { /* the buffers, once per package, agreed on every rank */
     e->mv.send = malloc((size_t)(e->n_send > 0 ? e->n_send : 1) * sizeof(double));
     e->mv.recv = malloc((size_t)(e->n_recv > 0 ? e->n_recv : 1) * sizeof(double));
     e->mv.ghosts = hypre_SeqVectorCreate(e->n_recv);
+    int ok = e->mv.send && e->mv.recv && e->mv.ghosts;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, hypre_ParCSRCommPkgComm(e->pkg));
+    e->mv.state = ok ? 1 : -1;
+    if (ok) {
+      hypre_VectorData(e->mv.ghosts) = e->mv.recv;
+      hypre_VectorMemoryLocation(e->mv.ghosts) = HYPRE_MEMORY_HOST;
+      hypre_SeqVectorSetDataOwner(e->mv.ghosts, 0);
+    }
   }
-  int ok = e->mv.send && e->mv.recv && e->mv.ghosts;
-  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, hypre_ParCSRCommPkgComm(e->pkg));
-  if (!ok) return e; /* left to hypre, on every rank */
-  if (!hypre_VectorData(e->mv.ghosts)) {
-    hypre_VectorData(e->mv.ghosts) = e->mv.recv;
-    hypre_VectorMemoryLocation(e->mv.ghosts) = HYPRE_MEMORY_HOST;
-    hypre_SeqVectorSetDataOwner(e->mv.ghosts, 0);
-  }
+  if (e->mv.state < 0) return e; /* left to hypre, on every rank */
   *plan_p = e->plan;
   *mv_p = &e->mv;
   return e;
