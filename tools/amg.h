@@ -43,7 +43,7 @@ int amg_error_printed(void);
 typedef struct {
   int level;
   char matrix;
-  int64_t rows, cols, nonzeros, ranks_with_rows;
+  int64_t rows, nonzeros, ranks_with_rows;
   int64_t exchanges; /* forward and reverse, either road */
   double seconds;    /* in the exchange calls, the most of any rank */
   int planned;       /* halo's plan: */
@@ -71,7 +71,7 @@ typedef struct {
   char name[256];
   char amg_desc[128];
   int64_t n_rows, nnz;
-  int64_t n_local, first_row;
+  int64_t n_local;
   double *x, *x_ref; /* this rank's solution, and the reference (hypre's) */
   void *ij_A, *ij_b, *ij_x;
 } amg_problem;

@@ -72,7 +72,6 @@ halo_status amg_problem_create(MPI_Comm comm, const amg_opts *o, amg_problem *pb
   const halo_csr *L = &M.local;
   const int64_t n = L->row_end - L->row_begin, lo = L->row_begin;
   pb->n_local = n;
-  pb->first_row = lo;
   const int64_t nnz = L->row_ptr[n];
   HYPRE_Int *ncols = malloc((size_t)(n ? n : 1) * sizeof *ncols);
   HYPRE_BigInt *rows = malloc((size_t)(n ? n : 1) * sizeof *rows);
@@ -284,8 +283,32 @@ void amg_hierarchy_free(amg_hierarchy *H) {
 
 /* ---- one set-up and solve -------------------------------------------------- */
 
+/* The Krylov solvers halo amg offers: hypre's PCG and GMRES have the same
+ * calls under two names. */
+typedef struct {
+  HYPRE_Int (*create)(MPI_Comm, HYPRE_Solver *);
+  HYPRE_Int (*destroy)(HYPRE_Solver);
+  HYPRE_Int (*setup)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
+  HYPRE_Int (*solve)(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector);
+  HYPRE_Int (*set_tol)(HYPRE_Solver, HYPRE_Real);
+  HYPRE_Int (*set_maxit)(HYPRE_Solver, HYPRE_Int);
+  HYPRE_Int (*set_precond)(HYPRE_Solver, HYPRE_PtrToSolverFcn, HYPRE_PtrToSolverFcn, HYPRE_Solver);
+  HYPRE_Int (*iterations)(HYPRE_Solver, HYPRE_Int *);
+  HYPRE_Int (*residual)(HYPRE_Solver, HYPRE_Real *);
+} krylov_ops;
+
+static const krylov_ops pcg = {
+    HYPRE_ParCSRPCGCreate, HYPRE_ParCSRPCGDestroy,    HYPRE_ParCSRPCGSetup,
+    HYPRE_ParCSRPCGSolve,  HYPRE_PCGSetTol,           HYPRE_PCGSetMaxIter,
+    HYPRE_PCGSetPrecond,   HYPRE_PCGGetNumIterations, HYPRE_PCGGetFinalRelativeResidualNorm};
+static const krylov_ops gmres = {
+    HYPRE_ParCSRGMRESCreate, HYPRE_ParCSRGMRESDestroy,    HYPRE_ParCSRGMRESSetup,
+    HYPRE_ParCSRGMRESSolve,  HYPRE_GMRESSetTol,           HYPRE_GMRESSetMaxIter,
+    HYPRE_GMRESSetPrecond,   HYPRE_GMRESGetNumIterations, HYPRE_GMRESGetFinalRelativeResidualNorm};
+
 halo_status amg_solve(amg_problem *pb, const amg_opts *o, amg_result *r, amg_hierarchy *H) {
   static const int down[] = {13, 3, 18}, up[] = {14, 4, 18};
+  const krylov_ops *k = o->gmres ? &gmres : &pcg;
   HYPRE_ParCSRMatrix A;
   HYPRE_ParVector b, x;
   HYPRE_IJMatrixGetObject((HYPRE_IJMatrix)pb->ij_A, (void **)&A);
@@ -304,43 +327,27 @@ halo_status amg_solve(amg_problem *pb, const amg_opts *o, amg_result *r, amg_hie
   HYPRE_BoomerAMGSetPrintLevel(amg, 0);
   HYPRE_BoomerAMGSetTol(amg, 0.0);
   HYPRE_BoomerAMGSetMaxIter(amg, 1);
-  if (o->gmres) {
-    HYPRE_ParCSRGMRESCreate(pb->comm, &krylov);
-    HYPRE_GMRESSetTol(krylov, o->tol);
-    HYPRE_GMRESSetMaxIter(krylov, o->maxit);
-    HYPRE_GMRESSetKDim(krylov, 30);
-    HYPRE_GMRESSetPrecond(krylov, (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSolve,
-                          (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSetup, amg);
-  } else {
-    HYPRE_ParCSRPCGCreate(pb->comm, &krylov);
-    HYPRE_PCGSetTol(krylov, o->tol);
-    HYPRE_PCGSetMaxIter(krylov, o->maxit);
-    HYPRE_PCGSetTwoNorm(krylov, 1);
-    HYPRE_PCGSetPrecond(krylov, (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSolve,
-                        (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSetup, amg);
-  }
-  MPI_Barrier(pb->comm);
-  double t0 = MPI_Wtime();
+  k->create(pb->comm, &krylov);
+  k->set_tol(krylov, o->tol);
+  k->set_maxit(krylov, o->maxit);
   if (o->gmres)
-    HYPRE_ParCSRGMRESSetup(krylov, A, b, x);
+    HYPRE_GMRESSetKDim(krylov, 30);
   else
-    HYPRE_ParCSRPCGSetup(krylov, A, b, x);
-  double t[2];
+    HYPRE_PCGSetTwoNorm(krylov, 1);
+  k->set_precond(krylov, (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSolve,
+                 (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSetup, amg);
+  MPI_Barrier(pb->comm);
+  double t[2], t0 = MPI_Wtime();
+  k->setup(krylov, A, b, x);
   t[0] = MPI_Wtime() - t0;
   halo_hypre_view_reset(); /* the solve's exchanges from here */
   MPI_Barrier(pb->comm);
   t0 = MPI_Wtime();
-  HYPRE_Int its = 0;
-  if (o->gmres) {
-    HYPRE_ParCSRGMRESSolve(krylov, A, b, x);
-    HYPRE_GMRESGetNumIterations(krylov, &its);
-    HYPRE_GMRESGetFinalRelativeResidualNorm(krylov, &r->residual);
-  } else {
-    HYPRE_ParCSRPCGSolve(krylov, A, b, x);
-    HYPRE_PCGGetNumIterations(krylov, &its);
-    HYPRE_PCGGetFinalRelativeResidualNorm(krylov, &r->residual);
-  }
+  k->solve(krylov, A, b, x);
   t[1] = MPI_Wtime() - t0;
+  HYPRE_Int its = 0;
+  k->iterations(krylov, &its);
+  k->residual(krylov, &r->residual);
   HYPRE_ClearAllErrors(); /* not converging is reported, not an error here */
   MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, pb->comm);
   r->setup_seconds = t[0];
@@ -350,10 +357,7 @@ halo_status amg_solve(amg_problem *pb, const amg_opts *o, amg_result *r, amg_hie
   if (pb->n_local) memcpy(pb->x, hypre_VectorData(xl), (size_t)pb->n_local * sizeof *pb->x);
   halo_status st = HALO_SUCCESS;
   if (H) st = gather_hierarchy(pb->comm, (hypre_ParAMGData *)amg, H);
-  if (o->gmres)
-    HYPRE_ParCSRGMRESDestroy(krylov);
-  else
-    HYPRE_ParCSRPCGDestroy(krylov);
+  k->destroy(krylov);
   HYPRE_BoomerAMGDestroy(amg);
   return st;
 }

@@ -245,7 +245,6 @@ static halo_status level_times(MPI_Comm comm, amg_result *r) {
     t->exchanges += count;
     t->seconds += c->seconds;
     t->rows = c->rows;
-    t->cols = c->cols;
     t->nonzeros = c->nonzeros;
     t->ranks_with_rows = c->ranks_with_rows;
     if (c->planned) {
