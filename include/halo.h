@@ -333,6 +333,11 @@ typedef struct {
    *  (an experiment on overlap); -1 (default): HALO_SPMV_CARVEOUT, else the
    *  driver's choice. */
   int spmv_carveout;
+  /** halo's kernel: rows of more entries than this are split across warps
+   *  (the long-row kernel, a fixed order of sums: the same bits on every
+   *  run); 0 chooses from the block's rows (more than 32 steps of the row's
+   *  group of threads); -1 (default): HALO_SPMV_LONG_ROW, else 0. */
+  int64_t spmv_long_row;
   /** Device memory: 1 makes halo_spmv enqueue the local product before it
    *  starts the exchange (the product then need not wait for the host work of
    *  the exchange's start), 0 the other order; -1 (default):
@@ -640,6 +645,9 @@ typedef struct {
   int remove_duplicates;    /**< the option the plan was made with */
   int ranks_per_node;       /**< most ranks on one node */
   int64_t ghosts;           /**< ghost entries of all ranks */
+  int64_t long_rows;        /**< device plans with halo's kernel: rows of all ranks (diagonal and
+                                 off-diagonal blocks) split across warps by the long-row kernel
+                                 (option spmv_long_row) */
   double setup_seconds;     /**< plan creation time, max over ranks */
   double setup_part_seconds[HALO_SETUP_N_PARTS]; /**< each part of it (halo_setup_part), the
                                                       most of any rank */

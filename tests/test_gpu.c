@@ -8,7 +8,8 @@
  * exchange and the plan's own reverse in flight at once; new values with
  * both local kernels; one NCCL communicator for every plan of the run; no
  * allocation and no MPI request or communicator made in 100 products; the
- * transport choice and its errors. Exits 77 (skipped) when no CUDA device is
+ * transport choice and its errors; halo's kernel with and without its
+ * long-row kernel on a matrix of a few long rows. Exits 77 (skipped) when no CUDA device is
  * visible.
  * usage: test_gpu [FILE.mtx ...] */
 #define _POSIX_C_SOURCE 200809L
@@ -320,6 +321,108 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
   halo_matrix_destroy(&H);
 }
 
+/* halo's kernel with its long rows split across warps: irregular:400000,3
+ * has four rows of 8,064 entries (32 tiles; split between ranks, long in both
+ * blocks) among rows of about 10. With the bound chosen (0), with 1 (every
+ * row of more than one entry split: rows of one tile and of many), with no
+ * long rows, and with 32 threads per row (so many short rows' blocks that the
+ * long rows get a launch of their own; otherwise one launch takes both):
+ * y = A*x, 2Ax - y and the diagonal block against the host's within 1e-12,
+ * and the same bits in 10 products. */
+static void long_rows(MPI_Comm comm) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  halo_gen g;
+  halo_csr rows;
+  int64_t *rb;
+  CHECK_OK(halo_gen_parse("irregular:400000,3", &g));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
+  const int64_t b = rb[rank], e = rb[rank + 1], n = e - b;
+  halo_matrix A, H;
+  CHECK_OK(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
+                                  HALO_MEMORY_HOST, &H));
+  CHECK_OK(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
+                                  HALO_MEMORY_HOST, &A));
+  double *hx = malloc((size_t)(n + 1) * sizeof *hx), *ref = malloc((size_t)(n + 1) * sizeof *ref);
+  double *ref2 = malloc((size_t)(n + 1) * sizeof *ref2);
+  double *refd = malloc((size_t)(n + 1) * sizeof *refd);
+  double *hy = malloc((size_t)(n + 1) * sizeof *hy);
+  double *first = malloc((size_t)(n + 1) * sizeof *first);
+  for (int64_t i = 0; i < n; i++) hx[i] = test_x(b + i);
+  {
+    halo_plan hp;
+    CHECK_OK(halo_plan_create(H, NULL, &hp));
+    CHECK_OK(halo_spmv(hp, 1.0, hx, 0.0, ref));
+    for (int64_t i = 0; i < n; i++) ref2[i] = 0.5 * ref[i];
+    CHECK_OK(halo_spmv(hp, 2.0, hx, -1.0, ref2)); /* 2Ax - Ax/2 */
+    CHECK_OK(halo_spmv_diag(hp, 1.0, hx, 0.0, refd));
+    halo_plan_destroy(&hp);
+  }
+  double *dx = to_device(hx, (size_t)n * sizeof(double)), *dy = NULL;
+  CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
+  const int64_t bounds[] = {0, 1, INT64_MAX, 0};
+  for (int c = 0; c < 4; c++) {
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE;
+    o.transport = HALO_TRANSPORT_STAGED;
+    o.local_kernel = HALO_LOCAL_KERNEL_HALO;
+    o.spmv_long_row = bounds[c];
+    o.spmv_group = c == 3 ? 32 : 0;
+    char what[64];
+    snprintf(what, sizeof what, "bound %lld, group %d", (long long)bounds[c], o.spmv_group);
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    halo_stats st;
+    CHECK_OK(halo_plan_stats(plan, &st));
+    /* the four dense rows (and their off-diagonal parts); nearly all rows; none */
+    CHECK_MSG(c == 0 || c == 3 ? st.long_rows >= 4 && st.long_rows <= 8 * st.ranks
+                     : c == 1 ? st.long_rows > 200000 : st.long_rows == 0,
+              "long rows, %s: %lld rows through the long-row kernel", what,
+              (long long)st.long_rows);
+    for (int rep = 0; rep < 10; rep++) {
+      CUDA_OK(cudaMemset(dy, 0xff, (size_t)(n + 1) * sizeof(double)));
+      CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+      CHECK_OK(halo_plan_synchronize(plan));
+      to_host(hy, dy, (size_t)n * sizeof(double));
+      if (rep == 0) {
+        for (int64_t i = 0; i < n; i++)
+          CHECK_MSG(fabs(hy[i] - ref[i]) <= 1e-12 * (fabs(ref[i]) + 1.0),
+                    "long rows, %s: y[%lld] = %.17g, host %.17g", what,
+                    (long long)(b + i), hy[i], ref[i]);
+        memcpy(first, hy, (size_t)n * sizeof(double));
+      } else {
+        CHECK_MSG(n == 0 || memcmp(hy, first, (size_t)n * sizeof(double)) == 0,
+                  "long rows, %s: product %d differs from the first", what,
+                  rep);
+      }
+    }
+    for (int64_t i = 0; i < n; i++) hy[i] = 0.5 * first[i];
+    CUDA_OK(cudaMemcpy(dy, hy, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+    CHECK_OK(halo_spmv(plan, 2.0, dx, -1.0, dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(hy, dy, (size_t)n * sizeof(double));
+    for (int64_t i = 0; i < n; i++)
+      CHECK_MSG(fabs(hy[i] - ref2[i]) <= 1e-12 * (fabs(ref2[i]) + 1.0),
+                "long rows, %s: 2Ax - y at %lld: %.17g, host %.17g", what,
+                (long long)(b + i), hy[i], ref2[i]);
+    CHECK_OK(halo_spmv_diag(plan, 1.0, dx, 0.0, dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(hy, dy, (size_t)n * sizeof(double));
+    for (int64_t i = 0; i < n; i++)
+      CHECK_MSG(fabs(hy[i] - refd[i]) <= 1e-12 * (fabs(refd[i]) + 1.0),
+                "long rows, %s: diagonal block at %lld: %.17g, host %.17g",
+                what, (long long)(b + i), hy[i], refd[i]);
+    halo_plan_destroy(&plan);
+    n_cases++;
+  }
+  cudaFree(dx), cudaFree(dy);
+  free(hx), free(ref), free(ref2), free(refd), free(hy), free(first);
+  halo_matrix_destroy(&A);
+  halo_matrix_destroy(&H);
+  halo_csr_free(&rows);
+  halo_io_free(rb);
+}
+
 /* No allocation, request or communicator in 100 products and exchanges. */
 static void no_alloc(MPI_Comm comm, halo_transport t) {
   int rank;
@@ -485,6 +588,7 @@ int main(int argc, char **argv) {
              HALO_HAVE_NCCL ? "compiled in" : "not compiled in");
   }
   choice(comm);
+  long_rows(comm);
   const char *gens[] = {"lap3d27:12", "irregular:3000,2", "lap2d:40"};
   for (int i = 0; i < 3; i++) {
     halo_gen g;

@@ -23,6 +23,7 @@ static const setting settings[] = {
     {"HALO_SPMV_UNROLL", "2", "3", "HALO_SPMV_UNROLL='3' (option spmv_unroll): expected 1 to 4, a power of 2"},
     {"HALO_SPMV_MAX_BLOCKS", "64", "-5", "HALO_SPMV_MAX_BLOCKS='-5' (option spmv_max_blocks): expected 0 or more"},
     {"HALO_SPMV_CARVEOUT", "50", "101", "HALO_SPMV_CARVEOUT='101' (option spmv_carveout): expected 0 to 100"},
+    {"HALO_SPMV_LONG_ROW", "4096", "-3", "HALO_SPMV_LONG_ROW='-3' (option spmv_long_row): expected 0 or more"},
     {"HALO_SPMV_PRODUCT_FIRST", "0", "2x", "HALO_SPMV_PRODUCT_FIRST='2x' (option product_first): expected 0 or 1"},
     {"HALO_COMPUTE_STREAM", "nonblocking", "async", "HALO_COMPUTE_STREAM='async' (option compute_stream): expected blocking or nonblocking"},
     {"HALO_TIMELINE", "1", "on", "HALO_TIMELINE='on' (option timeline): expected 0 or 1"},
@@ -53,6 +54,7 @@ int main(int argc, char **argv) {
   CHECK(r.max_exchanges == 1 && r.reverse == 1 && r.local_kernel == HALO_LOCAL_KERNEL_HALO);
   CHECK(r.cusparse_alg == 2 && r.spmv_group == 0 && r.spmv_unroll == 4 && r.spmv_max_blocks == 0);
   CHECK(r.spmv_carveout == -1 && r.product_first == 1 && r.compute_stream == 0);
+  CHECK(r.spmv_long_row == 0);
   CHECK(r.timeline == 0 && r.copy_timing == 0 && r.max_message_count == INT32_MAX);
   CHECK(r.gpu_aware_mpi == -1 && strcmp(r.params, "lassen") == 0 && r.ranks_per_node == 0);
   for (int i = 0; i < (int)(sizeof settings / sizeof settings[0]); i++) {

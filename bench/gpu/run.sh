@@ -25,6 +25,11 @@
 #                              runs, MULTI_NODES the GPUs per node of "lap" (2 1 all),
 #                              MULTI_IRREGULAR_NODE that of "irregular" (2), MULTI_TESTS
 #                              the tests ("nccl ranks4 ranks8")
+#   bench/gpu/run.sh local     build, the GPU tests on 1 GPU (1, 2 and 4 ranks), and the local
+#                              product on one GPU, one rank, the whole matrix: halo's kernel
+#                              (with and without its long-row kernel) against cuSPARSE's CSR
+#                              ALG1 and ALG2 on every bundled matrix, the 27-point Laplacian
+#                              and irregular matrices (bench_local; LOCAL_MATRICES adds files)
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -115,6 +120,7 @@ tests() {
   [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 1 rank" 1 0
   gpu_test "1 GPU, 2 ranks" 2 0
   [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 4 ranks" 4 0
+  [ "${1:-}" = gpu-local ] && return $fail
   if [ "$ngpu" -ge 2 ]; then
     gpu_test "2 GPUs, 2 ranks (NCCL)" 2 0,1
     gpu_test "2 GPUs, 8 ranks (staged, IPC)" 8 0,1
@@ -258,6 +264,24 @@ setup_bench() {
     --memory device --transport staged 2>>"$log" | tee -a "$summary"
 }
 
+# The local product on one GPU (bench_local): one table row per matrix, 9 rounds
+local_bench() {
+  local t0=$SECONDS header=--header
+  say ""
+  say "## The local product, one rank, one GPU (bench_local, medians of 9 rounds)"
+  say ""
+  for m in --gen=lap3d27:160 --gen=lap3d27:64 --gen=irregular:2000000,1 --gen=irregular:1000000,7 \
+      --gen=irregular:1000000,2 --gen=irregular:1000000,3 --gen=irregular:200000,5 \
+      $(ls matrices/*.mtx | sed 's/^/--matrix=/') ${LOCAL_MATRICES:-}; do
+    echo "+ bench_local ${m%%=*} ${m#*=}" >>"$log"
+    CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 1 $B/bench/bench_local "${m%%=*}" "${m#*=}" \
+      --rounds 9 $header 2>>"$log" | tee -a "$summary"
+    header=
+  done
+  say ""
+  say "- $((SECONDS - t0)) s"
+}
+
 bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra (more
            # ranks per GPU, the bundled matrices), or all
   local what=${1:-all}
@@ -361,7 +385,8 @@ bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
 setup) build; tests gpu-only; setup_bench ;;
+local) build; tests gpu-local; local_bench ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|local|quick|multi]"; exit 2 ;;
 esac

@@ -127,6 +127,7 @@ halo_plan_options halo_plan_options_default(void) {
   o.spmv_unroll = -1;
   o.spmv_max_blocks = -1;
   o.spmv_carveout = -1;
+  o.spmv_long_row = -1;
   o.product_first = -1;
   o.compute_stream = -1;
   o.timeline = -1;

@@ -150,6 +150,8 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   HALO_CHECK(
       resolve_int("spmv_carveout", o.spmv_carveout, "HALO_SPMV_CARVEOUT", -1, 0, 100, 0, NULL, &v));
   s->spmv_carveout = (int)v;
+  HALO_CHECK(resolve_int("spmv_long_row", o.spmv_long_row, "HALO_SPMV_LONG_ROW", 0, 0, INT64_MAX,
+                         0, NULL, &s->spmv_long_row));
   HALO_CHECK(resolve_int("product_first", o.product_first, "HALO_SPMV_PRODUCT_FIRST", 1, 0, 1, 0,
                          NULL, &v));
   s->product_first = (int)v;
@@ -170,6 +172,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   o.spmv_unroll = s->spmv_unroll;
   o.spmv_max_blocks = s->spmv_max_blocks;
   o.spmv_carveout = s->spmv_carveout;
+  o.spmv_long_row = s->spmv_long_row;
   o.product_first = s->product_first;
   o.compute_stream = s->compute_nonblocking;
   o.timeline = s->timeline;
@@ -206,6 +209,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"spmv_unroll", "HALO_SPMV_UNROLL"},
                             {"spmv_max_blocks", "HALO_SPMV_MAX_BLOCKS"},
                             {"spmv_carveout", "HALO_SPMV_CARVEOUT"},
+                            {"spmv_long_row", "HALO_SPMV_LONG_ROW"},
                             {"product_first", "HALO_SPMV_PRODUCT_FIRST"},
                             {"compute_stream", "HALO_COMPUTE_STREAM"},
                             {"timeline", "HALO_TIMELINE"},
@@ -218,7 +222,8 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                         o->autotune,         o->max_exchanges,    o->reverse,
                         s->gpu_aware_mpi,    s->local_kernel,     s->cusparse_alg,
                         s->spmv_group,       s->spmv_unroll,      s->spmv_max_blocks,
-                        s->spmv_carveout,    s->product_first,    s->compute_nonblocking,
+                        s->spmv_carveout,    s->spmv_long_row,    s->product_first,
+                        s->compute_nonblocking,
                         s->timeline,         s->copy_timing,      s->max_count,
                         hash_string(s->params)};
   int64_t lo[N], hi[N];

@@ -23,6 +23,7 @@ typedef struct {
   int spmv_unroll;        /* entries a thread loads per step: 1, 2 or 4 */
   int64_t spmv_max_blocks;
   int spmv_carveout;   /* -1: the driver's choice; else a percentage */
+  int64_t spmv_long_row; /* rows of more entries go to the long-row kernel; 0 chooses */
   int product_first;   /* 0 or 1 */
   int compute_nonblocking;
   int timeline;

@@ -136,6 +136,7 @@ static halo_status plan_products(halo_plan P) {
                                 .unroll = s->spmv_unroll,
                                 .max_blocks = s->spmv_max_blocks,
                                 .carveout = s->spmv_carveout,
+                                .long_row = s->spmv_long_row,
                                 .transpose = s->opts.reverse};
   return halo_agree(P->ctx->comm, halo_spmv_device_create(P->comp, P->A, &o, &P->dsp));
 }
@@ -326,6 +327,11 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   PART_DONE(HALO_SETUP_PRODUCT);
   HALO_TRY(halo_schedule_stats(ctx->comm, P->topo, &P->sched, node_of_send, &P->stats));
   P->stats.remove_duplicates = s.opts.remove_duplicates;
+  if (P->A && P->memory == HALO_MEMORY_DEVICE) {
+    P->stats.long_rows = halo_spmv_device_long_rows(P->dsp);
+    HALO_TRY_MPI(MPI_Allreduce(MPI_IN_PLACE, &P->stats.long_rows, 1, MPI_INT64_T, MPI_SUM,
+                               ctx->comm));
+  }
   for (int k = 0; k < P->stats.n_phases; k++) P->stats.phase[k].transport = P->transport;
   PART_DONE(HALO_SETUP_STATS);
 #undef PART_DONE

@@ -1,6 +1,7 @@
 /* The local product on the device, seen from code that includes no CUDA
  * header: a matrix's diagonal and off-diagonal blocks, uploaded, multiplied
- * on a stream by halo's CSR kernel or cuSPARSE, and their transposes
+ * on a stream by halo's CSR kernel (its long rows split across warps) or
+ * cuSPARSE, and their transposes
  * (deterministic: one thread per column, its entries in row order). Without
  * CUDA every call says it is not compiled in. */
 #ifndef HALO_SPMV_DEVICE_H
@@ -17,6 +18,7 @@ typedef struct {
   int group;           /* halo's kernel: threads per row, 0 chooses */
   int unroll;          /* halo's kernel: entries per thread and step */
   int64_t max_blocks;  /* halo's kernel: cap of the diagonal product's grid, 0: none */
+  int64_t long_row;    /* halo's kernel: longer rows are split across warps; 0 chooses */
   int carveout;        /* -1, or the kernel's preferred shared-memory carveout in percent */
   int transpose;       /* make the transposed index arrays (halo_spmv_device_*_t) */
 } halo_spmv_device_options;
@@ -26,6 +28,8 @@ typedef struct {
 halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv_device_options *o,
                                     halo_spmv_device **sp_p);
 void halo_spmv_device_destroy(halo_spmv_device **sp_p);
+/** Rows of both blocks that go to the long-row kernel (0 for NULL). */
+int64_t halo_spmv_device_long_rows(const halo_spmv_device *sp);
 /** y = alpha*Ad*x + beta*y. */
 halo_status halo_spmv_device_diag(halo_spmv_device *sp, double alpha, const double *x, double beta,
                                   double *y);

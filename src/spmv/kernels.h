@@ -4,15 +4,22 @@
 #define HALO_SPMV_KERNELS_H
 
 #include "halo_cuda.h"
+#include "spmv/long_rows.h"
 
 /* halo's CSR kernel: y = alpha*A*x + beta*y (rows NULL), or y[rows[r]] +=
  * alpha*(A*x)[r]; group threads per row (1, 2, 4, ..., 32), each taking unroll
- * (1, 2, 4) entries per step; the bits do not depend on unroll; max_blocks > 0
- * caps the grid of 256-thread blocks (they stride) */
+ * (1, 2, 4) entries per step; the bits do not depend on unroll. The rows of
+ * long_rows (NULL: none), each cut into tiles of halo_cuda_csr_tile() entries,
+ * go to a warp per tile in the same launch; their bits depend only on the
+ * tiles, not on the order the warps run in. max_blocks > 0 caps the short
+ * rows' grid of 256-thread blocks (they stride) */
 cudaError_t halo_cuda_csr_spmv(int64_t n_rows, int idx64, const void *row_ptr, const void *cols,
                                const double *vals, const double *x, double alpha, double beta,
                                double *y, const int32_t *rows, int group, int unroll,
-                               int64_t max_blocks, cudaStream_t s);
+                               const halo_cuda_long_rows *long_rows, int64_t max_blocks,
+                               cudaStream_t s);
+/* Entries per tile of a long row. */
+int halo_cuda_csr_tile(void);
 /* The preferred shared-memory carveout (0-100, percent) of halo's CSR kernel. */
 cudaError_t halo_cuda_csr_carveout(int percent);
 /* A transpose through a permutation of the values: for every column c,

@@ -2,6 +2,9 @@
  *   halo (default)  halo's CSR kernel (spmv_kernels.cu): a group of threads per
  *                   row; the off-diagonal block, which keeps only its
  *                   non-empty rows, in one launch that adds into those rows;
+ *                   rows far longer than the group can walk quickly (chosen
+ *                   here from the row lengths: long_above_for) are split
+ *                   across warps by the first blocks of the same launch;
  *   cusparse        cuSPARSE's generic SpMV on both blocks, its buffers and
  *                   preprocessing made at plan time; the off-diagonal product
  *                   goes to a short vector that one kernel adds to its rows.
@@ -30,12 +33,19 @@
     }                                                                                              \
   } while (0)
 
+/* The long rows of a block, as the kernel takes them, and their count. */
+typedef struct {
+  halo_cuda_long_rows k;
+  int64_t n_long;
+} long_rows;
+
 struct halo_spmv_device_s {
   cudaStream_t stream;
   halo_matrix A;
   halo_spmv_device_options o;
   const halo_dev_block *D, *O; /* the blocks (halo's kernel) */
   int group_d, group_o;        /* threads per row */
+  long_rows long_d, long_o;    /* their long rows */
   int64_t version;             /* the matrix's values this product was prepared for */
   cusparseHandle_t h;
   cusparseSpMVAlg_t alg;
@@ -49,9 +59,21 @@ struct halo_spmv_device_s {
   int64_t n_offd_rows;
 };
 
+static void long_free(long_rows *l) {
+  halo_dev_free((void *)(uintptr_t)l->k.long_rows);
+  halo_dev_free((void *)(uintptr_t)l->k.tile_ptr);
+  halo_dev_free((void *)(uintptr_t)l->k.tile_row);
+  halo_dev_free(l->k.partial);
+  halo_dev_free(l->k.count);
+  memset(l, 0, sizeof *l);
+  l->k.above = INT64_MAX;
+}
+
 void halo_spmv_device_destroy(halo_spmv_device **sp_p) {
   if (!sp_p || !*sp_p) return;
   halo_spmv_device *sp = *sp_p;
+  long_free(&sp->long_d);
+  long_free(&sp->long_o);
   if (sp->mat_d) cusparseDestroySpMat(sp->mat_d);
   if (sp->mat_o) cusparseDestroySpMat(sp->mat_o);
   if (sp->x_d) cusparseDestroyDnVec(sp->x_d);
@@ -64,6 +86,10 @@ void halo_spmv_device_destroy(halo_spmv_device **sp_p) {
   if (sp->h) cusparseDestroy(sp->h);
   halo_free(sp);
   *sp_p = NULL;
+}
+
+int64_t halo_spmv_device_long_rows(const halo_spmv_device *sp) {
+  return sp ? sp->long_d.n_long + sp->long_o.n_long : 0;
 }
 
 /* Descriptors, buffer and preprocessing of one block (rows x cols), with
@@ -127,12 +153,95 @@ static int group_for(const halo_dev_block *b, int option) {
   return g;
 }
 
+/* The bound above which a row is long, for a block walked by groups of g
+ * threads taking unroll entries per step: the option when given (> 0), else
+ * a row that would take its group more than 8 steps (each about two memory
+ * latencies: the column ids, then x), and at least a warp's worth. A group
+ * walks its row alone while the rest of the GPU runs out of rows: a row of
+ * 40,000 entries among rows of 10 takes 2,500 steps of one group, ten times
+ * the whole product; rows of 1,400 among rows of 6 (rajat01), twice. */
+static int64_t long_above_for(int g, int unroll, int64_t option) {
+  if (option > 0) return option;
+  const int64_t steps = (int64_t)8 * g * unroll;
+  return steps > 32 ? steps : 32;
+}
+
+/* The long rows of a block (host row_ptr, n_rows rows) and their tiles,
+ * uploaded; none: l->k.above = INT64_MAX and nothing allocated. */
+static halo_status long_setup(int64_t n_rows, const int64_t *row_ptr, int64_t above,
+                              long_rows *l) {
+  halo_status st = HALO_SUCCESS;
+  int32_t *rows = NULL, *ptr = NULL, *tile_row = NULL;
+  const int64_t tile = halo_cuda_csr_tile();
+  int64_t n_long = 0, n_tiles = 0;
+  int32_t *d_rows = NULL, *d_ptr = NULL, *d_tile_row = NULL;
+  memset(l, 0, sizeof *l);
+  l->k.above = INT64_MAX;
+  for (int64_t r = 0; r < n_rows; r++) {
+    const int64_t len = row_ptr[r + 1] - row_ptr[r];
+    if (len <= above) continue;
+    n_long++;
+    n_tiles += (len + tile - 1) / tile;
+  }
+  if (n_long == 0) return HALO_SUCCESS;
+  if (n_tiles > INT32_MAX || n_rows > INT32_MAX)
+    return HALO_ERROR(HALO_ERR_OUT_OF_RANGE,
+                      "the long-row kernel: %lld tiles of %lld rows; at most 2^31-1 (make "
+                      "spmv_long_row larger)",
+                      (long long)n_tiles, (long long)n_rows);
+  HALO_TRY(HALO_ALLOC(rows, n_long));
+  HALO_TRY(HALO_ALLOC(ptr, n_long + 1));
+  HALO_TRY(HALO_ALLOC(tile_row, n_tiles));
+  ptr[0] = 0;
+  for (int64_t r = 0, i = 0; r < n_rows; r++) {
+    const int64_t len = row_ptr[r + 1] - row_ptr[r];
+    if (len <= above) continue;
+    rows[i] = (int32_t)r;
+    ptr[i + 1] = ptr[i] + (int32_t)((len + tile - 1) / tile);
+    for (int32_t t = ptr[i]; t < ptr[i + 1]; t++) tile_row[t] = (int32_t)i;
+    i++;
+  }
+  HALO_TRY(halo_dev_malloc((void **)&d_rows, (size_t)n_long * sizeof(int32_t)));
+  l->k.long_rows = d_rows;
+  HALO_TRY(halo_dev_malloc((void **)&d_ptr, (size_t)(n_long + 1) * sizeof(int32_t)));
+  l->k.tile_ptr = d_ptr;
+  HALO_TRY(halo_dev_malloc((void **)&d_tile_row, (size_t)n_tiles * sizeof(int32_t)));
+  l->k.tile_row = d_tile_row;
+  HALO_TRY(halo_dev_malloc((void **)&l->k.partial, (size_t)n_tiles * sizeof(double)));
+  HALO_TRY(halo_dev_malloc((void **)&l->k.count, (size_t)n_long * sizeof(unsigned)));
+  HALO_TRY_CUDA(cudaMemcpy(d_rows, rows, (size_t)n_long * sizeof(int32_t), cudaMemcpyHostToDevice));
+  HALO_TRY_CUDA(
+      cudaMemcpy(d_ptr, ptr, (size_t)(n_long + 1) * sizeof(int32_t), cudaMemcpyHostToDevice));
+  HALO_TRY_CUDA(cudaMemcpy(d_tile_row, tile_row, (size_t)n_tiles * sizeof(int32_t),
+                           cudaMemcpyHostToDevice));
+  HALO_TRY_CUDA(cudaMemset(l->k.count, 0, (size_t)n_long * sizeof(unsigned)));
+  l->k.above = above;
+  l->k.n_tiles = n_tiles;
+  l->n_long = n_long;
+cleanup:
+  if (st != HALO_SUCCESS) long_free(l);
+  halo_free(rows);
+  halo_free(ptr);
+  halo_free(tile_row);
+  return st;
+}
+
+/* halo's kernel on a block, its short and long rows in one launch. */
+static halo_status block_product(halo_spmv_device *sp, const halo_dev_block *b, const long_rows *l,
+                                 int group, int64_t max_blocks, const double *x, double alpha,
+                                 double beta, double *y) {
+  HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x, alpha, beta,
+                               y, b->rows, group, sp->o.unroll, &l->k, max_blocks, sp->stream));
+  return HALO_SUCCESS;
+}
+
 halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv_device_options *o,
                                     halo_spmv_device **sp_p) {
   halo_status st = HALO_SUCCESS;
   halo_spmv_device *sp = halo_calloc(1, sizeof *sp);
   *sp_p = NULL;
   if (!sp) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the device product");
+  sp->long_d.k.above = sp->long_o.k.above = INT64_MAX;
   sp->stream = (cudaStream_t)stream;
   sp->A = A;
   sp->o = *o;
@@ -153,6 +262,12 @@ halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv
   sp->offd_rows = A->d_offd.rows;
   sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
   if (o->transpose) HALO_TRY(halo_matrix_upload_transpose(A));
+  if (!o->cusparse) {
+    HALO_TRY(long_setup(A->diag.n_rows, A->diag.row_ptr,
+                        long_above_for(sp->group_d, o->unroll, o->long_row), &sp->long_d));
+    HALO_TRY(long_setup(A->offd.n_rows, A->offd.row_ptr,
+                        long_above_for(sp->group_o, o->unroll, o->long_row), &sp->long_o));
+  }
   if (o->cusparse) {
     sp->alg = o->cusparse_alg == 1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
     halo_debug_count_alloc();
@@ -182,13 +297,8 @@ halo_status halo_spmv_device_diag(halo_spmv_device *sp, double alpha, const doub
     HALO_CUDA(halo_cuda_scale(y, sp->n_rows, beta, sp->stream));
     return HALO_SUCCESS;
   }
-  if (!sp->o.cusparse) {
-    const halo_dev_block *b = sp->D;
-    HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x, alpha, beta,
-                                 y, NULL, sp->group_d, sp->o.unroll, sp->o.max_blocks,
-                                 sp->stream));
-    return HALO_SUCCESS;
-  }
+  if (!sp->o.cusparse)
+    return block_product(sp, sp->D, &sp->long_d, sp->group_d, sp->o.max_blocks, x, alpha, beta, y);
   HALO_TRY(refresh(sp));
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_d, (void *)(uintptr_t)x));
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->y_d, y));
@@ -205,12 +315,8 @@ halo_status halo_spmv_device_offd(halo_spmv_device *sp, double alpha, const doub
   halo_status st = HALO_SUCCESS;
   const double one = 1.0, zero = 0.0;
   if (!sp->has_offd) return HALO_SUCCESS;
-  if (!sp->o.cusparse) {
-    const halo_dev_block *b = sp->O;
-    HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x_ghost, alpha,
-                                 0.0, y, b->rows, sp->group_o, sp->o.unroll, 0, sp->stream));
-    return HALO_SUCCESS;
-  }
+  if (!sp->o.cusparse)
+    return block_product(sp, sp->O, &sp->long_o, sp->group_o, 0, x_ghost, alpha, 0.0, y);
   HALO_TRY(refresh(sp));
   HALO_TRY_SPARSE(cusparseDnVecSetValues(sp->x_o, (void *)(uintptr_t)x_ghost));
   HALO_TRY_SPARSE(cusparseSpMV(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, sp->mat_o, sp->x_o,
@@ -251,6 +357,10 @@ halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv
 }
 void halo_spmv_device_destroy(halo_spmv_device **sp_p) {
   if (sp_p) *sp_p = NULL;
+}
+int64_t halo_spmv_device_long_rows(const halo_spmv_device *sp) {
+  (void)sp;
+  return 0;
 }
 halo_status halo_spmv_device_diag(halo_spmv_device *sp, double alpha, const double *x, double beta,
                                   double *y) {
