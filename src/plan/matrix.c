@@ -398,7 +398,10 @@ static halo_status upload_block(int64_t n_rows, const int64_t *row_ptr, const in
   }
   /* row offsets in the index width, then the column ids */
   HALO_TRY(halo_alloc_array(&tmp, (size_t)(n_rows + 1 > nnz ? n_rows + 1 : nnz), isz, 0));
+  b->longest_row = 0;
   for (int64_t i = 0; i <= n_rows; i++) {
+    if (i < n_rows && row_ptr[i + 1] - row_ptr[i] > b->longest_row)
+      b->longest_row = row_ptr[i + 1] - row_ptr[i];
     if (b->idx64)
       ((int64_t *)tmp)[i] = n_rows ? row_ptr[i] : 0;
     else

@@ -32,6 +32,7 @@ typedef struct {
   void *cols;    /* nnz */
   double *vals;  /* nnz */
   int32_t *rows; /* compressed blocks: local row of each block row */
+  int64_t longest_row; /* entries of its longest row */
 } halo_dev_block;
 
 /** A block's transpose on the device, as index arrays into the block's

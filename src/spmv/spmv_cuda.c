@@ -166,10 +166,12 @@ static int64_t long_above_for(int g, int unroll, int64_t option) {
   return steps > 32 ? steps : 32;
 }
 
-/* The long rows of a block (host row_ptr, n_rows rows) and their tiles,
- * uploaded; none: l->k.above = INT64_MAX and nothing allocated. */
-static halo_status long_setup(int64_t n_rows, const int64_t *row_ptr, int64_t above,
-                              long_rows *l) {
+/* The long rows of a block (host row_ptr, n_rows rows, the longest of
+ * longest entries) and their tiles, uploaded; none: l->k.above = INT64_MAX
+ * and nothing allocated (at once when no row is long: later plans of a
+ * matrix do not walk its rows again). */
+static halo_status long_setup(int64_t n_rows, const int64_t *row_ptr, int64_t longest,
+                              int64_t above, long_rows *l) {
   halo_status st = HALO_SUCCESS;
   int32_t *rows = NULL, *ptr = NULL, *tile_row = NULL;
   const int64_t tile = halo_cuda_csr_tile();
@@ -177,6 +179,7 @@ static halo_status long_setup(int64_t n_rows, const int64_t *row_ptr, int64_t ab
   int32_t *d_rows = NULL, *d_ptr = NULL, *d_tile_row = NULL;
   memset(l, 0, sizeof *l);
   l->k.above = INT64_MAX;
+  if (longest <= above) return HALO_SUCCESS;
   for (int64_t r = 0; r < n_rows; r++) {
     const int64_t len = row_ptr[r + 1] - row_ptr[r];
     if (len <= above) continue;
@@ -209,11 +212,9 @@ static halo_status long_setup(int64_t n_rows, const int64_t *row_ptr, int64_t ab
   l->k.tile_row = d_tile_row;
   HALO_TRY(halo_dev_malloc((void **)&l->k.partial, (size_t)n_tiles * sizeof(double)));
   HALO_TRY(halo_dev_malloc((void **)&l->k.count, (size_t)n_long * sizeof(unsigned)));
-  HALO_TRY_CUDA(cudaMemcpy(d_rows, rows, (size_t)n_long * sizeof(int32_t), cudaMemcpyHostToDevice));
-  HALO_TRY_CUDA(
-      cudaMemcpy(d_ptr, ptr, (size_t)(n_long + 1) * sizeof(int32_t), cudaMemcpyHostToDevice));
-  HALO_TRY_CUDA(cudaMemcpy(d_tile_row, tile_row, (size_t)n_tiles * sizeof(int32_t),
-                           cudaMemcpyHostToDevice));
+  HALO_TRY(halo_host_to_dev(d_rows, rows, (size_t)n_long * sizeof(int32_t)));
+  HALO_TRY(halo_host_to_dev(d_ptr, ptr, (size_t)(n_long + 1) * sizeof(int32_t)));
+  HALO_TRY(halo_host_to_dev(d_tile_row, tile_row, (size_t)n_tiles * sizeof(int32_t)));
   HALO_TRY_CUDA(cudaMemset(l->k.count, 0, (size_t)n_long * sizeof(unsigned)));
   l->k.above = above;
   l->k.n_tiles = n_tiles;
@@ -263,9 +264,9 @@ halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv
   sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
   if (o->transpose) HALO_TRY(halo_matrix_upload_transpose(A));
   if (!o->cusparse) {
-    HALO_TRY(long_setup(A->diag.n_rows, A->diag.row_ptr,
+    HALO_TRY(long_setup(A->diag.n_rows, A->diag.row_ptr, A->d_diag.longest_row,
                         long_above_for(sp->group_d, o->unroll, o->long_row), &sp->long_d));
-    HALO_TRY(long_setup(A->offd.n_rows, A->offd.row_ptr,
+    HALO_TRY(long_setup(A->offd.n_rows, A->offd.row_ptr, A->d_offd.longest_row,
                         long_above_for(sp->group_o, o->unroll, o->long_row), &sp->long_o));
   }
   if (o->cusparse) {
