@@ -4,7 +4,8 @@
  *                   non-empty rows, in one launch that adds into those rows;
  *                   rows far longer than the group can walk quickly (chosen
  *                   here from the row lengths: long_above_for) are split
- *                   across warps by the first blocks of the same launch;
+ *                   across warps, by the first blocks of the same launch or,
+ *                   when the short rows are many, by a launch of their own;
  *   cusparse        cuSPARSE's generic SpMV on both blocks, its buffers and
  *                   preprocessing made at plan time; the off-diagonal product
  *                   goes to a short vector that one kernel adds to its rows.
@@ -227,7 +228,7 @@ cleanup:
   return st;
 }
 
-/* halo's kernel on a block, its short and long rows in one launch. */
+/* halo's kernel on a block, its short and long rows. */
 static halo_status block_product(halo_spmv_device *sp, const halo_dev_block *b, const long_rows *l,
                                  int group, int64_t max_blocks, const double *x, double alpha,
                                  double beta, double *y) {
