@@ -583,11 +583,58 @@ static void test_sim_model(void) {
   halo_csr_free(&A);
 }
 
+/* A simulation keeps the links and the results of the plans it builds: plans
+ * weighed in any order, with other nodes in between, give what a fresh
+ * simulation gives, bit for bit, and the model node by node gives
+ * halo_model_schedules's time exactly. */
+static void test_sim_kept(void) {
+  halo_gen g;
+  halo_csr A;
+  halo_sim kept = NULL, fresh = NULL;
+  const int P = 12;
+  const int64_t row_begin[13] = {0, 80, 160, 240, 300, 380, 460, 540, 600, 680, 760, 840, 900};
+  const struct {
+    halo_strategy s;
+    int K;
+    int64_t cap;
+  } plan[] = {{HALO_STRATEGY_SPLIT, 4, 64},   {HALO_STRATEGY_3STEP, 4, 64},
+              {HALO_STRATEGY_SPLIT, 4, 4096}, {HALO_STRATEGY_2STEP, 3, 64},
+              {HALO_STRATEGY_3STEP, 4, 64},   {HALO_STRATEGY_SPLIT, 3, 64},
+              {HALO_STRATEGY_STANDARD, 4, 64}};
+  CHECK_OK(halo_gen_parse("lap2d:30", &g));
+  CHECK_OK(halo_gen_rows(&g, 0, 900, &A));
+  CHECK_OK(halo_sim_create(&A, P, row_begin, NULL, &kept));
+  for (size_t i = 0; i < sizeof plan / sizeof plan[0]; i++)
+    for (int device = 0; device < 2; device++) {
+      halo_plan_options o = halo_plan_options_default();
+      halo_stats a, b;
+      double pa[HALO_MAX_PHASES], pb[HALO_MAX_PHASES], ta, tb;
+      o.strategy = plan[i].s;
+      o.ranks_per_node = plan[i].K;
+      o.message_cap = plan[i].cap;
+      o.memory = device ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
+      CHECK_OK(halo_sim_create(&A, P, row_begin, NULL, &fresh));
+      CHECK_OK(halo_sim_model(kept, &o, 2, "lassen", pa, &ta));
+      CHECK_OK(halo_sim_model(fresh, &o, 2, "lassen", pb, &tb));
+      CHECK(ta == tb && memcmp(pa, pb, sizeof pa) == 0);
+      if (!device) CHECK(ta == sim_by_hand(fresh, &o, row_begin, 0, HALO_TRANSPORT_HOST));
+      CHECK_OK(halo_sim_run(kept, &o, &a));
+      CHECK_OK(halo_sim_run(fresh, &o, &b));
+      a.setup_seconds = b.setup_seconds = 0;
+      CHECK(a.n_phases == b.n_phases && a.message_cap_used == b.message_cap_used &&
+            a.ghosts == b.ghosts && memcmp(a.phase, b.phase, sizeof a.phase) == 0);
+      halo_sim_destroy(&fresh);
+    }
+  halo_sim_destroy(&kept);
+  halo_csr_free(&A);
+}
+
 int main(void) {
   test_lassen();
   test_round_trip();
   test_errors();
   test_hand_schedules();
   test_sim_model();
+  test_sim_kept();
   return 0;
 }

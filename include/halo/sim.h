@@ -12,7 +12,13 @@ extern "C" {
 
 HALO_EXPORT_BEGIN
 
-/** The patterns of all ranks of a matrix. */
+/** The patterns of all ranks of a matrix. A simulation also keeps what it
+ *  builds: each plan's statistics and modeled times (by strategy,
+ *  ranks_per_node, message_cap and duplicate removal), so that
+ *  halo_sim_run(), halo_sim_model() and halo_sim_choose() build a plan once
+ *  however often it is asked for, and the links between the nodes of the last
+ *  node-aware plan, which every node-aware strategy on the same nodes starts
+ *  from. */
 typedef struct halo_sim_s *halo_sim;
 
 /**
@@ -33,7 +39,8 @@ halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
  * Statistics of one strategy, as halo_plan_stats() reports them in a run of
  * P ranks with the same options. opts->ranks_per_node must be positive:
  * virtual nodes of that many consecutive ranks. setup_seconds is the time the
- * simulation of this strategy took.
+ * simulation of this strategy took (in the call that built it, for a plan the
+ * simulation had built before).
  */
 halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats *stats);
 

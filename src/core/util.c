@@ -11,8 +11,10 @@
 #include "halo_impl.h"
 #include "settings.h"
 
-/* LSD radix sort on 16-bit digits; passes over digits that are the same in
- * every key are skipped, so small keys cost few passes. */
+/* LSD radix sort, stable, on 16-bit digits (8-bit below 65536 keys, so that
+ * a short sort does not pay for 65536 counters); passes over digits that
+ * are the same in every key are skipped, so keys of a narrow range cost few
+ * passes. */
 static halo_status radix_sort(int64_t *keys, int64_t *vals, int64_t n) {
   halo_status st = HALO_SUCCESS;
   int64_t *tk = NULL, *tv = NULL;
@@ -31,27 +33,30 @@ static halo_status radix_sort(int64_t *keys, int64_t *vals, int64_t n) {
     }
     return HALO_SUCCESS;
   }
-  uint64_t all_or = 0;
+  uint64_t all_or = 0, all_and = ~(uint64_t)0;
   for (int64_t i = 0; i < n; i++) {
     if (keys[i] < 0) return HALO_ERROR(HALO_ERR_INTERNAL, "radix sort of a negative key");
     all_or |= (uint64_t)keys[i];
+    all_and &= (uint64_t)keys[i];
   }
+  const int bits = n < 65536 ? 8 : 16, n_digits = 1 << bits;
+  const uint64_t mask = (uint64_t)n_digits - 1;
   HALO_TRY(HALO_ALLOC(tk, n));
   if (vals) HALO_TRY(HALO_ALLOC(tv, n));
-  HALO_TRY(HALO_ALLOC(count, 65536));
+  HALO_TRY(HALO_ALLOC(count, n_digits));
   int64_t *src_k = keys, *src_v = vals, *dst_k = tk, *dst_v = tv;
-  for (int shift = 0; shift < 64; shift += 16) {
-    if (((all_or >> shift) & 0xffffu) == 0) continue;
-    memset(count, 0, 65536 * sizeof *count);
-    for (int64_t i = 0; i < n; i++) count[((uint64_t)src_k[i] >> shift) & 0xffffu]++;
+  for (int shift = 0; shift < 64; shift += bits) {
+    if ((((all_or ^ all_and) >> shift) & mask) == 0) continue;
+    memset(count, 0, (size_t)n_digits * sizeof *count);
+    for (int64_t i = 0; i < n; i++) count[((uint64_t)src_k[i] >> shift) & mask]++;
     int64_t sum = 0;
-    for (int d = 0; d < 65536; d++) {
+    for (int d = 0; d < n_digits; d++) {
       int64_t c = count[d];
       count[d] = sum;
       sum += c;
     }
     for (int64_t i = 0; i < n; i++) {
-      int64_t pos = count[((uint64_t)src_k[i] >> shift) & 0xffffu]++;
+      int64_t pos = count[((uint64_t)src_k[i] >> shift) & mask]++;
       dst_k[pos] = src_k[i];
       if (vals) dst_v[pos] = src_v[i];
     }

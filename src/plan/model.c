@@ -92,6 +92,56 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
   return cpu + gpu + ipc + copy;
 }
 
+/* The checks of halo_model_schedules on one transport. */
+static halo_status check_transport(halo_transport t) {
+  if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
+      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "the model needs a resolved transport (host, staged, nccl, mpi-device or "
+                      "ipc), got %s",
+                      halo_transport_name(t));
+  return HALO_SUCCESS;
+}
+
+/* ... and on the schedule of rank r of P. */
+static halo_status check_schedule(const halo_schedule *s, int r, int P,
+                                  const halo_model_rank *ranks) {
+  if (s->rank != r || s->size != P)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "schedule %d is that of rank %d of %d, expected rank %d of %d", r, s->rank,
+                      s->size, r, P);
+  if (s->n_phases < 0 || s->n_phases > HALO_MAX_PHASES)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "schedule of rank %d has %d phases", r, s->n_phases);
+  if (ranks[r].node < 0 || ranks[r].node >= P)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d: node %d outside [0, %d)", r, ranks[r].node,
+                      P);
+  if (ranks[r].ranks_per_gpu < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d: ranks_per_gpu = %d, at least 1", r,
+                      ranks[r].ranks_per_gpu);
+  for (int k = 0; k < s->n_phases; k++)
+    for (int i = 0; i < s->phase[k].n_send; i++)
+      if (s->phase[k].send[i].peer < 0 || s->phase[k].send[i].peer >= P)
+        return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d phase %d: send to %d outside [0, %d)", r,
+                          k, s->phase[k].send[i].peer, P);
+  for (int k = 0; k < s->n_phases; k++)
+    for (int i = 0; i < s->phase[k].n_recv; i++)
+      if (s->phase[k].recv[i].peer < 0 || s->phase[k].recv[i].peer >= P)
+        return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d phase %d: receive from %d outside [0, %d)",
+                          r, k, s->phase[k].recv[i].peer, P);
+  return HALO_SUCCESS;
+}
+
+/* Bytes rank r sends to other nodes in phase k. */
+static int64_t inter_node_bytes(const halo_schedule *s, int k, const halo_model_rank *ranks) {
+  int64_t bytes = 0;
+  if (k >= s->n_phases) return 0;
+  const halo_phase *ph = &s->phase[k];
+  for (int i = 0; i < ph->n_send; i++)
+    if (ranks[ph->send[i].peer].node != ranks[s->rank].node)
+      bytes += ph->send[i].count * (int64_t)sizeof(double);
+  return bytes;
+}
+
 halo_status halo_model_schedules(const halo_params *p, halo_transport t, const halo_schedule *sched,
                                  int P, const halo_model_rank *ranks, double *phase_seconds,
                                  double *total_p) {
@@ -101,50 +151,16 @@ halo_status halo_model_schedules(const halo_params *p, halo_transport t, const h
   int n_phases = 0;
   if (!p || !sched || !ranks || !total_p || P < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_model_schedules: NULL argument or P < 1");
-  if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
-      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "the model needs a resolved transport (host, staged, nccl, mpi-device or "
-                      "ipc), got %s",
-                      halo_transport_name(t));
+  HALO_CHECK(check_transport(t));
   for (int r = 0; r < P; r++) {
-    const halo_schedule *s = &sched[r];
-    if (s->rank != r || s->size != P)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                        "schedule %d is that of rank %d of %d, expected rank %d of %d", r, s->rank,
-                        s->size, r, P);
-    if (s->n_phases < 0 || s->n_phases > HALO_MAX_PHASES)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "schedule of rank %d has %d phases", r, s->n_phases);
-    if (ranks[r].node < 0 || ranks[r].node >= P)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d: node %d outside [0, %d)", r, ranks[r].node,
-                        P);
-    if (ranks[r].ranks_per_gpu < 1)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d: ranks_per_gpu = %d, at least 1", r,
-                        ranks[r].ranks_per_gpu);
-    for (int k = 0; k < s->n_phases; k++)
-      for (int i = 0; i < s->phase[k].n_send; i++)
-        if (s->phase[k].send[i].peer < 0 || s->phase[k].send[i].peer >= P)
-          return HALO_ERROR(HALO_ERR_INVALID_ARG, "rank %d phase %d: send to %d outside [0, %d)", r,
-                            k, s->phase[k].send[i].peer, P);
-    for (int k = 0; k < s->n_phases; k++)
-      for (int i = 0; i < s->phase[k].n_recv; i++)
-        if (s->phase[k].recv[i].peer < 0 || s->phase[k].recv[i].peer >= P)
-          return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                            "rank %d phase %d: receive from %d outside [0, %d)", r, k,
-                            s->phase[k].recv[i].peer, P);
-    if (s->n_phases > n_phases) n_phases = s->n_phases;
+    HALO_CHECK(check_schedule(&sched[r], r, P, ranks));
+    if (sched[r].n_phases > n_phases) n_phases = sched[r].n_phases;
   }
   HALO_TRY(HALO_ALLOC(node_bytes, P));
   for (int k = 0; k < n_phases; k++) {
     /* what each node sends to other nodes in this phase */
     memset(node_bytes, 0, (size_t)P * sizeof *node_bytes);
-    for (int r = 0; r < P; r++) {
-      if (k >= sched[r].n_phases) continue;
-      const halo_phase *ph = &sched[r].phase[k];
-      for (int i = 0; i < ph->n_send; i++)
-        if (ranks[ph->send[i].peer].node != ranks[r].node)
-          node_bytes[ranks[r].node] += ph->send[i].count * (int64_t)sizeof(double);
-    }
+    for (int r = 0; r < P; r++) node_bytes[ranks[r].node] += inter_node_bytes(&sched[r], k, ranks);
     for (int r = 0; r < P; r++) {
       const double x = halo_model_phase(p, t, &sched[r], k, ranks, node_bytes[ranks[r].node]);
       if (x > phases[k]) phases[k] = x;
@@ -156,4 +172,32 @@ halo_status halo_model_schedules(const halo_params *p, halo_transport t, const h
 cleanup:
   halo_free(node_bytes);
   return st;
+}
+
+halo_status halo_model_node(const halo_params *p, halo_transport t, const halo_schedule *sched,
+                            int n, int P, const halo_model_rank *ranks, double *phase_seconds,
+                            int *n_phases_p) {
+  if (!p || !sched || !ranks || !phase_seconds || !n_phases_p || n < 1 || P < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_model_node: NULL argument, n < 1 or P < 1");
+  HALO_CHECK(check_transport(t));
+  int n_phases = 0;
+  for (int i = 0; i < n; i++) {
+    const int r = sched[i].rank;
+    if (r < 0 || r >= P) return HALO_ERROR(HALO_ERR_INVALID_ARG, "schedule of rank %d of %d", r, P);
+    HALO_CHECK(check_schedule(&sched[i], r, P, ranks));
+    if (ranks[r].node != ranks[sched[0].rank].node)
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "ranks %d and %d of one node are on nodes %d and %d",
+                        sched[0].rank, r, ranks[sched[0].rank].node, ranks[r].node);
+    if (sched[i].n_phases > n_phases) n_phases = sched[i].n_phases;
+  }
+  for (int k = 0; k < n_phases; k++) {
+    int64_t node_bytes = 0; /* what the node sends to other nodes in this phase */
+    for (int i = 0; i < n; i++) node_bytes += inter_node_bytes(&sched[i], k, ranks);
+    for (int i = 0; i < n; i++) {
+      const double x = halo_model_phase(p, t, &sched[i], k, ranks, node_bytes);
+      if (x > phase_seconds[k]) phase_seconds[k] = x;
+    }
+  }
+  if (n_phases > *n_phases_p) *n_phases_p = n_phases;
+  return HALO_SUCCESS;
 }

@@ -87,4 +87,22 @@ halo_status halo_model_schedules(const halo_params *p, halo_transport t, const h
                                  int P, const halo_model_rank *ranks, double *phase_seconds,
                                  double *total_p);
 
+/**
+ * One node's part of halo_model_schedules, for a simulator that builds a plan
+ * node by node and keeps no more than one node's schedules: sched holds the
+ * schedules of all n ranks of one node (every rank r with ranks[r].node equal
+ * to theirs; sched[i].rank any order). Raises phase_seconds[k]
+ * (HALO_MAX_PHASES entries, zero before the first node) to the most seconds
+ * of these ranks in phase k, and *n_phases_p (0 before the first node) to
+ * their most phases. Once every node has been fed, phase_seconds are those of
+ * halo_model_schedules and the plan's time is their sum over the phases, in
+ * order. Not collective.
+ *
+ * @return HALO_ERR_INVALID_ARG as halo_model_schedules, and for ranks of
+ *         several nodes.
+ */
+halo_status halo_model_node(const halo_params *p, halo_transport t, const halo_schedule *sched,
+                            int n, int P, const halo_model_rank *ranks, double *phase_seconds,
+                            int *n_phases_p);
+
 #endif

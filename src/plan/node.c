@@ -67,6 +67,83 @@ void halo_node_links_free(halo_node_links *L) {
   memset(L, 0, sizeof *L);
 }
 
+/* ---- sorting records ------------------------------------------------------- */
+
+/* Bits of x (0 for 0). */
+static int bit_length(uint64_t x) {
+  int b = 0;
+  while (x) b++, x >>= 1;
+  return b;
+}
+
+halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_fields,
+                                   halo_record_field_fn field,
+                                   int (*cmp)(const void *, const void *)) {
+  halo_status st = HALO_SUCCESS;
+  uint64_t *key = NULL, *tkey = NULL;
+  int64_t *idx = NULL, *tidx = NULL, lo[8], count[257];
+  int shift[8], bits = 0;
+  char *tmp = NULL;
+  if (n < 2) return HALO_SUCCESS;
+  if (n_fields < 1 || n_fields > 8)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "a record sort by %d fields: 1 to 8", n_fields);
+  /* each field's range, packed from the least significant field up */
+  for (int f = n_fields - 1; f >= 0; f--) {
+    int64_t a = field(records, 0, f), b = a;
+    for (int64_t i = 1; i < n; i++) {
+      const int64_t x = field(records, i, f);
+      if (x < a) a = x;
+      if (x > b) b = x;
+    }
+    lo[f] = a;
+    shift[f] = bits;
+    bits += bit_length((uint64_t)b - (uint64_t)a);
+    if (bits > 64) { /* too wide to pack */
+      qsort(records, (size_t)n, size, cmp);
+      return HALO_SUCCESS;
+    }
+  }
+  HALO_TRY(HALO_ALLOC(key, n));
+  HALO_TRY(HALO_ALLOC(tkey, n));
+  HALO_TRY(HALO_ALLOC(idx, n));
+  HALO_TRY(HALO_ALLOC(tidx, n));
+  uint64_t all_or = 0, all_and = ~(uint64_t)0;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t k = 0;
+    for (int f = 0; f < n_fields; f++)
+      if (shift[f] < 64) k |= ((uint64_t)field(records, i, f) - (uint64_t)lo[f]) << shift[f];
+    key[i] = k, idx[i] = i;
+    all_or |= k, all_and &= k;
+  }
+  /* LSD radix sort, stable, one pass per byte in which the keys differ */
+  for (int s = 0; s < 64; s += 8) {
+    if ((((all_or ^ all_and) >> s) & 0xffu) == 0) continue;
+    memset(count, 0, sizeof count);
+    for (int64_t i = 0; i < n; i++) count[((key[i] >> s) & 0xffu) + 1]++;
+    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t pos = count[(key[i] >> s) & 0xffu]++;
+      tkey[pos] = key[i];
+      tidx[pos] = idx[i];
+    }
+    uint64_t *tk = key;
+    key = tkey, tkey = tk;
+    int64_t *ti = idx;
+    idx = tidx, tidx = ti;
+  }
+  HALO_TRY(HALO_ALLOC(tmp, (size_t)n * size));
+  for (int64_t i = 0; i < n; i++)
+    memcpy(tmp + (size_t)i * size, (char *)records + (size_t)idx[i] * size, size);
+  memcpy(records, tmp, (size_t)n * size);
+cleanup:
+  halo_free(tmp);
+  halo_free(tidx);
+  halo_free(idx);
+  halo_free(tkey);
+  halo_free(key);
+  return st;
+}
+
 /* ---- links ---------------------------------------------------------------- */
 
 typedef struct {
@@ -82,6 +159,11 @@ static int cmp_item(const void *a, const void *b) {
   if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
   if (x->gid != y->gid) return (x->gid > y->gid) - (x->gid < y->gid);
   return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int64_t item_field(const void *items, int64_t i, int f) {
+  const item_t *x = (const item_t *)items + i;
+  return f == 0 ? x->node : f == 1 ? x->gid : x->rank;
 }
 
 /* Links from sorted items; incoming links keep the destinations. */
@@ -167,8 +249,8 @@ halo_status halo_node_links_build(const halo_node_input *in, int dedup, halo_nod
         inc[b++] = (item_t){in->ghost_ids[i][k], k, in->recv_node[i][m], me, p->recv[m].peer};
     }
   }
-  if (n_out > 1) qsort(out, (size_t)n_out, sizeof *out, cmp_item);
-  if (n_in > 1) qsort(inc, (size_t)n_in, sizeof *inc, cmp_item);
+  HALO_TRY(halo_node_sort_records(out, n_out, sizeof *out, 3, item_field, cmp_item));
+  HALO_TRY(halo_node_sort_records(inc, n_in, sizeof *inc, 3, item_field, cmp_item));
   HALO_TRY(links_from_items(out, n_out, dedup, 0, &L->out, &L->n_out));
   HALO_TRY(links_from_items(inc, n_in, dedup, 1, &L->in, &L->n_in));
 cleanup:

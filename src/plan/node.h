@@ -83,6 +83,19 @@ halo_status halo_link_pieces_alloc(halo_link *l, int n_pieces);
 halo_status halo_node_deal_round_robin(int n, const int64_t *size, int n_ranks, int first, int step,
                                        int *local);
 
+/** A field of record i of an array: field f (0 most significant) of a
+ *  record ordering. */
+typedef int64_t (*halo_record_field_fn)(const void *records, int64_t i, int f);
+
+/** Sort n records of `size` bytes in increasing order of their n_fields
+ *  fields (field(records, i, f)), as qsort with cmp, the comparison of the
+ *  same fields, sorts them; records equal in every field keep their order.
+ *  When the fields' ranges fit together in 64 bits, by a radix sort of the
+ *  packed fields (a pass per byte that differs), else by qsort. */
+halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_fields,
+                                   halo_record_field_fn field,
+                                   int (*cmp)(const void *, const void *));
+
 /** Pairing of 3-Step and 2-Step: deal n links (a node's incoming or outgoing
  *  ones) to its local ranks by decreasing volume, from local rank 0. local[i]
  *  receives the local rank paired with the other node of links[i]. */

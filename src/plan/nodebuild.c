@@ -135,6 +135,11 @@ static int cmp_quad(const void *x_, const void *y_) {
   return (x->d > y->d) - (x->d < y->d);
 }
 
+static int64_t quad_field(const void *q, int64_t i, int f) {
+  const quad *x = (const quad *)q + i;
+  return f == 0 ? x->a : f == 1 ? x->b : f == 2 ? x->c : x->d;
+}
+
 /* Position of (owner, gid) among the gathered values g[lo, hi) of sender si,
  * sorted by (sender, owner, gid); -1 if absent. */
 static int64_t find_gathered(const quad *g, int64_t lo, int64_t hi, int si, int owner,
@@ -279,7 +284,7 @@ static halo_status build_gather(node_build *b) {
         if (l->owner[e] != l->piece_sender[k]) g[n_g++] = (quad){si, l->owner[e], l->gid[e], 0};
     }
   }
-  if (n_g > 1) qsort(g, (size_t)n_g, sizeof *g, cmp_quad);
+  HALO_TRY(halo_node_sort_records(g, n_g, sizeof *g, 4, quad_field, cmp_quad));
   int64_t u = 0;
   for (int64_t t = 0; t < n_g; t++)
     if (u == 0 || cmp_quad(&g[t], &g[u - 1]) != 0) g[u++] = g[t];
@@ -392,7 +397,7 @@ static halo_status build_redistribution(node_build *b) {
         }
     }
   }
-  if (n_red > 1) qsort(red, (size_t)n_red, sizeof *red, cmp_quad);
+  HALO_TRY(halo_node_sort_records(red, n_red, sizeof *red, 4, quad_field, cmp_quad));
   for (int64_t t = 0; t < n_red; t++) {
     const int ri = (int)red[t].a, qi = (int)red[t].b;
     mbuf *a = NULL, *c = NULL;

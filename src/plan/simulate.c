@@ -22,6 +22,8 @@ static halo_status check_offsets(const char *what, const int64_t *b, int P, int6
   return HALO_SUCCESS;
 }
 
+static void sim_links_free(halo_sim sim);
+
 void halo_sim_destroy(halo_sim *sim_p) {
   if (!sim_p || !*sim_p) return;
   halo_sim s = *sim_p;
@@ -29,8 +31,10 @@ void halo_sim_destroy(halo_sim *sim_p) {
     if (s->pat) halo_pattern_free(&s->pat[r]);
     if (s->ghost_ids) halo_free(s->ghost_ids[r]);
   }
+  sim_links_free(s);
   halo_free(s->pat);
   halo_free(s->ghost_ids);
+  halo_free(s->results);
   halo_free(s->col_ranges);
   halo_free(s->row_ranges);
   halo_free(s);
@@ -126,11 +130,77 @@ cleanup:
 /* Called with the schedules of each node in turn (ranks first..first+n-1). */
 typedef halo_status (*node_fn)(void *ctx, int node, int first, int n, halo_schedule *sched);
 
+static void sim_links_free(halo_sim sim) {
+  halo_sim_links *k = sim->links;
+  if (!k) return;
+  const int P = sim->P, n_nodes = (P + k->ranks_per_node - 1) / k->ranks_per_node;
+  if (k->L)
+    for (int n = 0; n < n_nodes; n++) halo_node_links_free(&k->L[n]);
+  if (k->recv_node)
+    for (int r = 0; r < P; r++) halo_free(k->recv_node[r]);
+  if (k->send_node)
+    for (int r = 0; r < P; r++) halo_free(k->send_node[r]);
+  halo_free(k->L);
+  halo_free(k->recv_node);
+  halo_free(k->send_node);
+  halo_free(k->ranks);
+  halo_free(k);
+  sim->links = NULL;
+}
+
+/* The input of node n (ranks nK..), from the patterns and the kept links. */
+static halo_node_input node_input(halo_sim sim, const halo_sim_links *k, int n) {
+  const int K = k->ranks_per_node, first = n * K;
+  return (halo_node_input){.node_id = first,
+                           .size = sim->P,
+                           .n_ranks = first + K <= sim->P ? K : sim->P - first,
+                           .ranks = k->ranks + first,
+                           .pat = sim->pat + first,
+                           .ghost_ids = sim->ghost_ids + first,
+                           .recv_node = k->recv_node + first,
+                           .send_node = k->send_node + first,
+                           .col_ranges = sim->col_ranges};
+}
+
+/* The nodes of every peer and the links of every node for o's nodes and
+ * duplicate removal: the kept ones, else built and kept in their place. They
+ * do not depend on the strategy, so a simulation that weighs several builds
+ * them once. */
+static halo_status sim_links(halo_sim sim, const halo_plan_options *o) {
+  halo_status st = HALO_SUCCESS;
+  const int P = sim->P, K = o->ranks_per_node, n_nodes = (P + K - 1) / K;
+  halo_sim_links *k = sim->links;
+  if (k && k->ranks_per_node == K && k->remove_duplicates == o->remove_duplicates)
+    return HALO_SUCCESS;
+  sim_links_free(sim);
+  HALO_TRY(HALO_CALLOC(k, 1));
+  sim->links = k; /* freed below on failure */
+  k->ranks_per_node = K;
+  k->remove_duplicates = o->remove_duplicates;
+  HALO_TRY(HALO_ALLOC(k->ranks, P));
+  for (int r = 0; r < P; r++) k->ranks[r] = r;
+  HALO_TRY(HALO_CALLOC(k->recv_node, P));
+  HALO_TRY(HALO_CALLOC(k->send_node, P));
+  for (int r = 0; r < P; r++) {
+    const halo_pattern *p = &sim->pat[r];
+    HALO_TRY(HALO_ALLOC(k->recv_node[r], p->n_recv));
+    HALO_TRY(HALO_ALLOC(k->send_node[r], p->n_send));
+    for (int i = 0; i < p->n_recv; i++) k->recv_node[r][i] = halo_virtual_node(p->recv[i].peer, K);
+    for (int i = 0; i < p->n_send; i++) k->send_node[r][i] = halo_virtual_node(p->send[i].peer, K);
+  }
+  HALO_TRY(HALO_CALLOC(k->L, n_nodes));
+  for (int n = 0; n < n_nodes; n++) {
+    const halo_node_input in = node_input(sim, k, n);
+    HALO_TRY(halo_node_links_build(&in, o->remove_duplicates, &k->L[n]));
+  }
+cleanup:
+  if (st != HALO_SUCCESS) sim_links_free(sim);
+  return st;
+}
+
 static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn fn, void *ctx) {
   halo_status st = HALO_SUCCESS;
   const int P = sim->P, K = o->ranks_per_node, n_nodes = (P + K - 1) / K;
-  int **recv_node = NULL, **send_node = NULL, *ranks = NULL;
-  halo_node_links *L = NULL;
   halo_schedule *sched = NULL;
   const halo_strategy_desc *d = NULL;
   if (K < 1)
@@ -147,8 +217,6 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
                       (long long)o->message_cap);
   HALO_CHECK(halo_strategy_desc_find(o->strategy, &d));
   HALO_TRY(HALO_ALLOC(sched, K < P ? K : P));
-  HALO_TRY(HALO_ALLOC(ranks, P));
-  for (int r = 0; r < P; r++) ranks[r] = r;
   if (!d->decide_receive) { /* Standard: a rank's schedule from its pattern alone */
     for (int n = 0; n < n_nodes; n++) {
       const int first = n * K, cnt = first + K <= P ? K : P - first;
@@ -160,26 +228,13 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
     }
     goto cleanup;
   }
-  /* nodes of every peer, links and receive decisions of every node */
-  HALO_TRY(HALO_CALLOC(recv_node, P));
-  HALO_TRY(HALO_CALLOC(send_node, P));
-  for (int r = 0; r < P; r++) {
-    const halo_pattern *p = &sim->pat[r];
-    HALO_TRY(HALO_ALLOC(recv_node[r], p->n_recv));
-    HALO_TRY(HALO_ALLOC(send_node[r], p->n_send));
-    for (int i = 0; i < p->n_recv; i++) recv_node[r][i] = halo_virtual_node(p->recv[i].peer, K);
-    for (int i = 0; i < p->n_send; i++) send_node[r][i] = halo_virtual_node(p->send[i].peer, K);
-  }
-  HALO_TRY(HALO_CALLOC(L, n_nodes));
-#define NODE_INPUT(n)                                                                              \
-  {                                                                                                \
-    .node_id = (n)*K, .size = P, .n_ranks = (n)*K + K <= P ? K : P - (n)*K,                        \
-    .ranks = ranks + (n)*K, .pat = sim->pat + (n)*K, .ghost_ids = sim->ghost_ids + (n)*K,          \
-    .recv_node = recv_node + (n)*K, .send_node = send_node + (n)*K, .col_ranges = sim->col_ranges  \
-  }
+  /* links of every node (kept), and the receive decisions of every node */
+  HALO_TRY(sim_links(sim, o));
+  const halo_sim_links *k = sim->links;
+  halo_node_links *L = k->L;
   for (int n = 0; n < n_nodes; n++) {
-    const halo_node_input in = NODE_INPUT(n);
-    HALO_TRY(halo_node_links_build(&in, o->remove_duplicates, &L[n]));
+    const halo_node_input in = node_input(sim, k, n);
+    L[n].message_cap_used = 0; /* a decision that uses a cap sets it */
     HALO_TRY(halo_node_decide_receive(d, &in, &L[n], o->message_cap));
   }
   /* receive decisions to the sending nodes */
@@ -194,7 +249,7 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
       memcpy(out->piece_receiver, in->piece_receiver, (size_t)in->n_pieces * sizeof(int));
     }
   for (int n = 0; n < n_nodes; n++) {
-    const halo_node_input in = NODE_INPUT(n);
+    const halo_node_input in = node_input(sim, k, n);
     HALO_TRY(halo_node_decide_send(d, &in, &L[n]));
   }
   /* send decisions to the receiving nodes */
@@ -206,37 +261,34 @@ static halo_status sim_build(halo_sim sim, const halo_plan_options *o, node_fn f
     }
   /* the schedules, node by node */
   for (int n = 0; n < n_nodes; n++) {
-    const halo_node_input in = NODE_INPUT(n);
+    const halo_node_input in = node_input(sim, k, n);
     HALO_TRY(halo_node_build_schedules(d, &in, &L[n], sched));
     st = fn(ctx, n, n * K, in.n_ranks, sched);
     for (int i = 0; i < in.n_ranks; i++) halo_schedule_free(&sched[i]);
     if (st != HALO_SUCCESS) goto cleanup;
   }
-#undef NODE_INPUT
 cleanup:
-  if (L)
-    for (int n = 0; n < n_nodes; n++) halo_node_links_free(&L[n]);
-  halo_free(L);
-  if (recv_node)
-    for (int r = 0; r < P; r++) halo_free(recv_node[r]);
-  if (send_node)
-    for (int r = 0; r < P; r++) halo_free(send_node[r]);
-  halo_free(recv_node);
-  halo_free(send_node);
-  halo_free(ranks);
+  if (st != HALO_SUCCESS) sim_links_free(sim); /* pieces half decided: built anew next time */
   halo_free(sched);
   return st;
 }
 
-/* ---- statistics, counted as compute_stats in plan.c counts them --------- */
+/* ---- statistics and models, counted node by node -------------------------- */
 
+/* What one build of a plan counts, node by node: its statistics, as
+ * compute_stats in plan.c counts them, and its modeled time on each of
+ * n_models paths (no more than one node's schedules are kept). */
 typedef struct {
   const halo_plan_options *o;
   halo_stats *t;
-} stats_ctx;
+  int P, n_models;
+  halo_sim_model_result *model; /* n_models: params, transport; phases raised node by node */
+  halo_model_rank **ranks;      /* per model: where each rank runs */
+  int n_phases[HALO_SIM_MAX_MODELS];
+} eval_ctx;
 
 static halo_status count_node(void *ctx_, int node, int first, int n, halo_schedule *sched) {
-  stats_ctx *ctx = ctx_;
+  eval_ctx *ctx = ctx_;
   halo_stats *t = ctx->t;
   const int K = ctx->o->ranks_per_node;
   int64_t node_msgs[HALO_MAX_PHASES] = {0}, node_bytes[HALO_MAX_PHASES] = {0};
@@ -279,26 +331,139 @@ static halo_status count_node(void *ctx_, int node, int first, int n, halo_sched
       f->max_inter_node_bytes_per_node = node_bytes[k];
   }
   halo_free(nodes);
+  for (int m = 0; m < ctx->n_models; m++)
+    HALO_CHECK(halo_model_node(&ctx->model[m].prm, ctx->model[m].transport, sched, n, ctx->P,
+                               ctx->ranks[m], ctx->model[m].phase, &ctx->n_phases[m]));
   return HALO_SUCCESS;
+}
+
+/* Where each rank runs, as halo_sim_model describes it, for a plan of
+ * transport t (AUTO: as any but staged); most_p: the most ranks sharing a GPU. */
+static void model_ranks(halo_sim sim, int K, const halo_params *prm, int device, int G,
+                        halo_transport t, halo_model_rank *ranks, int *most_p) {
+  const int P = sim->P;
+  int most_per_gpu = 1;
+  for (int r = 0; r < P; r++) {
+    const int node = halo_virtual_node(r, K), on_node = node + K <= P ? K : P - node;
+    halo_model_rank *m = &ranks[r];
+    m->host = m->node = node;
+    m->socket = (int)((int64_t)(r - node) * prm->sockets_per_node / on_node);
+    m->on_gpu = device && (sim->row_ranges[r + 1] > sim->row_ranges[r] || sim->pat[r].n_ghost > 0);
+    m->ranks_per_gpu = device ? (on_node + G - 1) / G : 1;
+    if (m->ranks_per_gpu > most_per_gpu) most_per_gpu = m->ranks_per_gpu;
+  }
+  if (t == HALO_TRANSPORT_STAGED) /* helpers get their share by host MPI: only GPU ranks copy */
+    for (int node = 0; node < P; node += K) {
+      const int end = node + K <= P ? node + K : P;
+      int on_gpu = 0;
+      for (int r = node; r < end; r++) on_gpu += ranks[r].on_gpu;
+      for (int r = node; r < end; r++)
+        ranks[r].ranks_per_gpu = on_gpu > G ? (on_gpu + G - 1) / G : 1;
+    }
+  *most_p = most_per_gpu;
+}
+
+/* The plan of o the simulation has built, or NULL. */
+static halo_sim_result *find_result(halo_sim sim, const halo_plan_options *o) {
+  for (int i = 0; i < sim->n_results; i++) {
+    halo_sim_result *r = &sim->results[i];
+    if (r->strategy == o->strategy && r->ranks_per_node == o->ranks_per_node &&
+        r->message_cap == o->message_cap && r->remove_duplicates == o->remove_duplicates)
+      return r;
+  }
+  return NULL;
+}
+
+/* Whether two parameter sets model alike (every value the model reads, bit
+ * for bit). */
+static int params_same(const halo_params *a, const halo_params *b) {
+#define SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
+  return SAME(sockets_per_node) && SAME(short_max) && SAME(eager_max) && SAME(cpu) && SAME(gpu) &&
+         SAME(h2d) && SAME(d2h) && SAME(injection_beta) && SAME(staged_alpha) && SAME(have_ipc) &&
+         SAME(ipc);
+#undef SAME
+}
+
+/* Its model on path t with these parameters, or NULL. */
+static const halo_sim_model_result *find_model(const halo_sim_result *r, const halo_params *prm,
+                                               int G, int device, halo_transport t) {
+  for (int i = 0; r && i < r->n_models; i++) {
+    const halo_sim_model_result *m = &r->model[i];
+    if (m->gpus_per_node == G && m->device == device && m->transport == t &&
+        params_same(&m->prm, prm))
+      return m;
+  }
+  return NULL;
+}
+
+/* Build the plan of o once, for its statistics and its model on each of the
+ * n paths of model[] (params, gpus_per_node, device and transport set; the
+ * times are filled), and keep them in the simulation's results. */
+static halo_status sim_evaluate(halo_sim sim, const halo_plan_options *o, int n,
+                                halo_sim_model_result *model, halo_stats *stats_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_model_rank *ranks[HALO_SIM_MAX_MODELS] = {NULL};
+  halo_stats t;
+  const int K = o->ranks_per_node;
+  if (n > HALO_SIM_MAX_MODELS)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "%d models of one plan: at most %d", n,
+                      HALO_SIM_MAX_MODELS);
+  memset(&t, 0, sizeof t);
+  eval_ctx ctx = {.o = o, .t = &t, .P = sim->P, .n_models = n, .model = model, .ranks = ranks};
+  for (int m = 0; m < n; m++) {
+    int most;
+    HALO_TRY(HALO_ALLOC(ranks[m], sim->P));
+    model_ranks(sim, K, &model[m].prm, model[m].device, model[m].gpus_per_node, model[m].transport,
+                ranks[m], &most);
+    memset(model[m].phase, 0, sizeof model[m].phase);
+  }
+  double t0 = halo_wtime();
+  HALO_TRY(sim_build(sim, o, count_node, &ctx));
+  t.strategy = o->strategy;
+  t.ranks = sim->P;
+  t.nodes = (sim->P + K - 1) / K;
+  t.ranks_per_node = K < sim->P ? K : sim->P;
+  t.remove_duplicates = o->remove_duplicates;
+  t.setup_seconds = halo_wtime() - t0;
+  for (int m = 0; m < n; m++) {
+    model[m].seconds = 0.0;
+    for (int k = 0; k < ctx.n_phases[m]; k++) model[m].seconds += model[m].phase[k];
+  }
+  halo_sim_result *r = find_result(sim, o);
+  if (!r) {
+    halo_sim_result *q =
+        halo_realloc(sim->results, (size_t)(sim->n_results + 1) * sizeof *sim->results);
+    if (!q) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping a simulated plan");
+    sim->results = q;
+    r = &sim->results[sim->n_results++];
+    memset(r, 0, sizeof *r);
+    r->strategy = o->strategy;
+    r->ranks_per_node = K;
+    r->message_cap = o->message_cap;
+    r->remove_duplicates = o->remove_duplicates;
+    r->stats = t;
+  }
+  for (int m = 0; m < n; m++) /* models past the room are not kept */
+    if (r->n_models < HALO_SIM_MAX_MODELS &&
+        !find_model(r, &model[m].prm, model[m].gpus_per_node, model[m].device, model[m].transport))
+      r->model[r->n_models++] = model[m];
+  if (stats_p) *stats_p = t;
+cleanup:
+  for (int m = 0; m < n; m++) halo_free(ranks[m]);
+  return st;
 }
 
 halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats *stats) {
   if (!sim || !stats) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_run: NULL argument");
   const halo_plan_options o = opts ? *opts : halo_plan_options_default();
-  double t0 = halo_wtime();
+  const halo_sim_result *r = find_result(sim, &o);
   halo_stats t;
-  memset(&t, 0, sizeof t);
-  stats_ctx ctx = {&o, &t};
-  HALO_CHECK(sim_build(sim, &o, count_node, &ctx));
-  const int K = o.ranks_per_node;
-  t.strategy = o.strategy;
-  t.ranks = sim->P;
-  t.nodes = (sim->P + K - 1) / K;
-  t.ranks_per_node = K < sim->P ? K : sim->P;
-  t.remove_duplicates = o.remove_duplicates;
+  if (r) /* built before: its statistics, and the time that build took */
+    t = r->stats;
+  else
+    HALO_CHECK(sim_evaluate(sim, &o, 0, NULL, &t));
   for (int k = 0; k < t.n_phases; k++) /* what a host run reports; transports are not simulated */
     t.phase[k].transport = o.transport == HALO_TRANSPORT_AUTO ? HALO_TRANSPORT_HOST : o.transport;
-  t.setup_seconds = halo_wtime() - t0;
   *stats = t;
   return HALO_SUCCESS;
 }
@@ -330,21 +495,20 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
                            const char *params, double *phase_seconds_p, double *seconds_p) {
   halo_status st = HALO_SUCCESS;
   halo_params prm;
-  halo_schedule *sched = NULL;
   halo_model_rank *ranks = NULL;
-  double phases[HALO_MAX_PHASES], total = 0.0;
+  halo_sim_model_result model[HALO_SIM_MAX_MODELS];
   if (!sim || !params || !seconds_p)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_model: NULL argument");
   const halo_plan_options o = opts ? *opts : halo_plan_options_default();
-  const int P = sim->P, K = o.ranks_per_node, device = o.memory == HALO_MEMORY_DEVICE;
+  const int P = sim->P, K = o.ranks_per_node, G = gpus_per_node;
+  const int device = o.memory == HALO_MEMORY_DEVICE;
   if (K < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "the simulator needs ranks_per_node > 0 (virtual nodes), got %d", K);
-  if (gpus_per_node < 0)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "gpus_per_node = %d: at least 0", gpus_per_node);
-  if (device && gpus_per_node < 1)
+  if (G < 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "gpus_per_node = %d: at least 0", G);
+  if (device && G < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "a plan in device memory needs gpus_per_node >= 1 (got %d)", gpus_per_node);
+                      "a plan in device memory needs gpus_per_node >= 1 (got %d)", G);
   if (!device && o.transport != HALO_TRANSPORT_AUTO && o.transport != HALO_TRANSPORT_HOST)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "transport %s needs device memory (the plan's memory is host): use auto or "
@@ -356,17 +520,9 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
                       "mpi-device or ipc");
   HALO_CHECK(halo_params_load(params, &prm));
   /* where each rank runs: virtual nodes of K consecutive ranks, one host each */
-  HALO_TRY(HALO_ALLOC(ranks, P));
   int most_per_gpu = 1;
-  for (int r = 0; r < P; r++) {
-    const int node = halo_virtual_node(r, K), on_node = node + K <= P ? K : P - node;
-    halo_model_rank *m = &ranks[r];
-    m->host = m->node = node;
-    m->socket = (int)((int64_t)(r - node) * prm.sockets_per_node / on_node);
-    m->on_gpu = device && (sim->row_ranges[r + 1] > sim->row_ranges[r] || sim->pat[r].n_ghost > 0);
-    m->ranks_per_gpu = device ? (on_node + gpus_per_node - 1) / gpus_per_node : 1;
-    if (m->ranks_per_gpu > most_per_gpu) most_per_gpu = m->ranks_per_gpu;
-  }
+  HALO_TRY(HALO_ALLOC(ranks, P));
+  model_ranks(sim, K, &prm, device, G, HALO_TRANSPORT_AUTO, ranks, &most_per_gpu);
   halo_transport t = o.transport;
   if (t == HALO_TRANSPORT_AUTO)
     t = !device             ? HALO_TRANSPORT_HOST
@@ -376,25 +532,25 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
     HALO_FAIL(HALO_ERR_INVALID_ARG,
               "transport nccl needs one rank per GPU, but %d ranks per node on %d GPUs per node "
               "share a GPU %d at a time: use staged or ipc",
-              K < P ? K : P, gpus_per_node, most_per_gpu);
-  if (t == HALO_TRANSPORT_STAGED) /* helpers get their share by host MPI: only GPU ranks copy */
-    for (int node = 0; node < P; node += K) {
-      const int end = node + K <= P ? node + K : P;
-      int on_gpu = 0;
-      for (int r = node; r < end; r++) on_gpu += ranks[r].on_gpu;
-      for (int r = node; r < end; r++)
-        ranks[r].ranks_per_gpu =
-            on_gpu > gpus_per_node ? (on_gpu + gpus_per_node - 1) / gpus_per_node : 1;
-    }
-  HALO_TRY(HALO_CALLOC(sched, P));
-  HALO_TRY(halo_sim_schedules(sim, &o, sched));
-  HALO_TRY(halo_model_schedules(&prm, t, sched, P, ranks, phases, &total));
-  if (phase_seconds_p) memcpy(phase_seconds_p, phases, sizeof phases);
-  *seconds_p = total;
+              K < P ? K : P, G, most_per_gpu);
+  const halo_sim_model_result *m = find_model(find_result(sim, &o), &prm, G, device, t);
+  if (!m) { /* build the plan once for this path and the others of its memory */
+    const halo_transport others[3] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC,
+                                      HALO_TRANSPORT_NCCL};
+    int n = 0;
+    model[n++] =
+        (halo_sim_model_result){.prm = prm, .gpus_per_node = G, .device = device, .transport = t};
+    for (int i = 0; device && i < 3; i++)
+      if (others[i] != t && (others[i] != HALO_TRANSPORT_NCCL || most_per_gpu == 1)) {
+        model[n] = model[0];
+        model[n++].transport = others[i];
+      }
+    HALO_TRY(sim_evaluate(sim, &o, n, model, NULL));
+    m = &model[0];
+  }
+  if (phase_seconds_p) memcpy(phase_seconds_p, m->phase, sizeof m->phase);
+  *seconds_p = m->seconds;
 cleanup:
-  if (sched)
-    for (int r = 0; r < P; r++) halo_schedule_free(&sched[r]);
-  halo_free(sched);
   halo_free(ranks);
   return st;
 }
@@ -432,7 +588,8 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
         co.strategy = (halo_strategy)sg;
         co.message_cap = caps[c];
         co.transport = paths[t];
-        if (ch.n == HALO_MAX_CANDIDATES) return HALO_ERROR(HALO_ERR_INTERNAL, "too many candidates");
+        if (ch.n == HALO_MAX_CANDIDATES)
+          return HALO_ERROR(HALO_ERR_INTERNAL, "too many candidates");
         halo_candidate *k = &ch.c[ch.n++];
         *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0};
         HALO_CHECK(halo_sim_model(sim, &co, gpus_per_node, params, NULL, &k->seconds));
