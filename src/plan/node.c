@@ -80,8 +80,7 @@ halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_
                                    halo_record_field_fn field,
                                    int (*cmp)(const void *, const void *)) {
   halo_status st = HALO_SUCCESS;
-  uint64_t *key = NULL, *tkey = NULL;
-  int64_t *idx = NULL, *tidx = NULL, lo[8], count[257];
+  int64_t *key = NULL, *idx = NULL, lo[8];
   int shift[8], bits = 0;
   char *tmp = NULL;
   if (n < 2) return HALO_SUCCESS;
@@ -98,48 +97,28 @@ halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_
     lo[f] = a;
     shift[f] = bits;
     bits += bit_length((uint64_t)b - (uint64_t)a);
-    if (bits > 64) { /* too wide to pack */
+    if (bits > 63) { /* too wide for a non-negative key */
       qsort(records, (size_t)n, size, cmp);
       return HALO_SUCCESS;
     }
   }
   HALO_TRY(HALO_ALLOC(key, n));
-  HALO_TRY(HALO_ALLOC(tkey, n));
   HALO_TRY(HALO_ALLOC(idx, n));
-  HALO_TRY(HALO_ALLOC(tidx, n));
-  uint64_t all_or = 0, all_and = ~(uint64_t)0;
   for (int64_t i = 0; i < n; i++) {
     uint64_t k = 0;
     for (int f = 0; f < n_fields; f++)
-      if (shift[f] < 64) k |= ((uint64_t)field(records, i, f) - (uint64_t)lo[f]) << shift[f];
-    key[i] = k, idx[i] = i;
-    all_or |= k, all_and &= k;
+      k |= ((uint64_t)field(records, i, f) - (uint64_t)lo[f]) << shift[f];
+    key[i] = (int64_t)k, idx[i] = i;
   }
-  /* LSD radix sort, stable, one pass per byte in which the keys differ */
-  for (int s = 0; s < 64; s += 8) {
-    if ((((all_or ^ all_and) >> s) & 0xffu) == 0) continue;
-    memset(count, 0, sizeof count);
-    for (int64_t i = 0; i < n; i++) count[((key[i] >> s) & 0xffu) + 1]++;
-    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-    for (int64_t i = 0; i < n; i++) {
-      const int64_t pos = count[(key[i] >> s) & 0xffu]++;
-      tkey[pos] = key[i];
-      tidx[pos] = idx[i];
-    }
-    uint64_t *tk = key;
-    key = tkey, tkey = tk;
-    int64_t *ti = idx;
-    idx = tidx, tidx = ti;
-  }
+  /* the core's stable radix sort of the packed keys, then the records */
+  HALO_TRY(halo_sort_i64_pairs(key, idx, n));
   HALO_TRY(HALO_ALLOC(tmp, (size_t)n * size));
   for (int64_t i = 0; i < n; i++)
     memcpy(tmp + (size_t)i * size, (char *)records + (size_t)idx[i] * size, size);
   memcpy(records, tmp, (size_t)n * size);
 cleanup:
   halo_free(tmp);
-  halo_free(tidx);
   halo_free(idx);
-  halo_free(tkey);
   halo_free(key);
   return st;
 }
