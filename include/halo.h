@@ -258,7 +258,9 @@ typedef enum {
  * variable) and must agree across ranks.
  */
 typedef struct {
-  halo_strategy strategy; /**< default HALO_STRATEGY_STANDARD */
+  halo_strategy strategy; /**< default HALO_STRATEGY_AUTO: the model (params) and a timed trial
+                               (autotune) choose the strategy and, in device memory, the
+                               transport; halo_plan_describe says what was chosen and why */
   /** Ranks per node: 0 takes the nodes from MPI (MPI_COMM_TYPE_SHARED), or
    *  from HALO_RANKS_PER_NODE when it is set; K > 0 makes virtual nodes of K
    *  consecutive ranks (the last may be smaller). Default 0. */
@@ -290,11 +292,19 @@ typedef struct {
   /** Strategy AUTO and halo_plan_model(): the machine parameters of the
    *  performance model, the name of a built-in set ("lassen") or a parameter
    *  file (`halo params measure` writes one); NULL (default): HALO_PARAMS,
-   *  else "lassen". */
+   *  else the machine's file (halo_params_cache_path(), written by `halo
+   *  params measure --save`) when it exists, else the built-in set of the
+   *  machine's kind (halo_params_builtin_for()). Read once per communicator. */
   const char *params;
-  /** Strategy AUTO: 0 (default) chooses by the model; N > 0 instead times N
-   *  exchanges of every candidate at plan time and keeps the fastest (the
-   *  largest mean over ranks). */
+  /** Strategy AUTO: 0 chooses by the model alone; N > 0 times N calls of
+   *  every candidate at plan time (SpMVs for a plan of a matrix, else
+   *  exchanges) and keeps the fastest; -1 (default): HALO_AUTOTUNE (a number,
+   *  or "model" for 0), else the candidates the model cannot tell apart
+   *  (modeled within a factor 2 of the lowest, at most 4, one of each
+   *  modeled alike) are timed, 3 interleaved rounds of about 1 ms each, and
+   *  the fastest kept. A communicator keeps its plans' choices: a later plan
+   *  of the same pattern and options takes its choice without modeling or
+   *  timing again. */
   int autotune;
   /** Exchanges of this plan that may be in flight at once, each with its own
    *  buffers and requests made at plan time: the plan's own (halo_spmv,
@@ -364,13 +374,20 @@ typedef struct {
 /** Default message_cap of the Split strategy, in bytes. */
 #define HALO_DEFAULT_MESSAGE_CAP 16384
 
+/** autotune once resolved (halo_plan_options_resolve) when neither the caller
+ *  nor HALO_AUTOTUNE gives it: time the candidates the model cannot tell
+ *  apart. */
+#define HALO_AUTOTUNE_CLOSE (-2)
+
 /** The default options. */
 halo_plan_options halo_plan_options_default(void);
 
 /**
  * The options as a plan would use them: every option left unset takes its
- * environment variable or its default, and every value is checked. Not
- * collective (it does not check that ranks agree).
+ * environment variable or its default, and every value is checked; params
+ * stays NULL when neither the option nor HALO_PARAMS names a set (a plan
+ * then reads the machine's file, or the built-in set of its kind, on rank
+ * 0). Not collective (it does not check that ranks agree).
  * @return HALO_ERR_INVALID_ARG naming the option or the variable.
  */
 halo_status halo_plan_options_resolve(const halo_plan_options *opts, halo_plan_options *resolved_p);
@@ -681,7 +698,9 @@ typedef struct {
   halo_strategy strategy;
   halo_transport transport;
   int64_t message_cap; /**< bytes (Split) */
-  double seconds;      /**< modeled, or timed (mean per exchange, max over ranks) */
+  double seconds;      /**< modeled */
+  double timed;        /**< timed at plan time (autotune): seconds per call, the median of the
+                            trial's rounds of the most of any rank; 0 when not timed */
 } halo_candidate;
 
 /**

@@ -23,6 +23,8 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
   for (int K = 1; K <= 2; K++) {
     halo_plan_options o = halo_plan_options_default();
     o.ranks_per_node = K;
+    o.strategy = HALO_STRATEGY_STANDARD;
+    o.autotune = 0; /* the model alone, until the default's part below */
     halo_plan plan;
     CHECK_OK(halo_plan_create(A, &o, &plan));
     CHECK_OK(halo_exchange_begin(plan, x, g_std));
@@ -84,6 +86,41 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
     CHECK_OK(halo_exchange_end(plan));
     CHECK(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0);
     halo_plan_destroy(&plan);
+    /* the default: the model, then a trial of the candidates it cannot tell
+     * apart; a later plan of the same pattern and options takes the choice
+     * the communicator kept (the same timed seconds, bit for bit) */
+    {
+      halo_plan_options dflt = halo_plan_options_default();
+      dflt.ranks_per_node = K;
+      halo_plan p2;
+      halo_candidate c1[64], c2[64];
+      int n1, n2, b1, b2;
+      CHECK_OK(halo_plan_create(A, &dflt, &plan));
+      CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+      CHECK_MSG(strstr(text, P > 1 ? "timed" : "lowest modeled time") ||
+                    strstr(text, "lowest modeled time"),
+                "%s: %.900s", label, text);
+      CHECK_OK(halo_plan_get_candidates(plan, 64, c1, &n1, &b1));
+      int timed = 0;
+      for (int i = 0; i < n1; i++) timed += c1[i].timed > 0;
+      CHECK_MSG(timed == 0 || (timed >= 2 && timed <= 4 && c1[b1].timed > 0),
+                "%s: %d candidates timed, the chosen one %s", label, timed,
+                c1[b1].timed > 0 ? "among them" : "not");
+      for (int i = 0; i < n1; i++)
+        CHECK_MSG(c1[i].timed <= 0 || c1[i].timed >= c1[b1].timed,
+                  "%s: candidate %d timed %g s, faster than the chosen one's %g", label, i,
+                  c1[i].timed, c1[b1].timed);
+      for (int64_t k = 0; k < ng; k++) g[k] = NAN;
+      CHECK_OK(halo_exchange_begin(plan, x, g));
+      CHECK_OK(halo_exchange_end(plan));
+      CHECK(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0);
+      CHECK_OK(halo_plan_create(A, &dflt, &p2));
+      CHECK_OK(halo_plan_get_candidates(p2, 64, c2, &n2, &b2));
+      CHECK_MSG(n1 == n2 && b1 == b2 && memcmp(c1, c2, (size_t)n1 * sizeof *c1) == 0,
+                "%s: a second plan of the same pattern chose anew", label);
+      halo_plan_destroy(&p2);
+      halo_plan_destroy(&plan);
+    }
     /* a concrete plan says so; a short buffer is cut, not overrun */
     o.strategy = HALO_STRATEGY_3STEP;
     o.autotune = 0;
@@ -101,7 +138,7 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
     o.params = "nowhere";
     CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_IO, "nowhere");
     o.params = NULL;
-    o.autotune = -1;
+    o.autotune = -3;
     CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "autotune");
   }
   free(x), free(g), free(g_std);

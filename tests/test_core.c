@@ -50,7 +50,7 @@ static void test_names(void) {
   CHECK_ERR(halo_memory_from_name("gpu", &m), HALO_ERR_INVALID_ARG, "known: auto, host, device");
   CHECK(strcmp(halo_scope_name(HALO_SCOPE_NODE), "node") == 0);
   halo_plan_options o = halo_plan_options_default();
-  CHECK(o.strategy == HALO_STRATEGY_STANDARD);
+  CHECK(o.strategy == HALO_STRATEGY_AUTO);
 }
 
 static uint64_t rng_state = 12345;

@@ -485,9 +485,26 @@ static void choice(MPI_Comm comm) {
   halo_plan_options o = halo_plan_options_default();
   halo_stats st;
   o.memory = HALO_MEMORY_DEVICE;
+  /* the default, strategy auto: the transport is one of the candidates, never
+   * mpi-device on an MPI that is not CUDA-aware, nccl only with one rank per GPU */
   CHECK_OK(halo_plan_create(A, &o, &plan));
   CHECK_OK(halo_plan_stats(plan, &st));
-  /* auto: nccl with one rank per GPU (when compiled in), else ipc; never mpi-device */
+  {
+    const halo_transport t = st.phase[0].transport;
+    CHECK_MSG(t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC ||
+                  (t == HALO_TRANSPORT_NCCL && HALO_HAVE_NCCL && ranks_per_gpu == 1) ||
+                  (t == HALO_TRANSPORT_MPI_DEVICE && mpi_aware),
+              "the default plan chose transport %s", halo_transport_name(t));
+    char text[2048];
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    if (rank == 0) printf("default device plan: %.600s\n", text);
+  }
+  halo_plan_destroy(&plan);
+  o.strategy = HALO_STRATEGY_STANDARD;
+  CHECK_OK(halo_plan_create(A, &o, &plan));
+  CHECK_OK(halo_plan_stats(plan, &st));
+  /* a strategy given, transport auto: nccl with one rank per GPU (when compiled in), else ipc;
+   * never mpi-device */
   const halo_transport want =
       HALO_HAVE_NCCL && ranks_per_gpu == 1 ? HALO_TRANSPORT_NCCL : HALO_TRANSPORT_IPC;
   CHECK_MSG(st.phase[0].transport == want, "auto chose %s, expected %s",

@@ -90,7 +90,7 @@ static halo_status simulate_root(const amg_opts *o, const amg_problem *pb, const
   halo_plan_options resolved;
   halo_status st = halo_plan_options_resolve(&o->opts, &resolved);
   if (st != HALO_SUCCESS) return st;
-  const char *params = resolved.params;
+  const char *params = resolved.params ? resolved.params : "lassen"; /* a simulated machine */
   int64_t **rows = calloc((size_t)(L ? L : 1), sizeof *rows);
   if (!rows) return HALO_ERR_OUT_OF_MEMORY;
   for (int l = 0; l < L && st == HALO_SUCCESS; l++)

@@ -230,7 +230,8 @@ static int run(int argc, char **argv) {
   halo_plan_options resolved; /* the option params, or HALO_PARAMS, or lassen */
   for (int s = 0; s < n_strategies && !params; s++)
     if (strategies[s] == HALO_STRATEGY_AUTO) /* as a plan of strategy auto */
-      if (halo_plan_options_resolve(&opts, &resolved) == HALO_SUCCESS) params = resolved.params;
+      if (halo_plan_options_resolve(&opts, &resolved) == HALO_SUCCESS)
+        params = resolved.params ? resolved.params : "lassen"; /* a simulated machine */
 
   int code = EXIT_OK;
   input_matrix M;

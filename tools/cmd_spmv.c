@@ -43,15 +43,19 @@ static void usage(void) {
          "                         forward messages (split spreads inter-node messages over\n"
          "                         them; with --memory device they share the GPUs: split\n"
          "                         with --transport staged is Split+MD, with ipc Split+DD) [0]\n"
-         "  --strategy NAME        standard, 2step, 3step, split, auto (the lowest modeled\n"
-         "                         time, or with --autotune the fastest), all, or a list\n"
+         "  --strategy NAME        standard, 2step, 3step, split, auto (the library's\n"
+         "                         default: the model, and a timed trial of the candidates\n"
+         "                         it cannot tell apart; see --autotune), all, or a list\n"
          "                         such as all,auto [all]\n"
          "  --params NAME|FILE     machine parameters of the performance model: a built-in\n"
          "                         set (lassen) or a file of halo params measure; adds the\n"
          "                         modeled exchange time of every plan beside the measured\n"
-         "                         one, and is what auto chooses by [HALO_PARAMS, or lassen]\n"
-         "  --autotune N           auto: time N exchanges of every candidate at plan time and\n"
-         "                         keep the fastest, instead of the model [0]\n"
+         "                         one, and is what auto chooses by [HALO_PARAMS, else this\n"
+         "                         machine's file (halo params measure --save), else lassen]\n"
+         "  --autotune N|model     auto: N > 0 times N products of every candidate at plan\n"
+         "                         time and keeps the fastest; model (or 0) chooses by the\n"
+         "                         model alone [HALO_AUTOTUNE, else the candidates modeled\n"
+         "                         within 2x of the lowest are timed, at most 4]\n"
          "  --ranks-per-node K     virtual nodes of K consecutive ranks [0: the nodes of MPI,\n"
          "                         or HALO_RANKS_PER_NODE when set]\n"
          "  --message-cap B        largest inter-node message of split, in bytes [16384]\n"
@@ -81,7 +85,9 @@ static void usage(void) {
          "                         at once and on any stderr, or never [on a terminal,\n"
          "                         once it has taken a second]\n"
          "  HALO_RANKS_PER_NODE=K  virtual nodes of K ranks when --ranks-per-node is 0\n"
-         "  HALO_PARAMS=NAME|FILE  what strategy auto chooses by without --params [lassen]\n"
+         "  HALO_PARAMS=NAME|FILE  what strategy auto chooses by without --params [this\n"
+         "                         machine's file, else lassen]\n"
+         "  HALO_AUTOTUNE=N|model  auto's trial without --autotune\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line, 3 a check failed (--tol, or a\n"
          "plan that differs from standard)\n");
@@ -195,7 +201,11 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (m < 0) return EXIT_USAGE;
       opts.params = rep_params = a.value;
     } else if ((m = args_take(&a, "--autotune"))) {
-      if (m < 0 || !args_int(&a, "--autotune", 0, 1000000, &v)) return EXIT_USAGE;
+      if (m < 0) return EXIT_USAGE;
+      if (strcmp(a.value, "model") == 0)
+        v = 0;
+      else if (!args_int(&a, "--autotune", 0, 1000000, &v))
+        return EXIT_USAGE;
       opts.autotune = (int)v;
     } else if ((m = args_take(&a, "--device-id"))) {
       if (m < 0 || !args_int(&a, "--device-id", 0, 1 << 20, &v)) return EXIT_USAGE;

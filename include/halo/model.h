@@ -1,6 +1,7 @@
 /* halo performance model: the machine parameters of the model (DESIGN.md
- * section 6) and the least-squares fits that `halo params measure` makes of
- * them. Strategy AUTO, halo_plan_model() and halo_sim_model() read these
+ * section 6), the least-squares fits of them, and their measurement on the
+ * ranks of a communicator (halo_params_measure, which `halo params measure`
+ * runs). Strategy AUTO, halo_plan_model() and halo_sim_model() read these
  * sets; a program may read, write and fit its own. */
 #ifndef HALO_MODEL_H
 #define HALO_MODEL_H
@@ -177,6 +178,140 @@ halo_status halo_fit_protocols(const double *s, const double *t, int64_t n, int6
 
 /** Evaluate a fit at s bytes. */
 static inline double halo_fit_eval(const halo_fit *f, double s) { return f->alpha + f->beta * s; }
+
+/* ---- measuring a set -------------------------------------------------------- */
+
+/* halo_params_measure() measures a set on the ranks of a communicator and
+ * fits it, BenchPress-style (what `halo params measure` runs):
+ *   - ping-pong of rank 0 with a partner on its socket, on the other socket
+ *     of its node and on another node, the other ranks waiting: per size the
+ *     median half round trip; cpu.<protocol>.<locality> fitted per protocol
+ *     range (halo_fit_protocols);
+ *   - injection (max-rate): k = 1, 2, 4, ..., K ranks of rank 0's node
+ *     ping-pong large messages with k ranks of another node at once;
+ *     injection.beta is the fitted s/byte of the node's total at the
+ *     largest k;
+ *   - with CUDA and a device on every rank: cudaMemcpyAsync sweeps by 1
+ *     process and by 4 at once (copy.*), device-aware messages through halo's
+ *     own exchange (gpu.*: nccl when each rank has its own GPU, else ipc),
+ *     the staged path's fixed cost (staged.alpha), and the ipc copy between
+ *     rank 0 and another rank of its machine (ipc.*), whatever their nodes.
+ * A locality with no pair of ranks is copied from the nearest measured one;
+ * what cannot be measured comes from the base set. A note says so for each
+ * group of keys (halo_params_measured). */
+
+/** Called on rank 0 with each line of the report (what is measured, each
+ *  fit, what is copied and why), as it goes; line ends with '\n'. */
+typedef void (*halo_params_report_fn)(const char *line, void *arg);
+
+/** Options of halo_params_measure(). Start from
+ *  halo_params_measure_options_default(); every rank gives the same values
+ *  (base and name are taken from rank 0, report is called on rank 0). */
+typedef struct {
+  /** 0 (default): the nodes of MPI (MPI_COMM_TYPE_SHARED); K > 0: virtual
+   *  nodes of K consecutive ranks, for off-node pairs when all ranks share
+   *  one machine. */
+  int ranks_per_node;
+  /** The smallest and the largest message, 1 <= min_bytes < max_bytes <=
+   *  2^30 (defaults 8 and 16777216). The sizes timed: these two, and the
+   *  powers of two and their midpoints (1.5 x) in between. */
+  int64_t min_bytes, max_bytes;
+  /** Timed round trips per size, after 1 + iterations / 10 untimed ones
+   *  (default 100). */
+  int iterations;
+  /** The protocol switches the fits assume, short -> eager and eager ->
+   *  rendezvous, in bytes (defaults 256 and 16384): every protocol range,
+   *  [min_bytes, short_max), [short_max, eager_max) and [eager_max,
+   *  max_bytes], must hold two sizes. */
+  int64_t short_max, eager_max;
+  halo_fit_weighting fit; /**< default HALO_FIT_RELATIVE */
+  /** The set the unmeasured keys come from: a built-in name or a file, read
+   *  on rank 0; NULL (default): "lassen". */
+  const char *base;
+  /** Name of the measured set, a word of at most 63 letters, digits, '-',
+   *  '_' or '.'; NULL (default): "measured". */
+  const char *name;
+  /** -1 (default): measure copy.*, gpu.*, staged.* and ipc.* when halo has
+   *  CUDA and every rank sees a device; 0: never (they come from base). */
+  int device;
+  halo_params_report_fn report; /**< rank 0's report lines; NULL (default): none */
+  void *report_arg;             /**< passed to report */
+} halo_params_measure_options;
+
+/** The defaults above. */
+halo_params_measure_options halo_params_measure_options_default(void);
+
+#define HALO_PARAMS_MAX_NOTES 16
+
+/** Provenance of some keys of a measured set: how they were measured, or
+ *  where they come from and why. */
+typedef struct {
+  char keys[48];  /**< an fnmatch() pattern of the keys: "cpu.*.on_node.*", "ipc.*" */
+  char text[300]; /**< one line: "gpu.*: from lassen (halo built without CUDA)" */
+} halo_params_note;
+
+/** A measured set and its provenance. */
+typedef struct {
+  halo_params params;
+  int ranks, nodes; /**< what it was measured on (nodes: virtual ones with ranks_per_node) */
+  int n_notes;      /**< the first note matching a key is about it */
+  halo_params_note note[HALO_PARAMS_MAX_NOTES];
+} halo_params_measured;
+
+/**
+ * Check options without measuring: HALO_ERR_INVALID_ARG with a message that
+ * names the option ("min_bytes 4096 must be below max_bytes 1024", "the
+ * rendezvous range of sizes holds 1 of the 23 sizes ..."). base is not read
+ * here. Not collective.
+ */
+halo_status halo_params_measure_check(const halo_params_measure_options *opts);
+
+/**
+ * Measure and fit the model's parameters on the ranks of comm (at least 2),
+ * as described above; the unmeasured keys come from opts->base. Collective
+ * over comm; it takes seconds to minutes (the sizes times the iterations,
+ * per locality and transport), during which the ranks not measuring sleep.
+ * @param opts  NULL: the defaults
+ * @param m     set on every rank, the same bit for bit, on success only
+ * @return on every rank the same status: HALO_ERR_INVALID_ARG for a bad
+ *         option (halo_params_measure_check) or fewer than 2 ranks,
+ *         HALO_ERR_INCONSISTENT when ranks give other options, the status of
+ *         halo_params_load for base ("base: ..."), HALO_ERR_INVALID_ARG when
+ *         a sweep cannot be fitted, HALO_ERR_MPI, HALO_ERR_CUDA,
+ *         HALO_ERR_OUT_OF_MEMORY; the message is the failing rank's, "rank
+ *         R: ...". Never a hang when one rank fails.
+ */
+halo_status halo_params_measure(MPI_Comm comm, const halo_params_measure_options *opts,
+                                halo_params_measured *m);
+
+/**
+ * Write a measured set as a parameter file: the lines of header, each as a
+ * comment "# ..." (header may be NULL), then halo_params_write()'s lines
+ * with each note as a '#' line before the first key it is about. Reads back
+ * (halo_params_read) to the same values, bit for bit. Not collective.
+ * HALO_ERR_IO when the stream fails.
+ */
+halo_status halo_params_write_measured(const halo_params_measured *m, const char *header, FILE *f);
+
+/* ---- the machine's parameter file ---------------------------------------- */
+
+/**
+ * Where this machine's measured set is kept, and where a plan looks for its
+ * parameters when neither the option params nor HALO_PARAMS names a set:
+ * $XDG_CACHE_HOME/halo/params-MACHINE, else $HOME/.cache/halo/params-MACHINE,
+ * MACHINE being the host name up to its first '.' without its trailing
+ * digits, '-' and '_' (lassen708 -> lassen), so that the nodes of one cluster
+ * share it. `halo params measure --save` writes it. When the file does not
+ * exist a plan takes the built-in set of its kind of machine
+ * (halo_params_builtin_for). buf is "" when neither variable is set.
+ * HALO_ERR_INVALID_ARG when the path does not fit in len characters.
+ */
+halo_status halo_params_cache_path(char *buf, size_t len);
+
+/** The built-in set a plan takes when no set is named and the machine has no
+ *  file: by the name of its GPU (cudaDeviceProp.name; NULL or "" for a host
+ *  plan). "lassen" for any machine halo has no set of its own for. */
+const char *halo_params_builtin_for(const char *gpu_name);
 
 HALO_EXPORT_END
 

@@ -107,7 +107,7 @@ int halo_strategy_valid(halo_strategy s) {
 halo_plan_options halo_plan_options_default(void) {
   halo_plan_options o;
   memset(&o, 0, sizeof o);
-  o.strategy = HALO_STRATEGY_STANDARD;
+  o.strategy = HALO_STRATEGY_AUTO;
   o.ranks_per_node = 0;
   o.message_cap = HALO_DEFAULT_MESSAGE_CAP;
   o.remove_duplicates = 1;
@@ -116,7 +116,7 @@ halo_plan_options halo_plan_options_default(void) {
   o.device_id = -1;
   o.stream = NULL;
   o.params = NULL;
-  o.autotune = 0;
+  o.autotune = -1;
   /* -1: the environment variable, else the default (settings.c) */
   o.max_exchanges = -1;
   o.reverse = -1;

@@ -1,11 +1,15 @@
 /* Settings: the options of a plan, the environment variables that may give
  * them, their checks and their agreement across ranks. The only file of the
  * library that reads the environment. */
+#define _GNU_SOURCE /* gethostname */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "halo/model.h"
 #include "settings.h"
 
 /* A variable's value, or NULL when it is unset or empty. */
@@ -34,11 +38,14 @@ static void describe_range(int64_t lo, int64_t hi, const char *const *words, cha
                            size_t len) {
   if (words) {
     size_t n = 0;
+    int k = 0;
     buf[0] = '\0';
-    for (int i = 0; words[i]; i++) {
-      int w = snprintf(buf + n, len - n, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+    for (; words[k]; k++) {
+      int w = snprintf(buf + n, len - n, "%s%s", k ? (words[k + 1] ? ", " : " or ") : "", words[k]);
       if (w > 0) n = n + (size_t)w < len ? n + (size_t)w : len - 1;
     }
+    if (hi >= k) /* numbers beyond the words' */
+      snprintf(buf + n, len - n, " or a number, %lld to %lld", (long long)lo, (long long)hi);
     return;
   }
   if (hi == INT64_MAX || hi == INT_MAX || hi == INT32_MAX)
@@ -90,6 +97,9 @@ static halo_status resolve_int(const char *option, int64_t value, const char *en
 
 static const char *const kernel_words[] = {"halo", "cusparse", NULL};
 static const char *const stream_words[] = {"blocking", "nonblocking", NULL};
+/* HALO_AUTOTUNE: "model" (0), or a number of timed calls; "close" is the
+ * default, kept as a value no caller can give (HALO_AUTOTUNE_CLOSE) */
+static const char *const autotune_words[] = {"model", NULL};
 
 halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *s) {
   halo_plan_options o = opts ? *opts : halo_plan_options_default();
@@ -121,18 +131,22 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   if (o.device_id < -1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",
                       o.device_id);
-  if (o.autotune < 0)
+  if (o.autotune < -1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "autotune = %d: 0 (choose by the model) or the number of timed exchanges "
-                      "per candidate",
+                      "autotune = %d: 0 (choose by the model), the number of timed calls per "
+                      "candidate, or -1 (HALO_AUTOTUNE, else time the candidates the model cannot "
+                      "tell apart)",
                       o.autotune);
+  HALO_CHECK(resolve_int("autotune", o.autotune, "HALO_AUTOTUNE", HALO_AUTOTUNE_CLOSE, 0, 1000000,
+                         0, autotune_words, &v));
+  o.autotune = (int)v;
   HALO_CHECK(resolve_int("max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES, 0, NULL,
                          &v));
   o.max_exchanges = (int)v;
   HALO_CHECK(resolve_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
   o.reverse = (int)v;
   s->params = o.params && *o.params ? o.params : env_value("HALO_PARAMS");
-  if (!s->params) s->params = "lassen";
+  if (!s->params) HALO_CHECK(halo_params_cache_path(s->params_file, sizeof s->params_file));
   HALO_CHECK(resolve_int("gpu_aware_mpi", o.gpu_aware_mpi, "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
                          &v));
   s->gpu_aware_mpi = (int)v;
@@ -199,7 +213,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"remove_duplicates", NULL},
                             {"memory", NULL},
                             {"transport", NULL},
-                            {"autotune", NULL},
+                            {"autotune", "HALO_AUTOTUNE"},
                             {"max_exchanges", NULL},
                             {"reverse", NULL},
                             {"gpu_aware_mpi", "HALO_GPU_AWARE_MPI"},
@@ -225,7 +239,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                         s->spmv_carveout,    s->spmv_long_row,    s->product_first,
                         s->compute_nonblocking,
                         s->timeline,         s->copy_timing,      s->max_count,
-                        hash_string(s->params)};
+                        hash_string(s->params ? s->params : "(the machine's file)")};
   int64_t lo[N], hi[N];
   HALO_MPI(MPI_Allreduce(v, lo, N, MPI_INT64_T, MPI_MIN, comm));
   HALO_MPI(MPI_Allreduce(v, hi, N, MPI_INT64_T, MPI_MAX, comm));
@@ -235,7 +249,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
       return HALO_ERROR(HALO_ERR_INCONSISTENT,
                         "plan options differ across ranks: params names another parameter set "
                         "on some ranks ('%s' here; the option, or HALO_PARAMS)",
-                        s->params);
+                        s->params ? s->params : "the machine's file");
     char from[64] = "";
     if (names[i][1]) snprintf(from, sizeof from, " (the option, or %s)", names[i][1]);
     return HALO_ERROR(HALO_ERR_INCONSISTENT,
@@ -251,5 +265,42 @@ halo_status halo_settings_max_count(int *count_p) {
   HALO_CHECK(resolve_int("max_message_count", -1, "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0,
                          NULL, &v));
   *count_p = (int)v;
+  return HALO_SUCCESS;
+}
+
+/* The machine's name in its parameter file: the host name up to its first
+ * '.', without trailing digits, '-' and '_' (lassen708 -> lassen), so that
+ * the nodes of one cluster share the file. */
+static void machine_name(char *buf, size_t len) {
+  char host[256] = "";
+  if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+  host[sizeof host - 1] = '\0';
+  size_t n = strcspn(host, ".");
+  while (n > 0 && (isdigit((unsigned char)host[n - 1]) || host[n - 1] == '-' || host[n - 1] == '_'))
+    n--;
+  host[n] = '\0';
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)host[i]) && host[i] != '-' && host[i] != '_') host[i] = '_';
+  snprintf(buf, len, "%s", n ? host : "host");
+}
+
+halo_status halo_params_cache_path(char *buf, size_t len) {
+  if (!buf || len == 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_params_cache_path: no buffer");
+  char machine[256];
+  machine_name(machine, sizeof machine);
+  const char *xdg = env_value("XDG_CACHE_HOME"), *home = env_value("HOME");
+  int w;
+  if (xdg)
+    w = snprintf(buf, len, "%s/halo/params-%s", xdg, machine);
+  else if (home)
+    w = snprintf(buf, len, "%s/.cache/halo/params-%s", home, machine);
+  else
+    w = snprintf(buf, len, "%s", "");
+  if (w < 0 || (size_t)w >= len)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "the parameter file's path (XDG_CACHE_HOME or HOME) is longer than %zu "
+                      "characters",
+                      len - 1);
   return HALO_SUCCESS;
 }

@@ -15,7 +15,10 @@
 /** The options of a plan once resolved: every value final and checked. */
 typedef struct {
   halo_plan_options opts; /* the caller's options, with every unset value resolved below */
-  const char *params;     /* parameter set of the model: a name or a path (never NULL) */
+  const char *params;     /* parameter set of the model: a name or a path; NULL: the machine's
+                             file (params_file) when it exists, else the built-in default */
+  char params_file[1024]; /* the machine's parameter file (halo_params_cache_path); "" when
+                             neither XDG_CACHE_HOME nor HOME is set */
   int gpu_aware_mpi;      /* -1: ask the MPI library; 0: no; 1: yes */
   int local_kernel;       /* HALO_LOCAL_KERNEL_HALO or _CUSPARSE */
   int cusparse_alg;       /* 1 or 2 (CUSPARSE_SPMV_CSR_ALG1/2) */

@@ -154,6 +154,7 @@ struct halo_device_s {
   cudaStream_t xstream;   /* the exchanges (highest priority) */
   cudaStream_t comp[2];   /* the products: [0] blocking, [1] non-blocking (made when asked) */
   int ranks_per_gpu;
+  char name[256];         /* the GPU's name (cudaDeviceProp.name) */
   int mpi_aware_detected; /* what the MPI library says, agreed over the communicator */
 #if HALO_HAVE_NCCL
   ncclComm_t nccl;
@@ -205,6 +206,7 @@ static int mpi_says_cuda_aware(void) {
 
 int halo_device_id(const halo_device *d) { return d->device; }
 int halo_device_ranks_per_gpu(const halo_device *d) { return d->ranks_per_gpu; }
+const char *halo_device_name(const halo_device *d) { return d->name; }
 int halo_device_mpi_aware(const halo_device *d, int setting) {
   return setting >= 0 ? setting : d->mpi_aware_detected;
 }
@@ -236,6 +238,7 @@ static halo_status count_sharing(halo_device *d) {
   unsigned char *all = NULL;
   int n, most = 0;
   HALO_TRY_CUDA(cudaGetDeviceProperties(&prop, d->device));
+  snprintf(d->name, sizeof d->name, "%.*s", (int)sizeof prop.name, prop.name);
   HALO_TRY_MPI(MPI_Comm_size(d->machine, &n));
   HALO_TRY(HALO_ALLOC(all, 16 * (size_t)n));
   HALO_TRY_MPI(MPI_Allgather(prop.uuid.bytes, 16, MPI_BYTE, all, 16, MPI_BYTE, d->machine));
@@ -567,6 +570,7 @@ halo_status halo_device_check_id(int device_id) {
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 int halo_device_ranks_per_gpu(const halo_device *d) { return (void)d, 0; }
+const char *halo_device_name(const halo_device *d) { return (void)d, ""; }
 int halo_device_mpi_aware(const halo_device *d, int setting) { return (void)d, setting > 0; }
 MPI_Comm halo_device_machine_comm(const halo_device *d) { return (void)d, MPI_COMM_NULL; }
 void *halo_device_exchange_stream(const halo_device *d) { return (void)d, NULL; }

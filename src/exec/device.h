@@ -31,6 +31,8 @@ halo_status halo_device_check_id(int device_id);
 int halo_device_id(const halo_device *d);
 /** Most ranks that share one GPU on a machine (over the communicator). */
 int halo_device_ranks_per_gpu(const halo_device *d);
+/** The GPU's name ("NVIDIA H200"); "" without CUDA. */
+const char *halo_device_name(const halo_device *d);
 /** Whether MPI takes device buffers: setting 0 or 1 forces the answer, -1
  *  takes what the MPI library said (agreed over the communicator). */
 int halo_device_mpi_aware(const halo_device *d, int setting);

@@ -10,6 +10,8 @@
  *   device      the GPU: its streams, the ranks sharing it, the NCCL
  *               communicator (made by the first device plan)
  *   tags        the allocator of the exchanges' tags (tags.h)
+ *   params      the model's parameter sets its plans read (read once)
+ *   memo        strategy AUTO's choices, for later plans of one pattern
  *
  * The attribute holds one reference; every matrix and plan holds one. The
  * context lives until the user's communicator is freed (or MPI_Finalize) and
@@ -18,7 +20,13 @@
 #define HALO_INTERFACE_CONTEXT_H
 
 #include "exec/device.h"
+#include "plan/choose.h"
 #include "plan/topology.h"
+
+/* Parameter sets and AUTO's choices a context keeps (src/interface/auto.c). */
+#define HALO_CONTEXT_PARAMS     8
+#define HALO_CONTEXT_PARAMS_KEY 1040
+#define HALO_CONTEXT_MEMO       32
 
 typedef struct halo_context_s halo_context;
 
@@ -38,6 +46,20 @@ struct halo_context_s {
     int base, n;
   } * blocks;
   halo_context *next; /* contexts cached on a communicator (released at MPI_Finalize) */
+  /* the parameter sets plans read, by what named them: read once */
+  int n_params;
+  struct {
+    char key[HALO_CONTEXT_PARAMS_KEY];
+    halo_params p;
+  } params[HALO_CONTEXT_PARAMS];
+  /* strategy AUTO's choices, by the key of a plan's pattern and options on
+   * this rank, and the sequence number of the choice (the same on every rank) */
+  int n_memo, memo_seq;
+  struct {
+    uint64_t key;
+    int seq;
+    halo_choice choice;
+  } memo[HALO_CONTEXT_MEMO];
 };
 
 /**

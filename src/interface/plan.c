@@ -141,126 +141,6 @@ static halo_status plan_products(halo_plan P) {
   return halo_agree(P->ctx->comm, halo_spmv_device_create(P->comp, P->A, &o, &P->dsp));
 }
 
-/* ---- strategy AUTO --------------------------------------------------------
- * Every strategy on every transport the plan may use (a device plan with
- * transport AUTO: staged, ipc, and nccl and mpi-device where they serve),
- * Split with several message_caps; the lowest modeled time wins, or with
- * autotune the fastest timed. The candidate list, the model of a schedule
- * and the description are src/plan/choose.c's; the timed trial makes whole
- * plans of each candidate. */
-
-/* Time n exchanges of a plan of candidate c: the mean per exchange, the
- * largest over ranks. Collective. */
-static halo_status time_candidate(halo_plan P, const halo_plan_input *in,
-                                  const halo_pattern *pattern, const halo_settings *s, double *x,
-                                  int n, halo_candidate *c) {
-  halo_status st = HALO_SUCCESS;
-  halo_plan_options co = s->opts;
-  halo_plan sub = NULL;
-  halo_plan_input sin = *in;
-  const MPI_Comm comm = P->ctx->comm;
-  co.strategy = c->strategy, co.transport = c->transport, co.message_cap = c->message_cap;
-  co.autotune = 0;
-  co.max_exchanges = 1;
-  co.reverse = 0;
-  co.timeline = co.copy_timing = 0;
-  sin.pattern = pattern; /* learned once */
-  HALO_CHECK(halo_plan_build(P->ctx, P->A, &sin, &co, &sub));
-  for (int i = 0; i < 2 && st == HALO_SUCCESS; i++) { /* warm-up */
-    st = halo_exchange_begin(sub, x, NULL);
-    if (st == HALO_SUCCESS) st = halo_exchange_end(sub);
-  }
-  if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
-  HALO_TRY(halo_agree(comm, st));
-  HALO_TRY_MPI(MPI_Barrier(comm));
-  double t0 = halo_wtime();
-  for (int i = 0; i < n && st == HALO_SUCCESS; i++) {
-    st = halo_exchange_begin(sub, x, NULL);
-    if (st == HALO_SUCCESS) st = halo_exchange_end(sub);
-    if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
-  }
-  double t = (halo_wtime() - t0) / n;
-  HALO_TRY(halo_agree(comm, st));
-  HALO_TRY_MPI(MPI_Allreduce(&t, &c->seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
-cleanup:
-  halo_plan_destroy(&sub);
-  return st;
-}
-
-static halo_status plan_choose(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
-                               halo_settings *s, int transport_deferred) {
-  halo_status st = HALO_SUCCESS;
-  halo_plan_options *o = &s->opts;
-  halo_params prm;
-  halo_choice *ch = &P->choice;
-  halo_model_rank *ranks = NULL;
-  double *x = NULL;
-  const MPI_Comm comm = P->ctx->comm;
-  const int device = P->memory == HALO_MEMORY_DEVICE;
-  const int rpg = device ? halo_device_ranks_per_gpu(P->dev) : 1;
-  st = halo_params_load(s->params, &prm);
-  HALO_TRY(halo_agree(comm, st));
-  ch->how = o->autotune > 0 ? 2 : 1;
-  snprintf(ch->params, sizeof ch->params, "%s", prm.name);
-  halo_transport tr[4];
-  int n_tr = 0;
-  if (transport_deferred) {
-    tr[n_tr++] = HALO_TRANSPORT_STAGED;
-    tr[n_tr++] = HALO_TRANSPORT_IPC;
-    if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
-    if (halo_device_mpi_aware(P->dev, s->gpu_aware_mpi)) tr[n_tr++] = HALO_TRANSPORT_MPI_DEVICE;
-  } else {
-    tr[n_tr++] = P->transport;
-  }
-  int64_t caps[5];
-  const int n_caps = halo_choose_caps(o->message_cap, caps);
-  if (o->autotune > 0) {
-    if (device)
-      st = halo_dev_malloc((void **)&x, (size_t)in->n_local * sizeof *x);
-    else
-      st = HALO_CALLOC(x, in->n_local);
-    HALO_TRY(halo_agree(comm, st));
-  }
-  st = HALO_ALLOC(ranks, P->ctx->size);
-  HALO_TRY(halo_agree(comm, st));
-  ch->n = 0;
-  for (int a = 0; a < n_tr; a++) {
-    HALO_TRY(
-        halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a], ranks));
-    for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
-      for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++) {
-        if (ch->n == HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
-        halo_candidate *c = &ch->c[ch->n++];
-        *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0};
-        if (o->autotune > 0) {
-          HALO_TRY(time_candidate(P, in, pattern, s, x, o->autotune, c));
-          continue;
-        }
-        halo_settings cs = *s;
-        halo_schedule sched;
-        double phase[HALO_MAX_PHASES];
-        cs.opts.strategy = c->strategy, cs.opts.message_cap = c->message_cap;
-        HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
-        st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks, phase, &c->seconds);
-        halo_schedule_free(&sched);
-        HALO_TRY(halo_agree(comm, st));
-      }
-  }
-  halo_choice_best(ch);
-  o->strategy = ch->c[ch->best].strategy;
-  o->message_cap = ch->c[ch->best].message_cap;
-  if (transport_deferred)
-    HALO_TRY(
-        halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, &P->transport));
-cleanup:
-  if (device)
-    halo_dev_free(x);
-  else
-    halo_free(x);
-  halo_free(ranks);
-  return st;
-}
-
 halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_input *in,
                             const halo_plan_options *opts, halo_plan *plan_p) {
   halo_status st = HALO_SUCCESS;
@@ -305,8 +185,9 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
     pattern = &own_pattern;
   }
   PART_DONE(HALO_SETUP_PATTERN);
+  P->set = s; /* what halo_plan_params reads */
   if (s.opts.strategy == HALO_STRATEGY_AUTO)
-    HALO_TRY(plan_choose(P, in, pattern, &s, transport_deferred));
+    HALO_TRY(halo_plan_choose(P, in, pattern, &s, transport_deferred));
   P->set = s;
   PART_DONE(HALO_SETUP_CHOICE);
   HALO_TRY(halo_plan_schedule(P, in, pattern, &s, &P->sched));

@@ -73,6 +73,25 @@ typedef struct {
 halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_input *in,
                             const halo_plan_options *opts, halo_plan *plan_p);
 
+/**
+ * Strategy AUTO (src/interface/auto.c): every candidate strategy (Split with
+ * several message_caps) on every transport the plan may use (transport_deferred:
+ * a device plan whose transport AUTO chooses too) modeled; with autotune N
+ * every one timed, with autotune's default the ones the model cannot tell
+ * apart; the choice kept by the context for a later plan of the same pattern
+ * and options. Sets s->opts.strategy and message_cap, and P->transport when
+ * deferred. Collective.
+ */
+halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                             halo_settings *s, int transport_deferred);
+
+/** The model's parameters for plan P: the set name names (a built-in name or
+ *  a file), else the plan's option params or HALO_PARAMS, else the machine's
+ *  file (halo_params_cache_path) when rank 0 can read it, else the built-in
+ *  set of the machine's kind; read on rank 0 and kept by the context.
+ *  Collective. */
+halo_status halo_plan_params(halo_plan P, const char *name, halo_params *prm);
+
 /** The schedule of strategy s->opts.strategy (never AUTO), checked on every
  *  rank. Collective. */
 halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,

@@ -27,8 +27,8 @@ halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_se
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!seconds_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "seconds_p is NULL");
   const MPI_Comm comm = plan->ctx->comm;
-  st = halo_params_load(params && *params ? params : plan->set.params, &prm);
-  if (st == HALO_SUCCESS) st = HALO_ALLOC(ranks, plan->ctx->size);
+  HALO_CHECK(halo_plan_params(plan, params, &prm));
+  st = HALO_ALLOC(ranks, plan->ctx->size);
   HALO_TRY(halo_agree(comm, st));
   const int device = plan->memory == HALO_MEMORY_DEVICE;
   HALO_TRY(halo_choose_ranks(comm, plan->topo, &prm, device, halo_plan_is_helper(plan),

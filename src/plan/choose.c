@@ -15,9 +15,13 @@ int halo_choose_caps(int64_t option_cap, int64_t caps[5]) {
 }
 
 int halo_choice_best(halo_choice *ch) {
+  int timed = -1;
   ch->best = 0;
-  for (int i = 1; i < ch->n; i++)
+  for (int i = 0; i < ch->n; i++) {
+    if (ch->c[i].timed > 0 && (timed < 0 || ch->c[i].timed < ch->c[timed].timed)) timed = i;
     if (ch->c[i].seconds < ch->c[ch->best].seconds) ch->best = i;
+  }
+  if (timed >= 0) ch->best = timed;
   return ch->best;
 }
 
@@ -36,16 +40,22 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
   if (ch->how == 0) {
     HALO_PUT(": as asked");
   } else {
-    HALO_PUT(": the %s of %d candidates", ch->how == 1 ? "lowest modeled time" : "fastest timed",
-             ch->n);
-    if (ch->how == 1) HALO_PUT(" (parameters %s)", ch->params);
-    HALO_PUT(":");
+    if (ch->how == 1)
+      HALO_PUT(": the lowest modeled time of %d candidates (parameters %s):", ch->n, ch->params);
+    else if (ch->how == 2)
+      HALO_PUT(": the fastest timed of %d candidates:", ch->n);
+    else
+      HALO_PUT(": the fastest timed of the %d of %d candidates modeled within a factor 2 of the "
+               "lowest (parameters %s):",
+               ch->n_timed, ch->n, ch->params);
     for (int i = 0; i < ch->n; i++) {
       const halo_candidate *c = &ch->c[i];
       HALO_PUT(" %s%s/%s", i == ch->best ? "*" : "", halo_strategy_name(c->strategy),
                halo_transport_name(c->transport));
       if (c->strategy == HALO_STRATEGY_SPLIT) HALO_PUT("/%lld", (long long)c->message_cap);
-      HALO_PUT(" %.3g us%s", 1e6 * c->seconds, i + 1 < ch->n ? "," : "");
+      HALO_PUT(" %.3g us", 1e6 * (ch->how == 2 ? c->timed : c->seconds));
+      if (ch->how == 3 && c->timed > 0) HALO_PUT(" (timed %.3g us)", 1e6 * c->timed);
+      HALO_PUT("%s", i + 1 < ch->n ? "," : "");
     }
   }
 #undef HALO_PUT

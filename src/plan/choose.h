@@ -13,9 +13,10 @@
 
 /** How a plan was chosen (strategy AUTO), for halo_plan_describe. */
 typedef struct {
-  int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial */
+  int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial of every
+              candidate; 3: by a timed trial of the n_timed the model could not tell apart */
   char params[64];
-  int n;
+  int n, n_timed;
   halo_candidate c[HALO_MAX_CANDIDATES];
   int best;
 } halo_choice;
@@ -24,7 +25,8 @@ typedef struct {
  *  (each once). Returns how many (at most 5). */
 int halo_choose_caps(int64_t option_cap, int64_t caps[5]);
 
-/** The candidate of lowest seconds (the first of equals): sets and returns
+/** The timed candidate of lowest time when some were timed, else the one
+ *  of lowest modeled seconds (the first of equals): sets and returns
  *  ch->best. */
 int halo_choice_best(halo_choice *ch);
 

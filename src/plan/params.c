@@ -73,6 +73,11 @@ halo_status halo_params_builtin(const char *name, halo_params *p) {
   return HALO_SUCCESS;
 }
 
+const char *halo_params_builtin_for(const char *gpu_name) {
+  (void)gpu_name;
+  return "lassen";
+}
+
 /* ---- the keys of a parameter file --------------------------------------- */
 
 static const char *const proto_names[HALO_N_PROTO] = {"short", "eager", "rendezvous"};

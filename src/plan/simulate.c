@@ -591,7 +591,7 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
         if (ch.n == HALO_MAX_CANDIDATES)
           return HALO_ERROR(HALO_ERR_INTERNAL, "too many candidates");
         halo_candidate *k = &ch.c[ch.n++];
-        *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0};
+        *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0, 0.0};
         HALO_CHECK(halo_sim_model(sim, &co, gpus_per_node, params, NULL, &k->seconds));
       }
   const halo_candidate *b = &ch.c[halo_choice_best(&ch)];

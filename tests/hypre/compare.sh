@@ -99,7 +99,7 @@ solvers)
         same s_${tag}_np$np s_${tag}_np${np}_$s
         through s_${tag}_np${np}_$s
       done
-      plans s_${tag}_np${np}_auto "lowest modeled time"
+      plans s_${tag}_np${np}_auto "modeled" # the model, or the trial of its close candidates
     done
   done
   ;;

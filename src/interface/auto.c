@@ -1,0 +1,323 @@
+/* Strategy AUTO: the model's parameters of a plan, every candidate modeled,
+ * the ones the model cannot tell apart timed (or all of them, with
+ * autotune N), and the choice kept by the communicator's context for the
+ * next plan of the same pattern and options. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "interface/plan.h"
+
+/* The model is within a factor 2 of the measured exchange for most plans
+ * (bench/results/model.md): candidates modeled within this factor of the
+ * best are timed, at most HALO_AUTO_TRIAL of them. */
+#define HALO_AUTO_BAND  2.0
+#define HALO_AUTO_TRIAL 4
+
+/* ---- the parameters ------------------------------------------------------ */
+
+halo_status halo_plan_params(halo_plan P, const char *name, halo_params *prm) {
+  halo_status st = HALO_SUCCESS;
+  halo_context *ctx = P->ctx;
+  char source[HALO_CONTEXT_PARAMS_KEY] = "";
+  /* what names the set, decided on rank 0: the machine's file may exist on
+   * its file system alone */
+  if (ctx->rank == 0) {
+    if (name && *name)
+      snprintf(source, sizeof source, "%s", name);
+    else if (P->set.params)
+      snprintf(source, sizeof source, "%s", P->set.params);
+    else if (P->set.params_file[0] && access(P->set.params_file, R_OK) == 0)
+      snprintf(source, sizeof source, "%s", P->set.params_file);
+    else
+      snprintf(source, sizeof source, "%s",
+               halo_params_builtin_for(P->memory == HALO_MEMORY_DEVICE ? halo_device_name(P->dev)
+                                                                       : NULL));
+  }
+  HALO_MPI(MPI_Bcast(source, (int)sizeof source, MPI_CHAR, 0, ctx->comm));
+  source[sizeof source - 1] = '\0';
+  for (int i = 0; i < ctx->n_params; i++)
+    if (strcmp(ctx->params[i].key, source) == 0) {
+      *prm = ctx->params[i].p;
+      return HALO_SUCCESS;
+    }
+  if (ctx->rank == 0) st = halo_params_load(source, prm);
+  HALO_CHECK(halo_agree(ctx->comm, st));
+  HALO_MPI(MPI_Bcast(prm, (int)sizeof *prm, MPI_BYTE, 0, ctx->comm));
+  if (ctx->n_params < HALO_CONTEXT_PARAMS) { /* kept: later plans read no file */
+    snprintf(ctx->params[ctx->n_params].key, sizeof ctx->params[0].key, "%s", source);
+    ctx->params[ctx->n_params++].p = *prm;
+  }
+  return HALO_SUCCESS;
+}
+
+/* ---- the choices a context keeps ----------------------------------------- */
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *b = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * UINT64_C(1099511628211);
+  return h;
+}
+
+#define FNV(h, v) ((h) = fnv((h), &(v), sizeof(v)))
+
+/* This rank's key of a choice: its pattern's messages and every setting the
+ * choice depends on (the parameters by their name). */
+static uint64_t memo_key(const halo_plan P, const halo_pattern *pattern, const halo_settings *s,
+                         const halo_params *prm) {
+  uint64_t h = UINT64_C(1469598103934665603);
+  const halo_plan_options *o = &s->opts;
+  const int has_matrix = P->A != NULL, memory = (int)P->memory;
+  FNV(h, has_matrix), FNV(h, memory), FNV(h, pattern->n_local), FNV(h, pattern->n_ghost);
+  FNV(h, o->ranks_per_node), FNV(h, o->message_cap), FNV(h, o->remove_duplicates);
+  FNV(h, o->transport), FNV(h, o->autotune), FNV(h, s->gpu_aware_mpi);
+  FNV(h, s->local_kernel), FNV(h, s->spmv_group), FNV(h, s->spmv_long_row);
+  h = fnv(h, prm, sizeof *prm);
+  FNV(h, pattern->n_recv);
+  for (int i = 0; i < pattern->n_recv; i++)
+    FNV(h, pattern->recv[i].peer), FNV(h, pattern->recv[i].count);
+  FNV(h, pattern->n_send);
+  for (int i = 0; i < pattern->n_send; i++)
+    FNV(h, pattern->send[i].peer), FNV(h, pattern->send[i].count);
+  return h;
+}
+
+/* The context's choice for this key on every rank, or 0. Collective. */
+static halo_status memo_find(halo_context *ctx, uint64_t key, halo_choice *ch, int *hit_p) {
+  int seq = -1, at = -1;
+  for (int i = 0; i < ctx->n_memo; i++)
+    if (ctx->memo[i].key == key) seq = ctx->memo[i].seq, at = i;
+  int v[2] = {seq, -seq}, r[2];
+  HALO_MPI(MPI_Allreduce(v, r, 2, MPI_INT, MPI_MIN, ctx->comm));
+  *hit_p = r[0] >= 0 && r[0] == -r[1]; /* every rank holds the same choice */
+  if (*hit_p) *ch = ctx->memo[at].choice;
+  return HALO_SUCCESS;
+}
+
+/* Keep a choice (the oldest goes when the context holds HALO_CONTEXT_MEMO). */
+static void memo_keep(halo_context *ctx, uint64_t key, const halo_choice *ch) {
+  int at = ctx->n_memo < HALO_CONTEXT_MEMO ? ctx->n_memo++ : ctx->memo_seq % HALO_CONTEXT_MEMO;
+  ctx->memo[at].key = key;
+  ctx->memo[at].seq = ctx->memo_seq++;
+  ctx->memo[at].choice = *ch;
+}
+
+/* ---- the timed trial ------------------------------------------------------ */
+
+/* One call of a candidate's plan: an SpMV when the plan has a matrix, else
+ * an exchange. */
+static halo_status trial_call(halo_plan sub, const double *x, double *y) {
+  if (sub->A) return halo_spmv(sub, 1.0, x, 0.0, y);
+  HALO_CHECK(halo_exchange_begin(sub, x, NULL));
+  return halo_exchange_end(sub);
+}
+
+/* Seconds of n calls back to back, completed on the device; the most of
+ * any rank. Collective. */
+static halo_status trial_batch(halo_plan sub, const double *x, double *y, int n, double *t_p) {
+  halo_status st = HALO_SUCCESS;
+  const MPI_Comm comm = sub->ctx->comm;
+  HALO_MPI(MPI_Barrier(comm));
+  const double t0 = halo_wtime();
+  for (int i = 0; i < n && st == HALO_SUCCESS; i++) st = trial_call(sub, x, y);
+  if (st == HALO_SUCCESS) st = halo_plan_synchronize(sub);
+  double t = halo_wtime() - t0;
+  HALO_CHECK(halo_agree(comm, st));
+  HALO_MPI(MPI_Allreduce(&t, t_p, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return HALO_SUCCESS;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A plan of candidate c, with the options of the plan being made. */
+static halo_status trial_plan(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                              const halo_settings *s, const halo_candidate *c, halo_plan *sub_p) {
+  halo_plan_options co = s->opts;
+  halo_plan_input sin = *in;
+  co.strategy = c->strategy, co.transport = c->transport, co.message_cap = c->message_cap;
+  co.autotune = 0;
+  co.max_exchanges = 1;
+  co.reverse = 0;
+  co.timeline = co.copy_timing = 0;
+  sin.pattern = pattern; /* learned once */
+  return halo_plan_build(P->ctx, P->A, &sin, &co, sub_p);
+}
+
+/*
+ * Time the candidates idx[0..n) of ch: each plan runs 2 calls to warm up,
+ * then `rounds` rounds in which every candidate runs `batch` calls back to
+ * back (0: as many as fill 1 ms, 5 to 100); a candidate's time per call is
+ * the median of its rounds, each the most of any rank. With one round the
+ * plans are made one at a time, else all are alive at once and the rounds
+ * interleave them. Collective.
+ */
+static halo_status trial(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                         const halo_settings *s, halo_choice *ch, const int *idx, int n, int batch,
+                         int rounds) {
+  halo_status st = HALO_SUCCESS;
+  const int device = P->memory == HALO_MEMORY_DEVICE, alive = rounds > 1 ? n : 1;
+  const int64_t n_rows = P->A ? P->A->row_end - P->A->row_begin : 0;
+  const MPI_Comm comm = P->ctx->comm;
+  halo_plan sub[HALO_MAX_CANDIDATES] = {0};
+  double *x = NULL, *y = NULL, *t = NULL;
+  int *calls = NULL;
+  if (device) {
+    st = halo_dev_malloc((void **)&x, (size_t)(in->n_local + 1) * sizeof *x);
+    if (st == HALO_SUCCESS) st = halo_dev_malloc((void **)&y, (size_t)(n_rows + 1) * sizeof *y);
+    if (st == HALO_SUCCESS) st = HALO_CALLOC(t, in->n_local + 1); /* zeros for x */
+    if (st == HALO_SUCCESS) st = halo_host_to_dev(x, t, (size_t)(in->n_local + 1) * sizeof *x);
+    halo_free(t);
+    t = NULL;
+  } else {
+    st = HALO_CALLOC(x, in->n_local + 1);
+    if (st == HALO_SUCCESS) st = HALO_CALLOC(y, n_rows + 1);
+  }
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(t, (int64_t)n * rounds);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(calls, n);
+  HALO_TRY(halo_agree(comm, st));
+  for (int first = 0; first < n; first += alive) {
+    const int last = first + alive < n ? first + alive : n;
+    for (int j = first; j < last; j++) {
+      double w;
+      HALO_TRY(trial_plan(P, in, pattern, s, &ch->c[idx[j]], &sub[j]));
+      HALO_TRY(trial_batch(sub[j], x, y, 2, &w));
+      calls[j] = batch;
+      if (batch == 0) {
+        const double per = w / 2 > 1e-7 ? w / 2 : 1e-7;
+        calls[j] = (int)ceil(1e-3 / per);
+        calls[j] = calls[j] < 5 ? 5 : calls[j] > 100 ? 100 : calls[j];
+      }
+    }
+    for (int r = 0; r < rounds; r++)
+      for (int j = first; j < last; j++) {
+        double w;
+        HALO_TRY(trial_batch(sub[j], x, y, calls[j], &w));
+        t[(int64_t)j * rounds + r] = w / calls[j];
+      }
+    for (int j = first; j < last; j++) halo_plan_destroy(&sub[j]);
+  }
+  for (int j = 0; j < n; j++) {
+    double *tj = t + (int64_t)j * rounds;
+    qsort(tj, (size_t)rounds, sizeof *tj, cmp_double);
+    ch->c[idx[j]].timed = rounds % 2 ? tj[rounds / 2] : 0.5 * (tj[rounds / 2 - 1] + tj[rounds / 2]);
+  }
+cleanup:
+  for (int j = 0; j < n; j++) halo_plan_destroy(&sub[j]);
+  if (device) {
+    halo_dev_free(x);
+    halo_dev_free(y);
+  } else {
+    halo_free(x);
+    halo_free(y);
+  }
+  halo_free(t);
+  halo_free(calls);
+  return st;
+}
+
+/* The candidates to time with autotune's default: the lowest modeled ones
+ * within HALO_AUTO_BAND of the best, one of each set modeled alike on one
+ * transport (their schedules are, as a rule, the same messages), at most
+ * HALO_AUTO_TRIAL. Returns how many (1: the model alone decides). */
+static int close_candidates(const halo_choice *ch, int *idx) {
+  int order[HALO_MAX_CANDIDATES], n = 0;
+  for (int i = 0; i < ch->n; i++) order[i] = i;
+  for (int i = 1; i < ch->n; i++) /* by modeled time, stable */
+    for (int j = i; j > 0 && ch->c[order[j]].seconds < ch->c[order[j - 1]].seconds; j--) {
+      const int w = order[j];
+      order[j] = order[j - 1], order[j - 1] = w;
+    }
+  const double best = ch->c[order[0]].seconds;
+  for (int i = 0; i < ch->n && n < HALO_AUTO_TRIAL; i++) {
+    const halo_candidate *c = &ch->c[order[i]];
+    if (c->seconds > HALO_AUTO_BAND * best) break;
+    int alike = 0;
+    for (int k = 0; k < n && !alike; k++) {
+      const halo_candidate *d = &ch->c[idx[k]];
+      alike = d->transport == c->transport &&
+              fabs(d->seconds - c->seconds) <= 1e-9 * (c->seconds > 0 ? c->seconds : 1);
+    }
+    if (!alike) idx[n++] = order[i];
+  }
+  return n;
+}
+
+/* ---- the choice ----------------------------------------------------------- */
+
+halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                             halo_settings *s, int transport_deferred) {
+  halo_status st = HALO_SUCCESS;
+  halo_plan_options *o = &s->opts;
+  halo_params prm;
+  halo_choice *ch = &P->choice;
+  halo_model_rank *ranks = NULL;
+  const MPI_Comm comm = P->ctx->comm;
+  const int device = P->memory == HALO_MEMORY_DEVICE;
+  const int rpg = device ? halo_device_ranks_per_gpu(P->dev) : 1;
+  HALO_CHECK(halo_plan_params(P, NULL, &prm));
+  const uint64_t key = memo_key(P, pattern, s, &prm);
+  int hit = 0;
+  HALO_CHECK(memo_find(P->ctx, key, ch, &hit));
+  if (!hit) {
+    snprintf(ch->params, sizeof ch->params, "%s", prm.name);
+    halo_transport tr[4];
+    int n_tr = 0;
+    if (transport_deferred) {
+      tr[n_tr++] = HALO_TRANSPORT_STAGED;
+      tr[n_tr++] = HALO_TRANSPORT_IPC;
+      if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
+      if (halo_device_mpi_aware(P->dev, s->gpu_aware_mpi)) tr[n_tr++] = HALO_TRANSPORT_MPI_DEVICE;
+    } else {
+      tr[n_tr++] = P->transport;
+    }
+    int64_t caps[5];
+    const int n_caps = halo_choose_caps(o->message_cap, caps);
+    st = HALO_ALLOC(ranks, P->ctx->size);
+    HALO_TRY(halo_agree(comm, st));
+    ch->n = 0;
+    for (int a = 0; a < n_tr; a++) {
+      HALO_TRY(halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a],
+                                 ranks));
+      for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
+        for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++) {
+          if (ch->n == HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
+          halo_candidate *c = &ch->c[ch->n++];
+          *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0};
+          halo_settings cs = *s;
+          halo_schedule sched;
+          double phase[HALO_MAX_PHASES];
+          cs.opts.strategy = c->strategy, cs.opts.message_cap = c->message_cap;
+          HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
+          st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks, phase, &c->seconds);
+          halo_schedule_free(&sched);
+          HALO_TRY(halo_agree(comm, st));
+        }
+    }
+    int idx[HALO_MAX_CANDIDATES], n_timed = 0;
+    if (o->autotune > 0) {
+      for (int i = 0; i < ch->n; i++) idx[i] = i;
+      n_timed = ch->n;
+      HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, o->autotune, 1));
+    } else if (o->autotune == HALO_AUTOTUNE_CLOSE && P->ctx->size > 1) {
+      n_timed = close_candidates(ch, idx);
+      if (n_timed > 1) HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 3));
+    }
+    ch->how = o->autotune > 0 ? 2 : n_timed > 1 ? 3 : 1;
+    ch->n_timed = n_timed > 1 ? n_timed : 0;
+    halo_choice_best(ch);
+    memo_keep(P->ctx, key, ch);
+  }
+  o->strategy = ch->c[ch->best].strategy;
+  o->message_cap = ch->c[ch->best].message_cap;
+  if (transport_deferred)
+    HALO_TRY(
+        halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, &P->transport));
+cleanup:
+  halo_free(ranks);
+  return st;
+}

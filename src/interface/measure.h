@@ -1,0 +1,103 @@
+/* halo_params_measure() (include/halo/model.h): the state of one measurement
+ * and the pieces its parts share. measure.c holds the options, the order of
+ * the measurements, the report, the notes and the file; measure_mpi.c the
+ * topology, the ping-pongs and the injection; measure_cuda.c the devices
+ * (copies and device-aware messages through halo's own exchange), or, built
+ * without CUDA, the notes that say so.
+ *
+ * Every function here taking the state is collective over c->comm and
+ * returns a status agreed across its ranks (halo_agree), unless it says
+ * otherwise. Values fitted on rank 0 are set on rank 0 alone: the result is
+ * broadcast from there at the end. */
+#ifndef HALO_INTERFACE_MEASURE_H
+#define HALO_INTERFACE_MEASURE_H
+
+#include "halo/model.h"
+#include "halo_impl.h"
+
+/* sizes of one sweep: from 1 byte to 2^30 there are 61 */
+#define HALO_MEASURE_MAX_SIZES 128
+#define HALO_MEASURE_MAX_BYTES (INT64_C(1) << 30)
+
+typedef struct {
+  MPI_Comm comm; /* a copy of the caller's, errors returned */
+  int rank, size;
+  halo_params_measure_options o; /* checked; base and name set */
+  halo_params base;              /* the set unmeasured keys come from */
+  halo_params_measured res;      /* being built (rank 0) */
+  int64_t sizes[HALO_MEASURE_MAX_SIZES];
+  double dsizes[HALO_MEASURE_MAX_SIZES];
+  int n_sizes;
+  int warmup; /* untimed round trips per size */
+  char *buf;  /* max_bytes, for messages */
+  /* topology */
+  int shm_rank, shm_size, shm_leader; /* the machine (MPI_COMM_TYPE_SHARED) */
+  int n_nodes, sockets_per_node, packages_known;
+  int partner[HALO_N_LOC]; /* rank 0's partner by locality, -1: none */
+  int ipc_partner;         /* a rank of rank 0's machine, -1: none */
+  int inj_k;               /* pairs of ranks between two nodes */
+  int *inj_a, *inj_b;      /* inj_k ranks of rank 0's node, of the other node */
+} halo_measure;
+
+extern const char *const halo_measure_loc_names[HALO_N_LOC];
+extern const char *const halo_measure_proto_names[HALO_N_PROTO];
+
+/* ---- the report and the notes (measure.c; not collective) ---- */
+
+/** One line of the report, on rank 0 (to the caller's report function). */
+void halo_measure_say(const halo_measure *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** A note about the keys matching the fnmatch() pattern keys; the first
+ *  HALO_PARAMS_MAX_NOTES are kept. */
+void halo_measure_note(halo_measure *c, const char *keys, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/** Every key of a group from the base set: a note and a report line. */
+void halo_measure_from_base(halo_measure *c, const char *keys, const char *why);
+
+/** A fit's report line: "  eager       [256, 16384)   6 sizes  alpha ...". */
+void halo_measure_say_fit(const halo_measure *c, const char *what, const char *range,
+                          const halo_fit *f);
+
+/** "  (alpha < 0 set to 0)" when a fit clamped one, else "". */
+const char *halo_measure_clamp_text(const halo_fit *f);
+
+/** "[8, 256)", or "[16384, 65536]" for the last protocol range. */
+void halo_measure_range_text(const halo_measure *c, int proto, char *buf, size_t len);
+
+/** The locality measured nearest to loc, among those with measured[l]; -1: none. */
+int halo_measure_nearest(int loc, const int *measured);
+
+/** Why rank 0 has no partner at locality loc. */
+const char *halo_measure_no_pair_reason(int loc);
+
+/** The median of n values (sorts them). */
+double halo_measure_median(double *v, int n);
+
+/** Wait for every rank; the ones not measuring (active = 0) sleep between
+ *  tests, so that they leave the cores to the ranks that measure. */
+halo_status halo_measure_wait_all(const halo_measure *c, int active);
+
+/* ---- the measurements ---- */
+
+/** Nodes, sockets, the partners of rank 0 and the injection pairs (measure_mpi.c). */
+halo_status halo_measure_topology(halo_measure *c);
+
+/** cpu.* by ping-pong, per locality (measure_mpi.c). */
+halo_status halo_measure_cpu(halo_measure *c);
+
+/** injection.beta by node-pong, k = 1, 2, 4, ..., inj_k pairs at once (measure_mpi.c). */
+halo_status halo_measure_injection(halo_measure *c);
+
+/** copy.*, gpu.*, staged.* and ipc.* on the devices, after cpu.* (measure_cuda.c);
+ *  built without CUDA, notes that they come from the base set. */
+halo_status halo_measure_device(halo_measure *c);
+
+#endif
