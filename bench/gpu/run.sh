@@ -34,7 +34,9 @@
 #                              parameters saved (halo params measure --save), and the default
 #                              plan against every strategy and transport per case, 1 and
 #                              several ranks per GPU (default_check.py), with the set-up of
-#                              the default against standard (bench_setup)
+#                              the default against standard (bench_setup); AUTO_MATRICES
+#                              (--gen=G or --matrix=FILE words), AUTO_TESTS=0 and AUTO_SETUP=0
+#                              run a part
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -252,7 +254,8 @@ bench_multi() {
 
 # The default plan (strategy and transport auto) against every plan of each case (issue 15,
 # item 2). This machine's parameters are measured once and saved where plans look for them
-# (halo params measure --save, under XDG_CACHE_HOME=$OUT/cache): 2 ranks on 2 GPUs when there
+# (halo params measure --save, under XDG_CACHE_HOME=build-gpu/cache, copied to $OUT): 2 ranks
+# on 2 GPUs when there
 # are two, else on one. Then halo spmv --strategy all,auto --transport all per case: the
 # 27-point Laplacian (100^3, 160^3), irregular:1000000,7 and four bundled matrices; 2 and 4
 # ranks on one GPU with nodes of 1, 2 and all ranks; with 2 or more GPUs also one rank per GPU
@@ -261,21 +264,23 @@ bench_multi() {
 auto_bench() {
   local t0=$SECONDS g2=0 n
   [ "$ngpu" -ge 2 ] && g2=1
-  export XDG_CACHE_HOME=$OUT/cache
+  export XDG_CACHE_HOME=$PWD/$B/cache # kept by a warm machine between calls
   mkdir -p "$XDG_CACHE_HOME"
   local vis=0
   [ $g2 = 1 ] && vis=0,1
-  if CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/tools/halo params \
+  if ls "$XDG_CACHE_HOME"/halo/params-* >/dev/null 2>&1; then
+    say "- this machine's parameters: measured before, $(ls "$XDG_CACHE_HOME"/halo/params-*)"
+  elif CUDA_VISIBLE_DEVICES=$vis run "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/tools/halo params \
       measure --ranks-per-node 1 --iterations 50 --max-bytes 4194304 --save; then
     say "- params measure --save, 2 ranks on GPUs $vis, nodes of 1 rank: $((SECONDS - t0)) s"
   else
     say "- params measure FAILED: the default takes the built-in set"
   fi
-  cat "$XDG_CACHE_HOME"/halo/params-* >>"$log" 2>/dev/null
+  cp "$XDG_CACHE_HOME"/halo/params-* "$OUT/" 2>/dev/null
   local cases=()
-  for m in --gen=lap3d27:100 --gen=lap3d27:160 --gen=irregular:1000000,7 \
-      --matrix=matrices/bcsstk16.mtx --matrix=matrices/bayer10.mtx --matrix=matrices/dw8192.mtx \
-      --matrix=matrices/rajat01.mtx; do
+  for m in ${AUTO_MATRICES:---gen=lap3d27:100 --gen=lap3d27:160 --gen=irregular:1000000,7
+      --matrix=matrices/bcsstk16.mtx --matrix=matrices/bayer10.mtx --matrix=matrices/dw8192.mtx
+      --matrix=matrices/rajat01.mtx}; do
     local it=200
     [[ $m == *lap3d27:160* ]] && it=50
     for lay in "2 0 2" "2 0 1" "4 0 4" "4 0 2" "4 0 1"; do
@@ -296,6 +301,7 @@ auto_bench() {
   say "## The default plan against the fastest plan of each case (default_check.py)"
   say ""
   python3 bench/gpu/default_check.py "$OUT"/json/auto_*.json 2>>"$log" | tee -a "$summary"
+  [ "${AUTO_SETUP:-1}" = 1 ] || return 0
   say ""
   say "## Plan set-up of the default against standard (bench_setup, 2 ranks on GPU 0)"
   say ""
@@ -453,7 +459,7 @@ all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
 setup) build; tests gpu-only; setup_bench ;;
 local) build; tests gpu-local; local_bench ;;
-auto) build; tests gpu-local; auto_bench ;;
+auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|setup|local|quick|multi]"; exit 2 ;;
