@@ -301,8 +301,8 @@ typedef struct {
    *  exchanges) and keeps the fastest; -1 (default): HALO_AUTOTUNE (a number,
    *  or "model" for 0), else the candidates the model cannot tell apart
    *  (modeled within a factor 2 of the lowest, at most 4, one of each
-   *  modeled alike) are timed, 3 interleaved rounds of about 1 ms each, and
-   *  the fastest kept. A communicator keeps its plans' choices: a later plan
+   *  modeled alike) and the lowest modeled of each other transport are
+   *  timed, 5 interleaved rounds of about 2 ms each, and the fastest kept. A communicator keeps its plans' choices: a later plan
    *  of the same pattern and options takes its choice without modeling or
    *  timing again. */
   int autotune;

@@ -12,7 +12,8 @@
 
 /* The model is within a factor 2 of the measured exchange for most plans
  * (bench/results/model.md): candidates modeled within this factor of the
- * best are timed, at most HALO_AUTO_TRIAL of them. */
+ * best are timed, at most HALO_AUTO_TRIAL of them, with the best of every
+ * other transport. */
 #define HALO_AUTO_BAND  2.0
 #define HALO_AUTO_TRIAL 4
 
@@ -151,7 +152,7 @@ static halo_status trial_plan(halo_plan P, const halo_plan_input *in, const halo
 /*
  * Time the candidates idx[0..n) of ch: each plan runs 2 calls to warm up,
  * then `rounds` rounds in which every candidate runs `batch` calls back to
- * back (0: as many as fill 1 ms, 5 to 100); a candidate's time per call is
+ * back (0: as many as fill 2 ms, 3 to 100); a candidate's time per call is
  * the median of its rounds, each the most of any rank. With one round the
  * plans are made one at a time, else all are alive at once and the rounds
  * interleave them. Collective.
@@ -189,8 +190,8 @@ static halo_status trial(halo_plan P, const halo_plan_input *in, const halo_patt
       calls[j] = batch;
       if (batch == 0) {
         const double per = w / 2 > 1e-7 ? w / 2 : 1e-7;
-        calls[j] = (int)ceil(1e-3 / per);
-        calls[j] = calls[j] < 5 ? 5 : calls[j] > 100 ? 100 : calls[j];
+        calls[j] = (int)ceil(2e-3 / per);
+        calls[j] = calls[j] < 3 ? 3 : calls[j] > 100 ? 100 : calls[j];
       }
     }
     for (int r = 0; r < rounds; r++)
@@ -223,7 +224,9 @@ cleanup:
 /* The candidates to time with autotune's default: the lowest modeled ones
  * within HALO_AUTO_BAND of the best, one of each set modeled alike on one
  * transport (their schedules are, as a rule, the same messages), at most
- * HALO_AUTO_TRIAL. Returns how many (1: the model alone decides). */
+ * HALO_AUTO_TRIAL; and the lowest modeled of every other transport, whose
+ * costs the model knows least (GPUs shared by several ranks, copies that
+ * overlap). Returns how many (1: the model alone decides). */
 static int close_candidates(const halo_choice *ch, int *idx) {
   int order[HALO_MAX_CANDIDATES], n = 0;
   for (int i = 0; i < ch->n; i++) order[i] = i;
@@ -243,6 +246,12 @@ static int close_candidates(const halo_choice *ch, int *idx) {
               fabs(d->seconds - c->seconds) <= 1e-9 * (c->seconds > 0 ? c->seconds : 1);
     }
     if (!alike) idx[n++] = order[i];
+  }
+  for (int i = 0; i < ch->n; i++) { /* the best of each transport not yet in */
+    const halo_candidate *c = &ch->c[order[i]];
+    int seen = 0;
+    for (int k = 0; k < n && !seen; k++) seen = ch->c[idx[k]].transport == c->transport;
+    if (!seen) idx[n++] = order[i];
   }
   return n;
 }
@@ -305,7 +314,7 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
       HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, o->autotune, 1));
     } else if (o->autotune == HALO_AUTOTUNE_CLOSE && P->ctx->size > 1) {
       n_timed = close_candidates(ch, idx);
-      if (n_timed > 1) HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 3));
+      if (n_timed > 1) HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 5));
     }
     ch->how = o->autotune > 0 ? 2 : n_timed > 1 ? 3 : 1;
     ch->n_timed = n_timed > 1 ? n_timed : 0;

@@ -45,8 +45,8 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
     else if (ch->how == 2)
       HALO_PUT(": the fastest timed of %d candidates:", ch->n);
     else
-      HALO_PUT(": the fastest timed of the %d of %d candidates modeled within a factor 2 of the "
-               "lowest (parameters %s):",
+      HALO_PUT(": the fastest timed of %d of %d candidates (modeled within a factor 2 of the "
+               "lowest, and each transport's lowest; parameters %s):",
                ch->n_timed, ch->n, ch->params);
     for (int i = 0; i < ch->n; i++) {
       const halo_candidate *c = &ch->c[i];
