@@ -307,6 +307,9 @@ auto_bench() {
   say ""
   local header=--header
   for m in lap3d27:160 lap3d27:64; do
+    CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/bench/bench_setup --gen $m \
+      --memory device $header 2>>"$log" | tee -a "$summary" # the defaults: auto, auto
+    header=
     for t in ipc staged; do
       for s in auto standard; do
         CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/bench/bench_setup --gen $m \
