@@ -77,7 +77,7 @@ expect 0 "4 ranks on 2 nodes" 2 simulate --gen lap2d:6 --ranks 4 --ranks-per-nod
 expect 0 "auto chose standard, host: the lowest modeled time of 7 candidates (parameters lassen): *standard/host" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto
 expect 0 "auto chose standard, host: the lowest modeled time of 7 candidates (parameters lassen): *standard/host" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy standard,auto
 expect 0 "the lowest modeled time of 21 candidates (parameters lassen): standard/staged 31.2 us, standard/ipc 70 us, *standard/nccl" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params lassen --gpus-per-node 4
-expect 1 "parameter set 'nowhere': not a built-in one (lassen)" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params nowhere
+expect 1 "parameter set 'nowhere': not a built-in one (lassen, h200)" 1 simulate --gen lap3d27:6 --ranks 8 --ranks-per-node 4 --strategy auto --params nowhere
 # halo params
 printf 'name = x\n' >"$out/missing.params"
 printf 'name = x\nbogus = 1\n' >"$out/unknown.params"
@@ -100,7 +100,7 @@ expect 1 "cannot write /nonexistent-dir/p.txt" 2 params measure -o /nonexistent-
 expect 0 "name = lassen" 1 params show lassen
 expect 2 "give a set: halo params show NAME|FILE" 2 params show
 expect 2 "unknown option '--all'" 1 params show --all
-expect 1 "not a built-in one (lassen), nor a file" 2 params show nowhere
+expect 1 "not a built-in one (lassen, h200), nor a file" 2 params show nowhere
 expect 1 "missing.params: missing key 'sockets_per_node'" 1 params show "$out/missing.params"
 expect 1 "unknown.params:2: unknown key 'bogus'" 2 params show "$out/unknown.params"
 echo "$n cases"

@@ -66,7 +66,7 @@ static void test_lassen(void) {
   CHECK(halo_params_protocol(&p, 16384) == HALO_PROTO_RENDEZVOUS);
   CHECK_NEAR(halo_params_message(&p, 0, HALO_LOC_OFF_NODE, 1000), 2.44e-06 + 3.79e-10 * 1000);
   CHECK_NEAR(halo_params_message(&p, 1, HALO_LOC_ON_NODE, 100), 2.02e-05 + 2.15e-10 * 100);
-  CHECK_ERR(halo_params_builtin("summit", &p), HALO_ERR_INVALID_ARG, "'summit' (built-in: lassen)");
+  CHECK_ERR(halo_params_builtin("summit", &p), HALO_ERR_INVALID_ARG, "'summit' (built-in: lassen, h200)");
 }
 
 /* The text of a parameter set (halo_params_write to a temporary file). */
@@ -256,7 +256,7 @@ static void test_errors(void) {
   /* files and names */
   halo_params p;
   CHECK_ERR(halo_params_read("/nonexistent-dir/x.params", &p), HALO_ERR_IO, "cannot open");
-  CHECK_ERR(halo_params_load("lasen", &p), HALO_ERR_IO, "'lasen': not a built-in one (lassen)");
+  CHECK_ERR(halo_params_load("lasen", &p), HALO_ERR_IO, "'lasen': not a built-in one (lassen, h200)");
   CHECK_ERR(halo_params_parse(NULL, "x", &p), HALO_ERR_INVALID_ARG, "NULL");
 }
 
@@ -629,7 +629,25 @@ static void test_sim_kept(void) {
   halo_csr_free(&A);
 }
 
-int main(void) {
+/* The built-in h200 is the set measured on two H200 (params-h200x2.txt), key
+ * for key; plans take it by the GPU's name. */
+static void test_h200(const char *measured) {
+  halo_params p, q;
+  CHECK_OK(halo_params_builtin("h200", &p));
+  CHECK(strcmp(p.name, "h200") == 0 && p.sockets_per_node == 1 && !p.have_ipc);
+  CHECK(strcmp(halo_params_builtin_for("NVIDIA H200"), "h200") == 0);
+  CHECK(strcmp(halo_params_builtin_for("NVIDIA H100 80GB HBM3"), "lassen") == 0);
+  CHECK(strcmp(halo_params_builtin_for(NULL), "lassen") == 0);
+  CHECK(strcmp(halo_params_builtin_for(""), "lassen") == 0);
+  if (!measured) return;
+  CHECK_OK(halo_params_read(measured, &q));
+  memset(p.name, 0, sizeof p.name);
+  memset(q.name, 0, sizeof q.name);
+  CHECK_MSG(memcmp(&p, &q, sizeof p) == 0, "the built-in h200 is not the set of %s", measured);
+}
+
+int main(int argc, char **argv) {
+  test_h200(argc > 1 ? argv[1] : NULL);
   test_lassen();
   test_round_trip();
   test_errors();

@@ -19,7 +19,7 @@ static void usage(void) {
          "\n"
          "The machine parameters of halo's performance model: postal alpha and beta of\n"
          "messages by locality and protocol, of host-device copies, and a node's injection\n"
-         "limit. A set is a file of 'key = value' lines or a built-in name (lassen).\n"
+         "limit. A set is a file of 'key = value' lines or a built-in name (lassen, h200).\n"
          "\n"
          "commands:\n"
          "  measure   measure and fit them on this machine, write a parameter file\n"
@@ -32,7 +32,7 @@ static void usage(void) {
 static void usage_show(void) {
   printf("usage: halo params show NAME|FILE\n"
          "\n"
-         "Reads a parameter set, a built-in one by name (lassen) or a file, and prints it\n"
+         "Reads a parameter set, a built-in one by name (lassen, h200) or a file, and prints it\n"
          "as a parameter file: every key, with the values it read. A file with an error\n"
          "(a missing, unknown or repeated key, a bad value) is named with its line.\n"
          "\n"
@@ -112,7 +112,8 @@ static int cmd_show(int argc, char **argv, MPI_Comm comm) {
     what = argv[i];
   }
   if (!what) {
-    driver_error(rank, "params show", "give a set: halo params show NAME|FILE (built-in: lassen)");
+    driver_error(rank, "params show",
+                 "give a set: halo params show NAME|FILE (built-in: lassen, h200)");
     return EXIT_USAGE;
   }
   if (rank == 0) {

@@ -84,7 +84,9 @@ typedef struct {
   halo_postal ipc;                           /* an IPC pull by a GPU rank */
 } halo_params;
 
-/** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4).
+/** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4),
+ *  "h200" (two H200 of one host with NVLink, measured by halo params
+ *  measure; bench/results/params-h200x2.txt).
  *  HALO_ERR_INVALID_ARG naming the known sets otherwise. */
 halo_status halo_params_builtin(const char *name, halo_params *p);
 
@@ -310,7 +312,7 @@ halo_status halo_params_cache_path(char *buf, size_t len);
 
 /** The built-in set a plan takes when no set is named and the machine has no
  *  file: by the name of its GPU (cudaDeviceProp.name; NULL or "" for a host
- *  plan). "lassen" for any machine halo has no set of its own for. */
+ *  plan): "h200" for a name with "H200"; "lassen" for any other machine. */
 const char *halo_params_builtin_for(const char *gpu_name);
 
 HALO_EXPORT_END

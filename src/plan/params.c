@@ -37,12 +37,34 @@ static void lassen(halo_params *p) {
   p->injection_beta = 4.19e-11;
 }
 
+/* Two H200 of one host with NVLink (nvidia-h200-x2), measured by halo
+ * params measure with virtual nodes of one rank (bench/results/
+ * params-h200x2.txt, 2026-11-22): every locality is that of two ranks of one
+ * host, the device-aware messages NCCL's; copy.*.4 from lassen (two ranks
+ * only); no staged.alpha or ipc.* (measured since: time them by autotune). */
+static void h200(halo_params *p) {
+  lassen(p);
+  snprintf(p->name, sizeof p->name, "h200");
+  p->sockets_per_node = 1;
+  const halo_postal cpu[HALO_N_PROTO] = {{4.3966232089985673e-07, 7.7973814415631677e-10},
+                                         {6.4880689748715095e-07, 3.0396713622602859e-10},
+                                         {3.2211044273068686e-06, 8.5367424659161565e-11}};
+  const halo_postal gpu[HALO_N_PROTO] = {{1.7736076827861643e-05, 8.8959050539756498e-11},
+                                         {1.7736076827861643e-05, 8.8959050539756498e-11},
+                                         {1.9328113133301113e-05, 5.8013700224067197e-12}};
+  for (int k = 0; k < HALO_N_PROTO; k++)
+    for (int l = 0; l < HALO_N_LOC; l++) p->cpu[k][l] = cpu[k], p->gpu[k][l] = gpu[k];
+  p->h2d[0] = (halo_postal){6.4302573774320503e-06, 1.9715420700929354e-11};
+  p->d2h[0] = (halo_postal){7.0269977690560334e-06, 1.814258219337267e-11};
+  p->injection_beta = 9.3085953403072403e-11;
+}
+
 typedef struct {
   const char *name;
   void (*fill)(halo_params *p);
 } builtin_entry;
 
-static const builtin_entry builtins[] = {{"lassen", lassen}};
+static const builtin_entry builtins[] = {{"lassen", lassen}, {"h200", h200}};
 
 #define N_BUILTINS ((int)(sizeof builtins / sizeof builtins[0]))
 
@@ -74,7 +96,7 @@ halo_status halo_params_builtin(const char *name, halo_params *p) {
 }
 
 const char *halo_params_builtin_for(const char *gpu_name) {
-  (void)gpu_name;
+  if (gpu_name && strstr(gpu_name, "H200")) return "h200";
   return "lassen";
 }
 
