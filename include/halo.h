@@ -294,7 +294,10 @@ typedef struct {
    *  file (`halo params measure` writes one); NULL (default): HALO_PARAMS,
    *  else the machine's file (halo_params_cache_path(), written by `halo
    *  params measure --save`) when it exists, else the built-in set of the
-   *  machine's kind (halo_params_builtin_for()). Read once per communicator. */
+   *  machine's kind (halo_params_builtin_for()). "measure": the machine's
+   *  file when it exists, else the first plan measures the set on its
+   *  communicator (halo_params_measure, 20 round trips up to 1 MiB: seconds)
+   *  and writes that file on rank 0. Read once per communicator. */
   const char *params;
   /** Strategy AUTO: 0 chooses by the model alone; N > 0 times N calls of
    *  every candidate at plan time (SpMVs for a plan of a matrix, else

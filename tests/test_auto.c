@@ -4,6 +4,10 @@
  * are bit for bit those of standard; the timed choice (autotune) gives a
  * valid plan too; bad parameters fail on every rank. Host memory, virtual
  * nodes of 1 and 2 ranks, generated matrices and the files given. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
+#include <unistd.h>
+
+#include "halo/model.h"
 #include "verify.h"
 
 static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const char *label) {
@@ -120,6 +124,42 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
                 "%s: a second plan of the same pattern chose anew", label);
       halo_plan_destroy(&p2);
       halo_plan_destroy(&plan);
+    }
+    /* params "measure": the first plan measures this machine and saves the set
+     * where plans look for it; a later plan reads that file (the same model).
+     * Once: the communicator keeps the measured set for its later plans. */
+    static int measured = 0;
+    if (K == 1 && !measured++) {
+      char dir[64] = "/tmp/halo_test_auto_XXXXXX", file[600];
+      if (rank == 0) CHECK(mkdtemp(dir) != NULL);
+      MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, comm);
+      setenv("XDG_CACHE_HOME", dir, 1);
+      CHECK_OK(halo_params_cache_path(file, sizeof file));
+      halo_plan_options mo = halo_plan_options_default();
+      mo.ranks_per_node = K;
+      mo.params = "measure";
+      mo.autotune = 0;
+      CHECK_OK(halo_plan_create(A, &mo, &plan));
+      CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+      CHECK_MSG(strstr(text, P > 1 ? "(parameters measured)" : "(parameters lassen)"), "%.900s",
+                text);
+      double t1, t2;
+      CHECK_OK(halo_plan_model(plan, NULL, NULL, &t1));
+      if (P > 1) {
+        CHECK_MSG(rank != 0 || access(file, R_OK) == 0, "params measure: %s not written", file);
+        CHECK_OK(halo_plan_model(plan, file, NULL, &t2));
+        CHECK_MSG(t1 == t2, "the measured set models %.17g s, its file %.17g s", t1, t2);
+      }
+      halo_plan_destroy(&plan);
+      MPI_Barrier(comm);
+      if (rank == 0) {
+        unlink(file);
+        char sub[128];
+        snprintf(sub, sizeof sub, "%s/halo", dir);
+        rmdir(sub);
+        rmdir(dir);
+      }
+      unsetenv("XDG_CACHE_HOME");
     }
     /* a concrete plan says so; a short buffer is cut, not overrun */
     o.strategy = HALO_STRATEGY_3STEP;

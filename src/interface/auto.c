@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "interface/plan.h"
@@ -19,6 +20,47 @@
 
 /* ---- the parameters ------------------------------------------------------ */
 
+/* mkdir -p of the directory of path (errors are left to fopen). */
+static void make_dirs(const char *path) {
+  char dir[HALO_CONTEXT_PARAMS_KEY];
+  snprintf(dir, sizeof dir, "%s", path);
+  for (char *p = dir + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      (void)mkdir(dir, 0755);
+      *p = '/';
+    }
+}
+
+/* params "measure" and no file of the machine yet: halo_params_measure on
+ * the plan's communicator (quick sizes), the set written to the machine's
+ * file on rank 0 when it can be (a later run then reads it). Collective. */
+static halo_status measure_and_save(halo_plan P, halo_params *prm) {
+  halo_params_measure_options o = halo_params_measure_options_default();
+  halo_params_measured m;
+  if (P->ctx->size < 2) /* no message to measure */
+    return halo_params_builtin(
+        halo_params_builtin_for(P->memory == HALO_MEMORY_DEVICE ? halo_device_name(P->dev) : NULL),
+        prm);
+  o.ranks_per_node = P->set.opts.ranks_per_node;
+  o.iterations = 20;
+  o.max_bytes = 1 << 20;
+  HALO_CHECK(halo_params_measure(P->ctx->comm, &o, &m));
+  *prm = m.params;
+  if (P->ctx->rank == 0 && P->set.params_file[0]) {
+    make_dirs(P->set.params_file);
+    FILE *f = fopen(P->set.params_file, "w");
+    if (f) {
+      (void)halo_params_write_measured(
+          &m,
+          "measured by the first plan of a run with params = measure (20 round trips, up to 1 MiB)",
+          f);
+      fclose(f);
+    }
+  }
+  return HALO_SUCCESS;
+}
+
 halo_status halo_plan_params(halo_plan P, const char *name, halo_params *prm) {
   halo_status st = HALO_SUCCESS;
   halo_context *ctx = P->ctx;
@@ -26,11 +68,17 @@ halo_status halo_plan_params(halo_plan P, const char *name, halo_params *prm) {
   /* what names the set, decided on rank 0: the machine's file may exist on
    * its file system alone */
   if (ctx->rank == 0) {
-    if (name && *name)
+    const int measure =
+        (name && strcmp(name, "measure") == 0) ||
+        (!(name && *name) && P->set.params && strcmp(P->set.params, "measure") == 0);
+    const int have_file = P->set.params_file[0] && access(P->set.params_file, R_OK) == 0;
+    if (measure)
+      snprintf(source, sizeof source, "%s", have_file ? P->set.params_file : "measure");
+    else if (name && *name)
       snprintf(source, sizeof source, "%s", name);
     else if (P->set.params)
       snprintf(source, sizeof source, "%s", P->set.params);
-    else if (P->set.params_file[0] && access(P->set.params_file, R_OK) == 0)
+    else if (have_file)
       snprintf(source, sizeof source, "%s", P->set.params_file);
     else
       snprintf(source, sizeof source, "%s",
@@ -44,7 +92,10 @@ halo_status halo_plan_params(halo_plan P, const char *name, halo_params *prm) {
       *prm = ctx->params[i].p;
       return HALO_SUCCESS;
     }
-  if (ctx->rank == 0) st = halo_params_load(source, prm);
+  if (strcmp(source, "measure") == 0) /* measured here, and saved for the next run */
+    HALO_CHECK(measure_and_save(P, prm));
+  else if (ctx->rank == 0)
+    st = halo_params_load(source, prm);
   HALO_CHECK(halo_agree(ctx->comm, st));
   HALO_MPI(MPI_Bcast(prm, (int)sizeof *prm, MPI_BYTE, 0, ctx->comm));
   if (ctx->n_params < HALO_CONTEXT_PARAMS) { /* kept: later plans read no file */
