@@ -48,7 +48,7 @@ static void usage(void) {
          "                         it cannot tell apart; see --autotune), all, or a list\n"
          "                         such as all,auto [all]\n"
          "  --params NAME|FILE     machine parameters of the performance model: a built-in\n"
-         "                         set (lassen) or a file of halo params measure; adds the\n"
+         "                         set (lassen, h200) or a file of halo params measure; adds the\n"
          "                         modeled exchange time of every plan beside the measured\n"
          "                         one, and is what auto chooses by [HALO_PARAMS, else this\n"
          "                         machine's file (halo params measure --save), else lassen]\n"

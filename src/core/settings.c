@@ -146,7 +146,8 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   HALO_CHECK(resolve_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
   o.reverse = (int)v;
   s->params = o.params && *o.params ? o.params : env_value("HALO_PARAMS");
-  HALO_CHECK(halo_params_cache_path(s->params_file, sizeof s->params_file));
+  if (halo_params_cache_path(s->params_file, sizeof s->params_file) != HALO_SUCCESS)
+    s->params_file[0] = '\0'; /* a path too long: no file of the machine */
   HALO_CHECK(resolve_int("gpu_aware_mpi", o.gpu_aware_mpi, "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
                          &v));
   s->gpu_aware_mpi = (int)v;
