@@ -44,4 +44,18 @@ $launcher "$np" $flags "$halo" params measure --max-bytes 4096 --min-bytes 64 --
 grep -q "^name = stdout-set$" "$out/show2.txt" || fail "--name not used"
 grep -q "^eager_max = 1024$" "$out/show2.txt" || fail "--eager-max not used"
 grep -q "^# cpu\.\*\.[a-z_]*: ping-pong of ranks 0 and" "$out/stdout.txt" || fail "no report lines in '#'"
+# --save: the machine's file, its directories made, where a plan looks for it
+rm -rf "$out/cache"
+# shellcheck disable=SC2086
+XDG_CACHE_HOME=$out/cache/x $launcher "$np" $flags "$halo" params measure \
+  --max-bytes 65536 --iterations 2 --name saved --save "$@" >"$out/save.txt" 2>&1 ||
+  { cat "$out/save.txt"; fail "measure --save failed"; }
+saved=$(ls "$out"/cache/x/halo/params-* 2>/dev/null)
+[ -n "$saved" ] || fail "--save wrote no file under XDG_CACHE_HOME/halo"
+grep -q "wrote $saved" "$out/save.txt" || fail "--save: the report does not name $saved"
+"$halo" params show "$saved" | grep -q "^name = saved$" || fail "--save: the file does not parse"
+# shellcheck disable=SC2086
+XDG_CACHE_HOME=$out/cache/x $launcher "$np" $flags "$halo" spmv --gen lap3d27:8 \
+  --strategy auto --autotune model "$@" >"$out/spmv.txt" 2>&1 || { cat "$out/spmv.txt"; fail "spmv failed"; }
+grep -q "(parameters saved)" "$out/spmv.txt" || { cat "$out/spmv.txt"; fail "auto did not take the machine's file"; }
 exit 0

@@ -4,7 +4,6 @@
  * and so checks a file. This file is the command line alone. */
 #define _POSIX_C_SOURCE 200809L /* gethostname, gmtime_r */
 #include <errno.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,23 +306,6 @@ static int write_file(const measure_cli *c, const halo_params_measured *m, int a
   return 0;
 }
 
-/* mkdir -p of the directory of path. 0, or -1 with errno. */
-static int make_dirs(const char *path) {
-  char dir[1024];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash || slash == dir) return 0;
-  *slash = '\0';
-  for (char *p = dir + 1;; p++) {
-    const char c = *p;
-    if (c != '/' && c != '\0') continue;
-    *p = '\0';
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return -1;
-    *p = c;
-    if (c == '\0') return 0;
-  }
-}
-
 static int cmd_measure(int argc, char **argv, MPI_Comm comm) {
   int rank, size, failed = 0;
   MPI_Comm_rank(comm, &rank);
@@ -338,11 +320,10 @@ static int cmd_measure(int argc, char **argv, MPI_Comm comm) {
     if (halo_params_load(c.o.base ? c.o.base : "lassen", &base) != HALO_SUCCESS) {
       driver_error(0, "params measure", "--base: %s", halo_last_error());
       failed = 1;
-    } else if (c.save && make_dirs(c.out) != 0) {
-      driver_error(0, "params measure", "--save: cannot make the directory of %s: %s", c.out,
-                   strerror(errno));
+    } else if (c.save && halo_params_cache_open(c.path, sizeof c.path, &out) != HALO_SUCCESS) {
+      driver_error(0, "params measure", "--save: %s", halo_last_error());
       failed = 1;
-    } else if (c.out && !(out = fopen(c.out, "w"))) {
+    } else if (c.out && !out && !(out = fopen(c.out, "w"))) {
       driver_error(0, "params measure", "cannot write %s: %s", c.out, strerror(errno));
       failed = 1;
     } else if (!c.out) {

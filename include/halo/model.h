@@ -310,6 +310,12 @@ halo_status halo_params_write_measured(const halo_params_measured *m, const char
  */
 halo_status halo_params_cache_path(char *buf, size_t len);
 
+/** Open this machine's file (halo_params_cache_path, into path) for
+ *  writing, its directory made first; the caller closes *f_p.
+ *  HALO_ERR_IO naming the path when neither variable is set or it cannot be
+ *  made or opened. Not collective. */
+halo_status halo_params_cache_open(char *path, size_t len, FILE **f_p);
+
 /** The built-in set a plan takes when no set is named and the machine has no
  *  file: by the name of its GPU (cudaDeviceProp.name; NULL or "" for a host
  *  plan): "h200" for a name with "H200"; "lassen" for any other machine. */

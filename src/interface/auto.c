@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "interface/plan.h"
@@ -19,18 +18,6 @@
 #define HALO_AUTO_TRIAL 4
 
 /* ---- the parameters ------------------------------------------------------ */
-
-/* mkdir -p of the directory of path (errors are left to fopen). */
-static void make_dirs(const char *path) {
-  char dir[HALO_CONTEXT_PARAMS_KEY];
-  snprintf(dir, sizeof dir, "%s", path);
-  for (char *p = dir + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      (void)mkdir(dir, 0755);
-      *p = '/';
-    }
-}
 
 /* params "measure" and no file of the machine yet: halo_params_measure on
  * the plan's communicator (quick sizes), the set written to the machine's
@@ -47,10 +34,10 @@ static halo_status measure_and_save(halo_plan P, halo_params *prm) {
   o.max_bytes = 1 << 20;
   HALO_CHECK(halo_params_measure(P->ctx->comm, &o, &m));
   *prm = m.params;
-  if (P->ctx->rank == 0 && P->set.params_file[0]) {
-    make_dirs(P->set.params_file);
-    FILE *f = fopen(P->set.params_file, "w");
-    if (f) {
+  if (P->ctx->rank == 0) { /* kept when it can be; a plan does not fail for it */
+    char path[HALO_CONTEXT_PARAMS_KEY];
+    FILE *f = NULL;
+    if (halo_params_cache_open(path, sizeof path, &f) == HALO_SUCCESS) {
       (void)halo_params_write_measured(
           &m,
           "measured by the first plan of a run with params = measure (20 round trips, up to 1 MiB)",

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "interface/measure.h"
@@ -385,4 +386,26 @@ cleanup:
   if (mem) fclose(mem);
   halo_free(text);
   return st;
+}
+
+halo_status halo_params_cache_open(char *path, size_t len, FILE **f_p) {
+  if (!path || len == 0 || !f_p)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_params_cache_open: NULL argument");
+  *f_p = NULL;
+  HALO_CHECK(halo_params_cache_path(path, len));
+  if (!path[0])
+    return HALO_ERROR(HALO_ERR_IO,
+                      "no file for this machine: neither XDG_CACHE_HOME nor HOME is set");
+  for (char *p = path + 1; *p; p++) /* mkdir -p of its directory */
+    if (*p == '/') {
+      *p = '\0';
+      const int bad = mkdir(path, 0755) != 0 && errno != EEXIST;
+      *p = '/';
+      if (bad)
+        return HALO_ERROR(HALO_ERR_IO, "cannot make the directory of %s: %s", path,
+                          strerror(errno));
+    }
+  if (!(*f_p = fopen(path, "w")))
+    return HALO_ERROR(HALO_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  return HALO_SUCCESS;
 }
