@@ -84,13 +84,17 @@ typedef enum {
                                       buffers, MPI on the host, copied back, unpacked */
   HALO_TRANSPORT_NCCL = 3,       /**< device memory: ncclSend/ncclRecv (one rank per GPU) */
   HALO_TRANSPORT_MPI_DEVICE = 4, /**< device memory: device buffers to a CUDA-aware MPI */
-  HALO_TRANSPORT_IPC = 5         /**< device memory: messages between ranks of one machine as
+  HALO_TRANSPORT_IPC = 5,        /**< device memory: messages between ranks of one machine as
                                       device-to-device copies through CUDA IPC, the others
                                       staged */
+  HALO_TRANSPORT_RMA = 6         /**< host memory: MPI one-sided puts into the receivers'
+                                      windows, made at plan time, with active target
+                                      synchronisation on each phase's neighbours; the plan's
+                                      destruction is then collective (MPI_Win_free) */
 } halo_transport;
 
 /** Number of transports (for loops over all of them). */
-#define HALO_N_TRANSPORTS 6
+#define HALO_N_TRANSPORTS 7
 
 /** Communication strategy of a plan (the node-aware paper's strategies). */
 typedef enum {
@@ -276,7 +280,8 @@ typedef struct {
    *  matrix's memory (host for a plan without a matrix); HALO_MEMORY_DEVICE
    *  on a host matrix uploads its blocks to the device once, at plan time. */
   halo_memory memory;
-  /** How messages travel (default HALO_TRANSPORT_AUTO). */
+  /** How messages travel (default HALO_TRANSPORT_AUTO: HALO_TRANSPORT when it is set, else
+   *  host in host memory and, in device memory, the transport the choice finds best). */
   halo_transport transport;
   /** Device memory: the CUDA device of this rank; -1 (default) takes the
    *  device the communicator's plans already use, else the current device if

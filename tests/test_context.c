@@ -125,8 +125,7 @@ int main(int argc, char **argv) {
     long before = n_comms;
     CHECK_OK(halo_plan_create(i % 2 ? A2 : A, &o, &plans[i]));
     CHECK(plans[i]->ctx == A->ctx);
-    if (i >= 2)
-      CHECK_MSG(n_comms == before, "plan %d made %ld communicators", i, n_comms - before);
+    if (i >= 2) CHECK_MSG(n_comms == before, "plan %d made %ld communicators", i, n_comms - before);
   }
   const long plan_comms = n_comms - c0 - 1;
   CHECK_MSG(plan_comms <= 3, "100 plans made %ld communicators", plan_comms);
@@ -144,6 +143,15 @@ int main(int argc, char **argv) {
     CHECK_OK(halo_plan_create(A, &o, &plans[i]));
   }
   CHECK_MSG(n_comms - c0 - 1 == plan_comms, "new plans made communicators");
+  { /* rma (HALO_TRANSPORT=rma): the windows of the plans destroyed are freed, on every rank */
+    int live = 0;
+    for (int i = 0; i < N_PLANS; i++)
+      live += plans[i]->transport == HALO_TRANSPORT_RMA
+                  ? plans[i]->n_sets * (1 + plans[i]->set.opts.reverse)
+                  : 0;
+    CHECK_MSG(halo_rma_windows_count(A->ctx->rma) == live, "%d MPI windows for %d rma executors",
+              halo_rma_windows_count(A->ctx->rma), live);
+  }
   check_tags(plans, N_PLANS);
   all_in_flight(plans, N_PLANS, A, x, nc);
 
@@ -177,7 +185,8 @@ int main(int argc, char **argv) {
         info.max_local_size == P);
   CHECK_OK(halo_comm_get_node_info(user, 2, &info));
   CHECK(info.node == rank / 2 && info.n_nodes == (P + 1) / 2 && info.local_rank == rank % 2);
-  CHECK(info.local_size == (rank / 2 * 2 + 1 < P ? 2 : 1) && info.max_local_size == (P > 1 ? 2 : 1));
+  CHECK(info.local_size == (rank / 2 * 2 + 1 < P ? 2 : 1) &&
+        info.max_local_size == (P > 1 ? 2 : 1));
   CHECK_ERR(halo_comm_get_node_info(user, -1, &info), HALO_ERR_INVALID_ARG, "ranks_per_node = -1");
   MPI_Comm_free(&user);
 

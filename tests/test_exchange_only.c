@@ -38,13 +38,16 @@ static double contrib(int rank, int64_t id, int it) {
  * and the sum of their magnitudes, by an all-to-all by owner. */
 static void owner_sums(const layout *L, int64_t n, const int64_t *id, const double *v, double *sum,
                        double *mag) {
-  int *scount = calloc((size_t)(unsigned)L->P, sizeof(int)), *rcount = malloc((size_t)(unsigned)L->P * sizeof(int));
-  int *sdisp = malloc((size_t)(unsigned)L->P * sizeof(int)), *rdisp = malloc((size_t)(unsigned)L->P * sizeof(int));
+  int *scount = calloc((size_t)(unsigned)L->P, sizeof(int)),
+      *rcount = malloc((size_t)(unsigned)L->P * sizeof(int));
+  int *sdisp = malloc((size_t)(unsigned)L->P * sizeof(int)),
+      *rdisp = malloc((size_t)(unsigned)L->P * sizeof(int));
   for (int64_t k = 0; k < n; k++) scount[owner_of(L, id[k])] += 2;
   MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, L->comm);
   int st = 0, rt = 0;
   for (int r = 0; r < L->P; r++) sdisp[r] = st, rdisp[r] = rt, st += scount[r], rt += rcount[r];
-  double *sbuf = malloc(((size_t)st + 1) * sizeof(double)), *rbuf = malloc(((size_t)rt + 1) * sizeof(double));
+  double *sbuf = malloc(((size_t)st + 1) * sizeof(double)),
+         *rbuf = malloc(((size_t)rt + 1) * sizeof(double));
   int *fill = calloc((size_t)(unsigned)L->P, sizeof(int));
   for (int64_t k = 0; k < n; k++) {
     const int o = owner_of(L, id[k]);
@@ -73,7 +76,8 @@ static void check_plan(const layout *L, halo_plan plan, int64_t n_slots, const i
             (long long)ns);
   double *x = malloc((size_t)(L->n + 1) * sizeof *x), *g = malloc((size_t)(ns + 1) * sizeof *g);
   double *c = malloc((size_t)(ns + 1) * sizeof *c), *y = malloc((size_t)(L->n + 1) * sizeof *y);
-  double *sum = malloc((size_t)(L->n + 1) * sizeof *sum), *mag = malloc((size_t)(L->n + 1) * sizeof *mag);
+  double *sum = malloc((size_t)(L->n + 1) * sizeof *sum),
+         *mag = malloc((size_t)(L->n + 1) * sizeof *mag);
   for (int it = 1; it <= 2; it++) {
     for (int64_t j = 0; j < L->n; j++) x[j] = it * test_x(L->cb + j);
     for (int64_t k = 0; k < ns; k++) g[k] = NAN;
@@ -166,8 +170,10 @@ static int64_t make_slots(const layout *L, int64_t n_ghost, const int64_t *ghost
  * slot ids are reordered into the lists' order (one block per owner). */
 static halo_status plan_from_lists(const layout *L, int64_t n, int64_t *ids,
                                    const halo_plan_options *o, halo_plan *plan) {
-  int *cnt = calloc((size_t)(unsigned)L->P, sizeof(int)), *rcnt = malloc((size_t)(unsigned)L->P * sizeof(int));
-  int *sd = malloc((size_t)(unsigned)L->P * sizeof(int)), *rd = malloc((size_t)(unsigned)L->P * sizeof(int));
+  int *cnt = calloc((size_t)(unsigned)L->P, sizeof(int)),
+      *rcnt = malloc((size_t)(unsigned)L->P * sizeof(int));
+  int *sd = malloc((size_t)(unsigned)L->P * sizeof(int)),
+      *rd = malloc((size_t)(unsigned)L->P * sizeof(int));
   int64_t *sorted = malloc((size_t)(n + 1) * sizeof *sorted);
   for (int64_t k = 0; k < n; k++) cnt[owner_of(L, ids[k])]++;
   int n_recv = 0, *recv_ranks = malloc((size_t)(unsigned)L->P * sizeof(int));
@@ -187,7 +193,8 @@ static halo_status plan_from_lists(const layout *L, int64_t n, int64_t *ids,
   MPI_Alltoall(cnt, 1, MPI_INT, rcnt, 1, MPI_INT, L->comm);
   int st = 0, rt = 0;
   for (int r = 0; r < L->P; r++) sd[r] = st, rd[r] = rt, st += cnt[r], rt += rcnt[r];
-  int64_t *sbuf = malloc(((size_t)st + 1) * sizeof *sbuf), *rbuf = malloc(((size_t)rt + 1) * sizeof *rbuf);
+  int64_t *sbuf = malloc(((size_t)st + 1) * sizeof *sbuf),
+          *rbuf = malloc(((size_t)rt + 1) * sizeof *rbuf);
   for (int j = 0; j < n_recv; j++)
     memcpy(sbuf + sd[recv_ranks[j]], ids + recv_starts[j],
            (size_t)(recv_starts[j + 1] - recv_starts[j]) * sizeof *sbuf);
@@ -217,7 +224,8 @@ static halo_status plan_from_lists(const layout *L, int64_t n, int64_t *ids,
 static void check_transpose(const layout *L, halo_plan plan, const halo_csr *rows, int64_t rb,
                             int64_t nr, const char *label) {
   double *x = malloc((size_t)(nr + 1) * sizeof *x), *y = malloc((size_t)(L->n + 1) * sizeof *y);
-  double *y1 = malloc((size_t)(L->n + 1) * sizeof *y1), *sum = malloc((size_t)(L->n + 1) * sizeof *sum);
+  double *y1 = malloc((size_t)(L->n + 1) * sizeof *y1),
+         *sum = malloc((size_t)(L->n + 1) * sizeof *sum);
   double *mag = malloc((size_t)(L->n + 1) * sizeof *mag);
   const int64_t nnz = rows->row_ptr[nr];
   int64_t *col = malloc((size_t)(nnz + 1) * sizeof *col);
@@ -266,7 +274,8 @@ static void check_handles(const layout *L, const int64_t *ranges, int64_t n_slot
   const int64_t n = L->n;
   double *x1 = malloc((size_t)(n + 1) * sizeof *x1), *x3 = malloc((size_t)(n + 1) * sizeof *x3);
   double *y = malloc((size_t)(n + 1) * sizeof *y), *g1 = malloc((size_t)(n_slots + 1) * sizeof *g1);
-  double *c = malloc((size_t)(n_slots + 1) * sizeof *c), *g3 = malloc((size_t)(n_slots + 1) * sizeof *g3);
+  double *c = malloc((size_t)(n_slots + 1) * sizeof *c),
+         *g3 = malloc((size_t)(n_slots + 1) * sizeof *g3);
   double *sum = malloc((size_t)(n + 1) * sizeof *sum), *mag = malloc((size_t)(n + 1) * sizeof *mag);
   for (int64_t j = 0; j < n; j++)
     x1[j] = 2 * test_x(L->cb + j), x3[j] = -3 * test_x(L->cb + j), y[j] = 1.0;
@@ -316,6 +325,7 @@ static void check_new_values(MPI_Comm comm, const halo_csr *rows, const int64_t 
   CHECK_OK(halo_matrix_create_csr(comm, rb, rb + nr, cb, ce, rows->row_ptr, rows->col_ids,
                                   rows->values, HALO_MEMORY_HOST, &A));
   CHECK_OK(halo_plan_create(A, NULL, &plan));
+  verify_transport(plan, label);
   double *x = malloc((size_t)(nc + 1) * sizeof *x), *y1 = malloc((size_t)(nr + 1) * sizeof *y1);
   double *y2 = malloc((size_t)(nr + 1) * sizeof *y2), *v = malloc((size_t)(nnz + 1) * sizeof *v);
   for (int64_t j = 0; j < nc; j++) x[j] = test_x(cb + j);
@@ -332,7 +342,8 @@ static void check_new_values(MPI_Comm comm, const halo_csr *rows, const int64_t 
   CHECK_OK(halo_matrix_get_local_sizes(A, NULL, NULL, &ng));
   CHECK_OK(halo_matrix_get_ghost_ids(A, &ghost));
   int64_t *dp = calloc((size_t)(nr + 1), sizeof *dp), *op = calloc((size_t)(nr + 1), sizeof *op);
-  int64_t *dc = malloc((size_t)(nnz + 1) * sizeof *dc), *oc = malloc((size_t)(nnz + 1) * sizeof *oc);
+  int64_t *dc = malloc((size_t)(nnz + 1) * sizeof *dc),
+          *oc = malloc((size_t)(nnz + 1) * sizeof *oc);
   double *dv = malloc((size_t)(nnz + 1) * sizeof *dv), *ov = malloc((size_t)(nnz + 1) * sizeof *ov);
   int64_t d = 0, o = 0;
   for (int64_t i = 0; i < nr; i++) {
@@ -395,7 +406,8 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin, c
   int64_t *idx = malloc((size_t)(n_slots + 1) * sizeof *idx);
   for (int64_t k = 0; k < n_slots; k++)
     owners[k] = owner_of(&L, slots[k]), idx[k] = slots[k] - col_begin[owners[k]];
-  double *r_std = malloc((size_t)(L.n + 1) * sizeof *r_std), *r = malloc((size_t)(L.n + 1) * sizeof *r);
+  double *r_std = malloc((size_t)(L.n + 1) * sizeof *r_std),
+         *r = malloc((size_t)(L.n + 1) * sizeof *r);
   double *r2 = malloc((size_t)(L.n + 1) * sizeof *r2);
   const struct {
     halo_strategy s;
@@ -413,8 +425,8 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin, c
     char lab[600];
     halo_plan pm, pi, pp, pl;
     /* the matrix's plan: ghosts in id order, each once */
-    snprintf(lab, sizeof lab, "%s, %s on nodes of %d, matrix", label, halo_strategy_name(o.strategy),
-             cases[c].K);
+    snprintf(lab, sizeof lab, "%s, %s on nodes of %d, matrix", label,
+             halo_strategy_name(o.strategy), cases[c].K);
     CHECK_OK(halo_plan_create(A, &o, &pm));
     check_plan(&L, pm, n_ghost, ghost_ids, lab, r);
     check_transpose(&L, pm, rows, rb, nr, lab);
@@ -462,9 +474,9 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin, c
       const int64_t own = col_begin[last];
       snprintf(want, sizeof want, "rank %d: ghost_ids[0] = %lld is owned by this rank", last,
                (long long)own);
-      CHECK_ERR(halo_plan_create_from_ids(comm, L.cb, L.cb + L.n, rank == last ? 1 : 0, &own,
-                                          NULL, &p),
-                HALO_ERR_INVALID_ARG, want);
+      CHECK_ERR(
+          halo_plan_create_from_ids(comm, L.cb, L.cb + L.n, rank == last ? 1 : 0, &own, NULL, &p),
+          HALO_ERR_INVALID_ARG, want);
     }
     int me = rank, zero = 0;
     const int64_t i0 = 0;

@@ -116,6 +116,7 @@ static void run_case(MPI_Comm comm, const halo_csr *A, const int64_t *rb, const 
       halo_stats ss;
       halo_plan_options so = o;
       so.ranks_per_node = sim_K;
+      if (st.n_phases) so.transport = st.phase[0].transport; /* as resolved (HALO_TRANSPORT) */
       CHECK_OK(halo_sim_run(sim, &so, &ss));
       st.setup_seconds = ss.setup_seconds = 0.0; /* times: the rest must be equal */
       memset(st.setup_part_seconds, 0, sizeof st.setup_part_seconds);

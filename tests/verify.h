@@ -49,6 +49,20 @@ static inline int64_t verify_owner_count(const int64_t *ghost, int64_t n, const 
  * check ghosts, repeated exchanges, products with and without beta, two plans
  * in flight at once, and the statistics.
  */
+/* A host plan made with the default transport runs the one HALO_TRANSPORT
+ * names (rma: the tests run again with it), else host. */
+static inline void verify_transport(halo_plan plan, const char *label) {
+  halo_plan_options r;
+  halo_stats st;
+  CHECK_OK(halo_plan_options_resolve(NULL, &r));
+  CHECK_OK(halo_plan_stats(plan, &st));
+  const halo_transport want =
+      r.transport == HALO_TRANSPORT_AUTO ? HALO_TRANSPORT_HOST : r.transport;
+  for (int k = 0; k < st.n_phases; k++)
+    CHECK_MSG(st.phase[k].transport == want, "%s: transport %s, not %s", label,
+              halo_transport_name(st.phase[k].transport), halo_transport_name(want));
+}
+
 static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
                                  const int64_t *col_begin, const char *label) {
   int rank, P;
@@ -138,6 +152,7 @@ static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int6
   MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, comm);
   MPI_Allreduce(&mine[0], &mx, 1, MPI_INT64_T, MPI_MAX, comm);
   CHECK(st.ranks == P && st.n_phases == 1 && st.strategy == HALO_STRATEGY_STANDARD);
+  verify_transport(plan, label);
   CHECK(st.phase[0].scope == HALO_SCOPE_GLOBAL);
   CHECK_MSG(st.phase[0].messages == all[0], "%s: %lld messages, %lld owners", label,
             (long long)st.phase[0].messages, (long long)all[0]);

@@ -64,7 +64,8 @@ static void usage(void) {
          "                         rank (default: once per node)\n"
          "  --memory host|device   where x, y and the ghosts live [host]; device uploads the\n"
          "                         matrix to this rank's GPU and multiplies there\n"
-         "  --transport NAME       device memory: auto, staged, nccl, mpi-device, ipc, or all\n"
+         "  --transport NAME       host memory: host or rma (MPI one-sided); device memory: auto,\n"
+         "                         staged, nccl, mpi-device or ipc; or all (of the memory)\n"
          "                         (every one this run can use; with strategy auto, auto\n"
          "                         also once choosing the transport too) [auto]\n"
          "  --device-id N          device memory: this rank's GPU [the rank on its node\n"
@@ -239,15 +240,15 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   halo_transport transports[HALO_N_TRANSPORTS];
   int n_transports;
   const int all_transports = strcmp(transport_name, "all") == 0;
-  if (!parse_transports(&a, transport_name, transports, &n_transports)) return EXIT_USAGE;
   const int dev = opts.memory == HALO_MEMORY_DEVICE;
-  if (!dev) {
-    if (all_transports ||
-        (transports[0] != HALO_TRANSPORT_AUTO && transports[0] != HALO_TRANSPORT_HOST)) {
+  if (!parse_transports(&a, transport_name, dev, transports, &n_transports)) return EXIT_USAGE;
+  if (!dev && !all_transports) {
+    if (transports[0] != HALO_TRANSPORT_AUTO && transports[0] != HALO_TRANSPORT_HOST &&
+        transports[0] != HALO_TRANSPORT_RMA) {
       args_error(&a, "--transport %s needs --memory device", transport_name);
       return EXIT_USAGE;
     }
-    transports[0] = HALO_TRANSPORT_HOST;
+    if (transports[0] == HALO_TRANSPORT_AUTO) transports[0] = HALO_TRANSPORT_HOST;
   }
   /* --transport all with auto: auto also chooses the transport, as a last row */
   for (int s = 0; s < n_strategies; s++)
@@ -300,7 +301,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   {
     halo_plan_options o = opts;
     o.strategy = HALO_STRATEGY_STANDARD;
-    o.transport = dev && all_transports ? HALO_TRANSPORT_STAGED : transports[0];
+    o.transport = !dev             ? HALO_TRANSPORT_HOST
+                  : all_transports ? HALO_TRANSPORT_STAGED
+                                   : transports[0];
     if ((st = halo_plan_create(A, &o, &std_plan)) != HALO_SUCCESS) goto done;
   }
   hx = malloc((size_t)(ce - cb + 1) * sizeof *hx);

@@ -15,14 +15,15 @@ int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
     const char *e = strchr(p, ',');
     const size_t len = e ? (size_t)(e - p) : strlen(p);
     snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+    halo_strategy one;
     if (strcmp(item, "all") == 0) {
       for (int s = 0; s < HALO_N_STRATEGIES; s++)
         if (*n < HALO_N_STRATEGIES + 1) list[(*n)++] = (halo_strategy)s;
-    } else if (halo_strategy_from_name(item, &list[*n]) != HALO_SUCCESS) {
+    } else if (halo_strategy_from_name(item, &one) != HALO_SUCCESS) {
       args_error(a, "--strategy: %s, or all", halo_last_error());
       return 0;
-    } else if (*n < HALO_N_STRATEGIES + 1) {
-      (*n)++;
+    } else if (*n < HALO_N_STRATEGIES + 1) { /* a full list takes no more */
+      list[(*n)++] = one;
     }
     if (!e) break;
     p = e;
@@ -30,11 +31,14 @@ int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
   return 1;
 }
 
-int parse_transports(args_t *a, const char *name, halo_transport *list, int *n) {
+int parse_transports(args_t *a, const char *name, int device, halo_transport *list, int *n) {
   *n = 0;
   if (strcmp(name, "all") == 0) {
-    for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++)
+    for (int t = HALO_TRANSPORT_HOST; t < HALO_N_TRANSPORTS; t++) {
+      const int on_host = t == HALO_TRANSPORT_HOST || t == HALO_TRANSPORT_RMA;
+      if (on_host != !device) continue;
       list[(*n)++] = (halo_transport)t;
+    }
     return 1;
   }
   if (halo_transport_from_name(name, &list[0]) != HALO_SUCCESS) {

@@ -57,6 +57,6 @@ int report_save(const report *r, const output_opts *out);
  * (the four), at most HALO_N_STRATEGIES + 1 entries. 0 on error (reported). */
 int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n);
 /* Transports named by --transport: one name or "all" (every device transport). */
-int parse_transports(args_t *a, const char *name, halo_transport *list, int *n);
+int parse_transports(args_t *a, const char *name, int device, halo_transport *list, int *n);
 
 #endif

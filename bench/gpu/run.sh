@@ -35,8 +35,12 @@
 #                              plan against every strategy and transport per case, 1 and
 #                              several ranks per GPU (default_check.py), with the set-up of
 #                              the default against standard (bench_setup); AUTO_MATRICES
-#                              (--gen=G or --matrix=FILE words), AUTO_TESTS=0 and AUTO_SETUP=0
-#                              run a part
+#                              (--gen=G or --matrix=FILE words), AUTO_TESTS=0, AUTO_SETUP=0 and
+#                              AUTO_SHARED=0 (no case of ranks sharing a GPU) run a part;
+#                              AUTO_SETUP_GPUS the GPUs of the set-up (0)
+#   bench/gpu/run.sh onesided  build, the GPU tests on 1 GPU (1, 2 and 4 ranks), and one
+#                              exchange's time as a distribution on the machine's cores
+#                              (host memory, 2, 4 and 8 ranks): host against rma
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -283,10 +287,12 @@ auto_bench() {
       --matrix=matrices/rajat01.mtx}; do
     local it=200
     [[ $m == *lap3d27:160* ]] && it=50
-    for lay in "2 0 2" "2 0 1" "4 0 4" "4 0 2" "4 0 1"; do
+    local lays=("2 0 2" "2 0 1" "4 0 4" "4 0 2" "4 0 1")
+    [ "${AUTO_SHARED:-1}" = 1 ] || lays=()
+    AUTO_ARGS=("${m%%=*}" "${m#*=}" --iterations $it --warmup 10 --strategy all,auto
+               --transport all)
+    for lay in "${lays[@]}"; do
       set -- $lay
-      AUTO_ARGS=("${m%%=*}" "${m#*=}" --iterations $it --warmup 10 --strategy all,auto
-                 --transport all)
       WRAP="env -u HALO_PARAMS" spmv "auto/${m##*/} $1 ranks GPU $2 nodes of $3" "$1" "$2" \
         "${AUTO_ARGS[@]}" --ranks-per-node "$3"
     done
@@ -303,16 +309,19 @@ auto_bench() {
   python3 bench/gpu/default_check.py "$OUT"/json/auto_*.json 2>>"$log" | tee -a "$summary"
   [ "${AUTO_SETUP:-1}" = 1 ] || return 0
   say ""
-  say "## Plan set-up of the default against standard (bench_setup, 2 ranks on GPU 0)"
+  local sv=${AUTO_SETUP_GPUS:-0}
+  say "## Plan set-up of the default against standard (bench_setup, 2 ranks on GPUs $sv)"
   say ""
   local header=--header
   for m in lap3d27:160 lap3d27:64; do
-    CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/bench/bench_setup --gen $m \
+    CUDA_VISIBLE_DEVICES=$sv "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/bench/bench_setup --gen $m \
       --memory device $header 2>>"$log" | tee -a "$summary" # the defaults: auto, auto
     header=
-    for t in ipc staged; do
+    local ts="ipc staged"
+    [[ $sv == *,* ]] && ts="nccl ipc staged" # one rank per GPU
+    for t in $ts; do
       for s in auto standard; do
-        CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/bench/bench_setup --gen $m \
+        CUDA_VISIBLE_DEVICES=$sv "${MPIRUN[@]}" -x XDG_CACHE_HOME -n 2 $B/bench/bench_setup --gen $m \
           --memory device --transport $t --strategy $s $header 2>>"$log" | tee -a "$summary"
         header=
       done
@@ -452,6 +461,25 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
   tar -czf "$OUT/json.tar.gz" -C "$OUT" json && rm -rf "$OUT/json"
 }
 
+# The exchange's time as a distribution on the machine's cores (host memory), two-sided
+# (host) against one-sided (rma), 10^4 exchanges each, interleaved in blocks (bench_exchange_dist)
+onesided_bench() {
+  say ""
+  say "## One exchange, host memory: p50 / p99 / max over 10^4 exchanges, host against rma (us)"
+  say ""
+  say '```'
+  for np in 2 4 8; do
+    for g in lap3d27:40 lap3d27:100; do
+      run "${MPIRUN[@]}" --bind-to core -n $np $B/bench/bench_exchange_dist $g 10000 host rma
+      tail -5 "$log" | grep -a -v "^+" | tee -a "$summary"
+    done
+  done
+  run "${MPIRUN[@]}" --bind-to core -n 8 $B/bench/bench_exchange_dist lap3d27:100 10000 host rma \
+    --strategy split --ranks-per-node 4
+  tail -5 "$log" | grep -a -v "^+" | tee -a "$summary"
+  say '```'
+}
+
 : >"$summary"
 info
 case $what in
@@ -463,7 +491,8 @@ multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench
 setup) build; tests gpu-only; setup_bench ;;
 local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
+onesided) build; tests gpu-local; onesided_bench ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|local|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|local|auto|onesided|quick|multi]"; exit 2 ;;
 esac

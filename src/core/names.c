@@ -9,10 +9,8 @@ typedef struct {
 } halo_name_entry;
 
 static const halo_name_entry strategy_names[] = {
-    {"standard", HALO_STRATEGY_STANDARD},
-    {"2step", HALO_STRATEGY_2STEP},
-    {"3step", HALO_STRATEGY_3STEP},
-    {"split", HALO_STRATEGY_SPLIT},
+    {"standard", HALO_STRATEGY_STANDARD}, {"2step", HALO_STRATEGY_2STEP},
+    {"3step", HALO_STRATEGY_3STEP},       {"split", HALO_STRATEGY_SPLIT},
     {"auto", HALO_STRATEGY_AUTO},
 };
 
@@ -29,6 +27,7 @@ static const halo_name_entry transport_names[] = {
     {"nccl", HALO_TRANSPORT_NCCL},
     {"mpi-device", HALO_TRANSPORT_MPI_DEVICE},
     {"ipc", HALO_TRANSPORT_IPC},
+    {"rma", HALO_TRANSPORT_RMA},
 };
 
 static const halo_name_entry scope_names[] = {

@@ -128,6 +128,12 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown memory kind %d", (int)o.memory);
   if ((int)o.transport < 0 || (int)o.transport >= HALO_N_TRANSPORTS)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)o.transport);
+  const char *tv = o.transport == HALO_TRANSPORT_AUTO ? env_value("HALO_TRANSPORT") : NULL;
+  if (tv && halo_transport_from_name(tv, &o.transport) != HALO_SUCCESS)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "HALO_TRANSPORT=%s: not a transport (auto, host, rma, staged, nccl, "
+                      "mpi-device or ipc)",
+                      tv);
   if (o.device_id < -1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",
                       o.device_id);
@@ -213,7 +219,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"message_cap", NULL},
                             {"remove_duplicates", NULL},
                             {"memory", NULL},
-                            {"transport", NULL},
+                            {"transport", "HALO_TRANSPORT"},
                             {"autotune", "HALO_AUTOTUNE"},
                             {"max_exchanges", NULL},
                             {"reverse", NULL},

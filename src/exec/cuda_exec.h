@@ -84,9 +84,9 @@ typedef struct {
                     IPC chunks (halo_device_ipc_alloc): peers open each chunk once */
   size_t arena_bytes;
   int arena_chunk;
-  int64_t arena_off; /* bytes into its chunk */
+  int64_t arena_off;                         /* bytes into its chunk */
   int32_t *d_to_ghost, *d_slot_ptr, *d_slot; /* the ghost slots (leaves), on the device */
-  int32_t *maps; /* every index map of the executor, one allocation (map_batch) */
+  int32_t *maps;   /* every index map of the executor, one allocation (map_batch) */
   const double *x; /* the source of the exchange in flight */
   double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
   int timing;      /* copy_timing: time the staged copies */
@@ -94,8 +94,74 @@ typedef struct {
   int64_t bytes_down, bytes_up, n_down, n_up;
 } cuda_data;
 
-
 static inline const halo_schedule *S(const halo_exec *ex) { return ex->sched; }
+
+/*
+ * A transport of the CUDA executor: what it does for its messages (the
+ * cmsg of its channel) at each point of an exchange. The executor runs the
+ * hooks of every transport, in the order of halo_cuda_channels, where a slot
+ * is set:
+ *   setup        plan time, after the buffers and maps (collective over the
+ *                plan's communicator when the transport says so)
+ *   arm          begin, per phase: what must be posted before any phase starts
+ *   before_pack  phase k, before its pack may overwrite the send buffer
+ *   send         phase k, after its pack: what goes without waiting
+ *   receive      phase k, first part of its completion
+ *   land         phase k, second part: the values are in the receive buffers
+ *                (on the exchange stream) before the unpack
+ *   complete     end, after the last phase
+ *   destroy      what setup made
+ * A communication helper (host_fwd) runs its phases on the host
+ * (cuda_helper.c), with the mpi and ipc transports' requests and pulls.
+ */
+typedef struct {
+  const char *name;
+  halo_status (*setup)(halo_exec *ex, cuda_data *d);
+  halo_status (*arm)(halo_exec *ex, cuda_data *d, int k);
+  halo_status (*before_pack)(halo_exec *ex, cuda_data *d, int k);
+  halo_status (*send)(halo_exec *ex, cuda_data *d, int k);
+  halo_status (*receive)(halo_exec *ex, cuda_data *d, int k);
+  halo_status (*land)(halo_exec *ex, cuda_data *d, int k);
+  halo_status (*complete)(halo_exec *ex, cuda_data *d);
+  void (*destroy)(halo_exec *ex, cuda_data *d);
+} cuda_transport;
+
+/** Host MPI with persistent requests, for the channels staged (pinned host
+ *  buffers, copied down and up on the exchange stream) and mpi (device
+ *  buffers handed to a CUDA-aware MPI): cuda_mpi.c. */
+extern const cuda_transport halo_cuda_mpi;
+/** ncclSend/ncclRecv grouped per phase: cuda_nccl.c. */
+extern const cuda_transport halo_cuda_nccl;
+/** CUDA IPC between the ranks of one machine: cuda_ipc.c. */
+extern const cuda_transport halo_cuda_ipc;
+
+/** The transports of the executor, in the order their hooks run. */
+#define HALO_CUDA_N_TRANSPORTS 3
+extern const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS];
+
+/** Run hook h of every transport that has it (phase k where it takes one). */
+#define HALO_CUDA_EACH(h, ...)                                                                     \
+  do {                                                                                             \
+    for (int halo_t_ = 0; halo_t_ < HALO_CUDA_N_TRANSPORTS; halo_t_++)                             \
+      if (halo_cuda_transports[halo_t_]->h)                                                        \
+        HALO_CHECK(halo_cuda_transports[halo_t_]->h(__VA_ARGS__));                                 \
+  } while (0)
+
+/** ipc: copy phase k's ipc receives from the senders' buffers (into device
+ *  memory, or a helper's host memory) once they say their data is ready. */
+halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k);
+
+/** ipc: add peer to a phase's list of ipc peers (once); its slot. */
+halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot);
+
+/** Staged copies, with copy_timing: add the last exchange's to the totals. */
+halo_status halo_cuda_harvest_times(cuda_data *d, int n_phases);
+
+/** A communication helper's phase k on the host (cuda_helper.c): start
+ *  (pack from work, copies to itself, sends) and finish (ipc pulls, host
+ *  MPI, unpack or add into work). */
+halo_status halo_cuda_helper_start(halo_exec *ex, cuda_data *d, int k);
+halo_status halo_cuda_helper_finish(halo_exec *ex, cuda_data *d, int k);
 
 /** Make the executor's buffers, maps, requests and IPC state (ops.setup);
  *  on failure everything made is freed. */

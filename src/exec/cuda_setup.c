@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "exec/cuda_exec.h"
-#include "tags.h"
 
 static halo_status check_int32(int64_t v, const char *what) {
   if (v > INT32_MAX)
@@ -97,26 +96,13 @@ static channel channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_p
   }
 }
 
-static void ipc_peers_free(ipc_peer *q, int n) {
-  for (int i = 0; i < n; i++) {
-    if (q[i].ready != MPI_REQUEST_NULL) MPI_Request_free(&q[i].ready);
-    if (q[i].done != MPI_REQUEST_NULL) MPI_Request_free(&q[i].done);
-    if (q[i].remote_event) cudaEventDestroy(q[i].remote_event);
-  }
-  halo_free(q);
-}
-
 void halo_cuda_exec_destroy(halo_exec *ex) {
   cuda_data *d = ex->data;
   if (!d) return;
-  for (int i = 0; i < d->n_req; i++)
-    if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+    if (halo_cuda_transports[t]->destroy) halo_cuda_transports[t]->destroy(ex, d);
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     cphase *p = &d->ph[k];
-    ipc_peers_free(p->ipc_to, p->n_ipc_to);
-    ipc_peers_free(p->ipc_from, p->n_ipc_from);
-    if (p->ev_ready) cudaEventDestroy(p->ev_ready);
-    if (p->ev_done) cudaEventDestroy(p->ev_done);
     if (p->ev_packed) cudaEventDestroy(p->ev_packed);
     for (int e = 0; e < 4; e++)
       if (p->ev_t[e]) cudaEventDestroy(p->ev_t[e]);
@@ -145,181 +131,6 @@ void halo_cuda_exec_destroy(halo_exec *ex) {
   ex->ghost = ex->slots = NULL;
   halo_free(d);
   ex->data = NULL;
-}
-
-typedef struct {
-  unsigned char mem[HALO_IPC_HANDLE_BYTES]; /* the sender's chunk */
-  cudaIpcEventHandle_t event;
-  int64_t chunk;  /* the chunk's number on the sender */
-  int64_t offset; /* bytes into the chunk */
-} ipc_record;
-
-/* Add peer to a phase's ipc peer list (unique). */
-static halo_status ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
-  for (int i = 0; i < *n; i++)
-    if ((*list)[i].peer == peer) {
-      *slot = i;
-      return HALO_SUCCESS;
-    }
-  ipc_peer *q = halo_realloc(*list, (size_t)(*n + 1) * sizeof **list);
-  if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory setting up IPC");
-  *list = q;
-  memset(&q[*n], 0, sizeof q[*n]);
-  q[*n].peer = peer;
-  q[*n].ready = q[*n].done = MPI_REQUEST_NULL;
-  *slot = (*n)++;
-  return HALO_SUCCESS;
-}
-
-/* IPC set-up: senders tell receivers where each message is (arena handle,
- * ready event, offset); receivers tell senders their done event; every rank
- * opens what it was told; persistent 0-byte requests for the signals. */
-static halo_status setup_ipc(halo_exec *ex, cuda_data *d) {
-  halo_status st = HALO_SUCCESS;
-  const halo_schedule *s = S(ex);
-  const MPI_Comm setup = ex->cfg.comm, comm = ex->cfg.comm;
-  int n_out = 0, n_in = 0, n_req = 0;
-  ipc_record *out = NULL, *in = NULL;
-  cudaIpcEventHandle_t *done_out = NULL, *done_in = NULL;
-  MPI_Request *req = NULL;
-  unsigned char arena_handle[HALO_IPC_HANDLE_BYTES];
-  int any = 0;
-  for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
-  int any_all = 0;
-  HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, setup));
-  if (!any_all) return HALO_SUCCESS;
-  if (d->arena) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle));
-  for (int k = 0; k < s->n_phases; k++) {
-    const halo_phase *ph = &s->phase[k];
-    for (int i = 0; i < ph->n_send; i++) n_out += d->ph[k].send[i].ch == CH_IPC;
-    for (int i = 0; i < ph->n_recv; i++) n_in += d->ph[k].recv[i].ch == CH_IPC;
-  }
-  HALO_TRY(HALO_ALLOC(out, n_out));
-  HALO_TRY(HALO_ALLOC(in, n_in));
-  int n_done_out = 0, n_done_in = 0;
-  for (int k = 0; k < s->n_phases; k++)
-    n_done_out += d->ph[k].n_ipc_from, n_done_in += d->ph[k].n_ipc_to;
-  HALO_TRY(HALO_ALLOC(done_out, n_done_out));
-  HALO_TRY(HALO_ALLOC(done_in, n_done_in));
-  HALO_TRY(HALO_ALLOC(req, n_out + n_in + n_done_out + n_done_in));
-  /* events of this rank: ready (as sender) and done (as receiver) */
-  for (int k = 0; k < s->n_phases; k++) {
-    cphase *p = &d->ph[k];
-    if (p->n_ipc_to)
-      HALO_TRY(halo_event_create(&p->ev_ready, cudaEventDisableTiming | cudaEventInterprocess));
-    if (p->n_ipc_from)
-      HALO_TRY(halo_event_create(&p->ev_done, cudaEventDisableTiming | cudaEventInterprocess));
-  }
-  int a = 0, b = 0, c = 0, e = 0;
-  for (int k = 0; k < s->n_phases; k++) {
-    const halo_phase *ph = &s->phase[k];
-    cphase *p = &d->ph[k];
-    for (int i = 0; i < ph->n_send; i++) {
-      const cmsg *m = &p->send[i];
-      if (m->ch != CH_IPC) continue;
-      memcpy(out[a].mem, arena_handle, sizeof arena_handle);
-      HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
-      out[a].chunk = d->arena_chunk;
-      out[a].offset = d->arena_off + (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
-      HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer,
-                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
-      a++;
-    }
-    for (int i = 0; i < ph->n_recv; i++) {
-      if (p->recv[i].ch != CH_IPC) continue;
-      HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer,
-                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
-    }
-    for (int i = 0; i < p->n_ipc_from; i++) {
-      HALO_TRY_CUDA(cudaIpcGetEventHandle(&done_out[c], p->ev_done));
-      HALO_TRY_MPI(MPI_Isend(&done_out[c++], (int)sizeof *done_out, MPI_BYTE, p->ipc_from[i].peer,
-                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
-    }
-    for (int i = 0; i < p->n_ipc_to; i++)
-      HALO_TRY_MPI(MPI_Irecv(&done_in[e++], (int)sizeof *done_in, MPI_BYTE, p->ipc_to[i].peer,
-                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
-  }
-  HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
-  /* open what the peers sent */
-  b = 0, e = 0;
-  for (int k = 0; k < s->n_phases; k++) {
-    const halo_phase *ph = &s->phase[k];
-    cphase *p = &d->ph[k];
-    for (int i = 0; i < ph->n_recv; i++) {
-      cmsg *m = &p->recv[i];
-      if (m->ch != CH_IPC) continue;
-      ipc_peer *q = &p->ipc_from[m->ipc_slot];
-      char *base;
-      HALO_TRY(halo_device_ipc_open(ex->cfg.dev, ph->recv[i].peer, (int)in[b].chunk, in[b].mem,
-                                    &base));
-      m->remote = base + in[b].offset;
-      if (!q->remote_event) {
-        halo_debug_count_alloc();
-        HALO_TRY_CUDA(cudaIpcOpenEventHandle(&q->remote_event, in[b].event));
-      }
-      b++;
-    }
-    for (int i = 0; i < p->n_ipc_to; i++) {
-      halo_debug_count_alloc();
-      HALO_TRY_CUDA(cudaIpcOpenEventHandle(&p->ipc_to[i].remote_event, done_in[e++]));
-    }
-    /* the signals: ready from sender to receiver, done back */
-    const int ready = halo_exec_tag_ready(ex, k), done = halo_exec_tag_done(ex, k);
-    for (int i = 0; i < p->n_ipc_to; i++) {
-      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, ready, comm,
-                                 &p->ipc_to[i].ready));
-      HALO_TRY_MPI(
-          MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, done, comm, &p->ipc_to[i].done));
-    }
-    for (int i = 0; i < p->n_ipc_from; i++) {
-      HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, ready, comm,
-                                 &p->ipc_from[i].ready));
-      HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, done, comm,
-                                 &p->ipc_from[i].done));
-    }
-  }
-cleanup:
-  halo_free(req);
-  halo_free(done_in);
-  halo_free(done_out);
-  halo_free(in);
-  halo_free(out);
-  return st;
-}
-
-/* The persistent requests of phase k's staged and mpi channels. */
-static halo_status init_requests(halo_exec *ex, cuda_data *d, int k, MPI_Comm comm) {
-  halo_status st = HALO_SUCCESS;
-  const halo_schedule *s = S(ex);
-  const halo_phase *ph = &s->phase[k];
-  cphase *p = &d->ph[k];
-  int *seq = NULL;
-  HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
-  HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
-  int r = p->send_req_begin;
-  for (int i = 0; i < ph->n_send; i++) {
-    const cmsg *c = &p->send[i];
-    if (ph->send[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
-    double *buf = c->ch == CH_STAGED ? p->h_send + c->buf_off : p->d_send + c->buf_off;
-    HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i],
-                                   k, seq[i], comm));
-    r += halo_exec_chunks(ex, ph->send[i].count);
-  }
-  HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
-  r = p->recv_req_begin;
-  for (int i = 0; i < ph->n_recv; i++) {
-    const cmsg *c = &p->recv[i];
-    if (ph->recv[i].peer == s->rank || (c->ch != CH_STAGED && c->ch != CH_MPI)) continue;
-    double *buf = c->ch == CH_STAGED ? p->h_recv + c->buf_off
-                  : c->direct        ? c->direct
-                                     : p->d_recv + c->buf_off;
-    HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i],
-                                   k, seq[i], comm));
-    r += halo_exec_chunks(ex, ph->recv[i].count);
-  }
-cleanup:
-  halo_free(seq);
-  return st;
 }
 
 /* Reverse: what phase k adds, in the order of its receive list: the
@@ -400,13 +211,6 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
   d->timing = ex->cfg.copy_timing;
   d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
   d->comp = (cudaStream_t)ex->cfg.comp;
-#if HALO_HAVE_NCCL
-  if (ex->cfg.transport == HALO_TRANSPORT_NCCL) {
-    void *nccl;
-    HALO_TRY(halo_device_nccl(ex->cfg.dev, &nccl));
-    d->nccl = (ncclComm_t)nccl;
-  }
-#endif
   HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
   HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
   HALO_TRY(halo_event_create(&d->ev_start, cudaEventDisableTiming));
@@ -414,8 +218,7 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
   if (s->add) HALO_TRY(halo_event_create(&d->ev_dst, cudaEventDisableTiming));
   d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL;
   HALO_TRY(HALO_ALLOC(d->peer_host_fwd, s->size));
-  HALO_TRY_MPI(
-      MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->cfg.comm));
+  HALO_TRY_MPI(MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->cfg.comm));
   if (!s->add) {
     HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
     ex->slots = ex->ghost;
@@ -452,7 +255,7 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
       if (m->ch == CH_NCCL) p->n_nccl_send++;
       if (m->ch == CH_IPC) {
         int slot;
-        HALO_TRY(ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
+        HALO_TRY(halo_cuda_ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
       }
     }
     int64_t off[N_CH];
@@ -479,7 +282,8 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
         p->n_recv_req += halo_exec_chunks(ex, ph->recv[i].count);
       if (m->ch == CH_NCCL) p->n_nccl_recv++;
       if (m->ch == CH_IPC)
-        HALO_TRY(ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
+        HALO_TRY(
+            halo_cuda_ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
     }
     p->n_staged_recv = staged;
     other = staged;
@@ -521,7 +325,6 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     cphase *p = &d->ph[k];
-    MPI_Comm comm = ex->phase_comm[k];
     if (d->host_fwd) {
       /* packed, copied and unpacked on the host from the schedule's maps */
       HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
@@ -535,7 +338,6 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
         HALO_TRY(HALO_ALLOC(p->h_add_dst, p->n_add));
         HALO_TRY(add_order(ex, p, ph, p->h_add_src, p->h_add_dst));
       }
-      HALO_TRY(init_requests(ex, d, k, comm));
       continue;
     }
     p->d_send = d->arena ? d->arena + arena_off : NULL;
@@ -618,10 +420,10 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
     HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
     if (d->timing)
       for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
-    HALO_TRY(init_requests(ex, d, k, comm));
   }
   HALO_TRY(map_upload(&mb, &d->maps));
-  HALO_TRY(setup_ipc(ex, d));
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) /* every rank runs every one */
+    if (halo_cuda_transports[t]->setup) HALO_TRY(halo_cuda_transports[t]->setup(ex, d));
   /* the receive buffers of an exchange are free at its start */
   for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));

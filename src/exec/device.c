@@ -30,7 +30,7 @@ typedef struct {
   char *base;
   size_t size;
   int n_free, cap_free;
-  range *free; /* by offset, never adjacent */
+  range *free;  /* by offset, never adjacent */
   int exported; /* IPC chunks: handle holds the chunk's handle */
   unsigned char handle[HALO_IPC_HANDLE_BYTES];
 } pool_chunk;
@@ -45,7 +45,9 @@ typedef struct {
 enum { POOL_ALIGN = 256 };
 _Static_assert(sizeof(cudaIpcMemHandle_t) == HALO_IPC_HANDLE_BYTES, "an IPC handle's size");
 
-static size_t pool_round(size_t bytes) { return (bytes + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN; }
+static size_t pool_round(size_t bytes) {
+  return (bytes + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN;
+}
 
 static halo_status range_insert(pool_chunk *c, int at, size_t off, size_t len) {
   if (c->n_free == c->cap_free) {
@@ -149,10 +151,10 @@ static void pool_free(chunk_pool *pl) {
 
 struct halo_device_s {
   int device;
-  MPI_Comm comm;          /* the context's communicator (not owned): NCCL's ranks */
-  MPI_Comm machine;       /* the ranks of this machine (MPI_COMM_TYPE_SHARED) */
-  cudaStream_t xstream;   /* the exchanges (highest priority) */
-  cudaStream_t comp[2];   /* the products: [0] blocking, [1] non-blocking (made when asked) */
+  MPI_Comm comm;        /* the context's communicator (not owned): NCCL's ranks */
+  MPI_Comm machine;     /* the ranks of this machine (MPI_COMM_TYPE_SHARED) */
+  cudaStream_t xstream; /* the exchanges (highest priority) */
+  cudaStream_t comp[2]; /* the products: [0] blocking, [1] non-blocking (made when asked) */
   int ranks_per_gpu;
   char name[256];         /* the GPU's name (cudaDeviceProp.name) */
   int mpi_aware_detected; /* what the MPI library says, agreed over the communicator */
@@ -466,9 +468,11 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
                         "gpu_aware_mpi = 1 (or HALO_GPU_AWARE_MPI=1) forces it");
     break;
   case HALO_TRANSPORT_HOST:
+  case HALO_TRANSPORT_RMA:
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport host is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device or ipc");
+                      "transport %s is for host memory; device memory takes auto, staged, nccl, "
+                      "mpi-device or ipc",
+                      halo_transport_name(requested));
   default: return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
   }
   if (t == HALO_TRANSPORT_NCCL) {
@@ -597,7 +601,9 @@ halo_status halo_device_ipc_alloc(halo_device *d, size_t bytes, void **p, int *c
   *p = NULL;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
-void halo_device_ipc_release(halo_device *d, void *p, size_t bytes) { (void)d, (void)p, (void)bytes; }
+void halo_device_ipc_release(halo_device *d, void *p, size_t bytes) {
+  (void)d, (void)p, (void)bytes;
+}
 halo_status halo_device_ipc_handle(halo_device *d, int chunk, void *handle) {
   (void)d, (void)chunk, (void)handle;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);

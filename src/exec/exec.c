@@ -97,6 +97,11 @@ cleanup:
   return st;
 }
 
+const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport) {
+  if (memory == HALO_MEMORY_DEVICE) return &halo_exec_cuda_ops;
+  return transport == HALO_TRANSPORT_RMA ? &halo_exec_rma_ops : &halo_exec_host_ops;
+}
+
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
                              const halo_exec_config *cfg, halo_exec *ex) {
   halo_status st = HALO_SUCCESS;

@@ -19,19 +19,35 @@
 
 typedef struct halo_exec_s halo_exec;
 
+/** The windows of the rma transport on one communicator, kept by its
+ *  context. MPI_Win_free is collective, but plans are destroyed in any order
+ *  on each rank: a window its executor released is freed at the next
+ *  collective point where every rank released it (halo_rma_windows_collect,
+ *  at the creation of a plan) or with the context, in the order they were
+ *  made, so that every rank frees the same windows in the same order. */
+typedef struct halo_rma_windows_s halo_rma_windows;
+
+/** Collective over comm: free the windows every rank released. */
+halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm);
+/** The windows not freed yet (tests). */
+int halo_rma_windows_count(const halo_rma_windows *w);
+/** Collective: free every window (all released: the context's plans are gone). */
+void halo_rma_windows_free(halo_rma_windows **w_p);
+
 /** What a plan gives its executors. */
 typedef struct {
-  halo_transport transport; /* HOST, or a device transport resolved (never AUTO) */
-  MPI_Comm comm;            /* global phases, and the set-up messages (IPC handles) */
-  MPI_Comm node_comm;       /* node phases */
-  int tag_base, tag_stride; /* this executor's tags: phase k uses [base + k*stride, +stride) */
-  int max_count;            /* largest count of one MPI message */
+  halo_transport transport;  /* HOST, or a device transport resolved (never AUTO) */
+  MPI_Comm comm;             /* global phases, and the set-up messages (IPC handles) */
+  MPI_Comm node_comm;        /* node phases */
+  int tag_base, tag_stride;  /* this executor's tags: phase k uses [base + k*stride, +stride) */
+  int max_count;             /* largest count of one MPI message */
   const halo_leaves *leaves; /* ghost slots against the schedule's ghosts; NULL: the same */
   /* device plans */
   halo_device *dev;
-  void *comp;          /* the plan's compute stream (cudaStream_t) */
-  halo_timeline *tl;   /* NULL: no timeline */
-  int copy_timing;     /* time the staged copies */
+  void *comp;             /* the plan's compute stream (cudaStream_t) */
+  halo_timeline *tl;      /* NULL: no timeline */
+  int copy_timing;        /* time the staged copies */
+  halo_rma_windows **rma; /* the context's windows (transport rma) */
 } halo_exec_config;
 
 /** A backend: a const table of functions. Empty slots are reported as
@@ -81,6 +97,12 @@ extern const halo_exec_ops halo_exec_host_ops;
  *  CUDA-aware MPI and CUDA IPC transports (without CUDA its setup says it is
  *  not compiled in). */
 extern const halo_exec_ops halo_exec_cuda_ops;
+
+/** Host backend over MPI one-sided communication (transport rma). */
+extern const halo_exec_ops halo_exec_rma_ops;
+
+/** The backend that runs a transport (resolved, never AUTO) on memory. */
+const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport);
 
 /** Create an executor for a schedule (plan time). */
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,

@@ -20,17 +20,7 @@
  * more such address. Every other request is made at plan time. */
 #include <string.h>
 
-#include "exec/exec.h"
-
-/* A piece of a pack from x (see host_phase). */
-typedef struct {
-  int64_t src, len;
-} host_piece;
-
-/* Reverse: a run of adds (see host_phase). */
-typedef struct {
-  int64_t src, dst, len;
-} host_seg;
+#include "exec/host_common.h"
 
 /* Messages of a phase whose requests are bound at begin to an address: per
  * message its first entry there, count, peer (in the phase's communicator)
@@ -43,35 +33,20 @@ typedef struct {
 } host_direct;
 
 typedef struct {
-  int64_t n_pack;    /* values sent to other ranks */
-  int64_t *pack_src; /* their source indices, in send buffer order (NULL with pack_x) */
-  int32_t *pack_x;   /* the same, when all are entries of x below 2^31 (else NULL) */
-  /* with pack_x: the send buffer in pieces, in order: runs of at least
-   * HOST_PACK_RUN consecutive entries of x, copied (src >= 0, the first
-   * entry), and the entries between them, gathered through pack_x (src -1) */
-  int64_t n_piece;
-  host_piece *piece;
+  halo_host_pack pack; /* the values sent to other ranks (pack.n), in send buffer order */
   double *sendbuf;
   int64_t n_staged; /* received values that need unpacking */
   int64_t *staged_dst;
   double *recvbuf;
   int64_t n_copy; /* forward: values copied to itself */
   int64_t *copy_src, *copy_dst;
-  /* reverse: every value added in this phase, in the order of the receive
-   * list, as runs of consecutive values: len values from the receive buffer
-   * (src >= 0) or the source space (from -1-src on) added to dst on */
-  int64_t n_seg;
-  host_seg *seg;
+  halo_host_adds adds; /* reverse: every value added in this phase */
   int recv_req_begin, n_recv_req;
   int send_req_begin, n_send_req;
   /* messages bound to an address at begin: sends from consecutive entries
    * of the source (dir[1]), forward receives into consecutive ghosts (dir[0]) */
   host_direct dir[2];
 } host_phase;
-
-/* A pack from x copies runs of consecutive entries when they are this
- * long on average, else gathers entry by entry. */
-#define HOST_PACK_RUN 4
 
 /* Addresses whose bound messages keep their requests. */
 #define HOST_DIRECT_SLOTS 4
@@ -90,26 +65,12 @@ typedef struct {
   MPI_Request *req; /* receives of all phases first, then sends */
   int n_req, n_recv_req;
   double *work;
-  const double *x; /* the source of the exchange in flight */
-  double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
-  double *to;      /* forward: where the ghosts land (dst when it is the ghosts, else own) */
+  const double *x;     /* the source of the exchange in flight */
+  double *dst;         /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
+  double *to;          /* forward: where the ghosts land (dst when it is the ghosts, else own) */
   host_bound bound[2]; /* [0] receives, [1] sends */
   MPI_Request *wait;   /* the handles of one MPI_Waitall (persistent: copies) */
 } host_data;
-
-static inline double src_value(const halo_schedule *s, const double *x, const double *work,
-                               int64_t i) {
-  return i < s->n_local ? x[i] : work[i - s->n_local];
-}
-
-static inline const double *src_ptr(const halo_schedule *s, const double *x, const double *work,
-                                    int64_t i) {
-  return i < s->n_local ? x + i : work + (i - s->n_local);
-}
-
-static inline double *dst_ptr(const halo_schedule *s, double *ghost, double *work, int64_t i) {
-  return i < s->n_ghost ? ghost + i : work + (i - s->n_ghost);
-}
 
 /* Are these source indices consecutive entries of the source itself (not
  * of the work buffer)? */
@@ -194,114 +155,30 @@ static void host_destroy(halo_exec *ex) {
     host_phase *p = &d->ph[k];
     free_direct(&p->dir[0]);
     free_direct(&p->dir[1]);
-    halo_free(p->pack_src);
-    halo_free(p->pack_x);
-    halo_free(p->piece);
+    halo_host_pack_free(&p->pack);
     halo_free(p->sendbuf);
     halo_free(p->staged_dst);
     halo_free(p->recvbuf);
     halo_free(p->copy_src);
     halo_free(p->copy_dst);
-    halo_free(p->seg);
+    halo_host_adds_free(&p->adds);
   }
   halo_free(d->req);
   halo_free(d->wait);
   halo_free(d->work);
-  if (ex->slots != ex->ghost) halo_free(ex->slots);
-  halo_free(ex->ghost);
-  ex->ghost = ex->slots = NULL;
+  halo_host_slots_free(ex);
   halo_free(d);
   ex->data = NULL;
-}
-
-/* A pack from x alone, the common case: 32-bit indices, and the runs of
- * HOST_PACK_RUN or more consecutive entries copied whole (messages of a
- * few long runs are packed at memory speed). */
-static halo_status setup_pack_x(host_phase *p) {
-  const int64_t n = p->n_pack, *idx = p->pack_src;
-  HALO_CHECK(HALO_ALLOC(p->pack_x, n));
-  for (int64_t i = 0; i < n; i++) p->pack_x[i] = (int32_t)idx[i];
-  for (int pass = 0; pass < 2; pass++) {
-    int64_t m = 0, gather = 0; /* pieces so far; entries of the open gather piece */
-    for (int64_t i = 0, len; i < n; i += len) {
-      for (len = 1; i + len < n && idx[i + len] == idx[i] + len;) len++;
-      if (len < HOST_PACK_RUN) {
-        gather += len;
-        continue;
-      }
-      if (gather && pass) p->piece[m] = (host_piece){-1, gather};
-      m += gather > 0;
-      gather = 0;
-      if (pass) p->piece[m] = (host_piece){idx[i], len};
-      m++;
-    }
-    if (gather && pass) p->piece[m] = (host_piece){-1, gather};
-    m += gather > 0;
-    if (!pass) {
-      p->n_piece = m;
-      HALO_CHECK(HALO_ALLOC(p->piece, m));
-    }
-  }
-  return HALO_SUCCESS;
-}
-
-/* Reverse: the order in which phase k adds, from the receive list, cut
- * into runs of consecutive sources (receive buffer, or one side of the
- * source space) and consecutive destinations (one side of the destination
- * space): the adds are the same, in the same order, in tight loops. */
-static halo_status setup_adds(const halo_schedule *s, const halo_phase *ph, host_phase *p) {
-  halo_status st = HALO_SUCCESS;
-  const int64_t n = ph->recv_total;
-  int64_t *src = NULL, *dst = NULL;
-  HALO_TRY(HALO_ALLOC(src, n));
-  HALO_TRY(HALO_ALLOC(dst, n));
-  HALO_TRY(halo_exec_add_order(s, ph, NULL, src, dst));
-  p->n_seg = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    int64_t m = 0;
-    host_seg cur = {0, 0, 0};
-    for (int64_t i = 0; i < n; i++) {
-      const int64_t a = src[i], b = dst[i];
-      const int same_dst = b == cur.dst + cur.len && (b < s->n_ghost) == (cur.dst < s->n_ghost);
-      const int same_src = cur.src >= 0 ? a == cur.src + cur.len
-                                        : a == cur.src - cur.len &&
-                                              (-1 - a < s->n_local) == (-1 - cur.src < s->n_local);
-      if (cur.len && same_dst && same_src && (a >= 0) == (cur.src >= 0)) {
-        cur.len++;
-        continue;
-      }
-      if (cur.len && pass) p->seg[m] = cur;
-      if (cur.len) m++;
-      cur = (host_seg){a, b, 1};
-    }
-    if (cur.len && pass) p->seg[m] = cur;
-    if (cur.len) m++;
-    if (!pass) {
-      p->n_seg = m;
-      HALO_TRY(HALO_ALLOC(p->seg, m));
-    }
-  }
-cleanup:
-  halo_free(src);
-  halo_free(dst);
-  return st;
 }
 
 static halo_status host_setup(halo_exec *ex) {
   int *seq = NULL;
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = ex->sched;
-  const halo_leaves *L = ex->cfg.leaves;
   host_data *d = halo_calloc(1, sizeof *d);
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the host executor");
   ex->data = d;
-  if (!s->add) {
-    HALO_TRY(HALO_CALLOC(ex->ghost, s->n_ghost));
-    ex->slots = ex->ghost;
-    if (!halo_leaves_identity(L)) HALO_TRY(HALO_CALLOC(ex->slots, L->n));
-  } else if (!halo_leaves_identity(L)) {
-    HALO_TRY(HALO_CALLOC(ex->ghost, s->n_local)); /* the contributions summed per ghost */
-  }
+  HALO_TRY(halo_host_slots_setup(ex));
   HALO_TRY(HALO_CALLOC(d->work, s->n_work));
 
   /* Count requests and buffer sizes. */
@@ -319,7 +196,7 @@ static halo_status host_setup(halo_exec *ex) {
         p->dir[1].n_req += halo_exec_chunks(ex, ph->send[i].count);
         continue;
       }
-      p->n_pack += ph->send[i].count;
+      p->pack.n += ph->send[i].count;
       p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
     }
     for (int i = 0; i < ph->n_recv; i++) {
@@ -370,15 +247,15 @@ static halo_status host_setup(halo_exec *ex) {
     HALO_FREE(seq);
     HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
     HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
-    HALO_TRY(HALO_ALLOC(p->pack_src, p->n_pack));
-    HALO_TRY(HALO_ALLOC(p->sendbuf, p->n_pack));
+    HALO_TRY(HALO_ALLOC(p->pack.src, p->pack.n));
+    HALO_TRY(HALO_ALLOC(p->sendbuf, p->pack.n));
     HALO_TRY(HALO_ALLOC(p->staged_dst, p->n_staged));
     HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_staged));
     HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
     HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
     HALO_TRY(alloc_direct(&p->dir[0]));
     HALO_TRY(alloc_direct(&p->dir[1]));
-    if (s->add) HALO_TRY(setup_adds(s, ph, p));
+    if (s->add) HALO_TRY(halo_host_adds_setup(s, ph, &p->adds));
     /* sends */
     int64_t off = 0, ncopy = 0;
     int r = p->send_req_begin, nd = 0;
@@ -395,19 +272,13 @@ static halo_status host_setup(halo_exec *ex) {
         put_direct(ds, nd++, src[0], m->count, ex->peer_send[k][i], seq[i]);
         continue;
       }
-      memcpy(p->pack_src + off, src, (size_t)m->count * sizeof *src);
+      memcpy(p->pack.src + off, src, (size_t)m->count * sizeof *src);
       HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 1, p->sendbuf + off, m->count,
                                      ex->peer_send[k][i], k, seq[i], comm));
       r += halo_exec_chunks(ex, m->count);
       off += m->count;
     }
-    /* a pack from x alone, the common case, reads 32-bit indices in a tight loop */
-    int from_x = p->n_pack > 0 && s->n_local <= INT32_MAX;
-    for (int64_t i = 0; from_x && i < p->n_pack; i++) from_x = p->pack_src[i] < s->n_local;
-    if (from_x) {
-      HALO_TRY(setup_pack_x(p));
-      HALO_FREE(p->pack_src); /* the pack reads pack_x alone */
-    }
+    HALO_TRY(halo_host_pack_setup(s, &p->pack));
     /* receives */
     HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
     int64_t soff = 0;
@@ -428,7 +299,7 @@ static halo_status host_setup(halo_exec *ex) {
       }
       double *buf;
       if (halo_exec_is_run(s, dst, m->count)) { /* into the work buffer */
-        buf = dst_ptr(s, ex->ghost, d->work, dst[0]);
+        buf = halo_host_dst_ptr(s, ex->ghost, d->work, dst[0]);
       } else {
         buf = p->recvbuf + soff;
         memcpy(p->staged_dst + soff, dst, (size_t)m->count * sizeof *dst);
@@ -450,24 +321,10 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   const halo_schedule *s = ex->sched;
   host_phase *p = &d->ph[k];
   const double *x = d->x;
-  if (p->pack_x) {
-    double *buf = p->sendbuf;
-    const int32_t *idx = p->pack_x;
-    for (int64_t j = 0; j < p->n_piece; j++) {
-      const int64_t src = p->piece[j].src, len = p->piece[j].len;
-      if (src >= 0) {
-        memcpy(buf, x + src, (size_t)len * sizeof *buf);
-      } else {
-        for (int64_t i = 0; i < len; i++) buf[i] = x[idx[i]];
-      }
-      buf += len;
-      idx += len;
-    }
-  } else {
-    for (int64_t i = 0; i < p->n_pack; i++) p->sendbuf[i] = src_value(s, x, d->work, p->pack_src[i]);
-  }
+  halo_host_pack_run(s, &p->pack, x, d->work, p->sendbuf);
   for (int64_t i = 0; i < p->n_copy; i++)
-    *dst_ptr(s, d->to, d->work, p->copy_dst[i]) = src_value(s, x, d->work, p->copy_src[i]);
+    *halo_host_dst_ptr(s, d->to, d->work, p->copy_dst[i]) =
+        halo_host_src_value(s, x, d->work, p->copy_src[i]);
   if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
   if (p->dir[1].n_req)
     HALO_MPI(MPI_Startall(p->dir[1].n_req, d->bound[1].act + p->dir[1].req_begin));
@@ -481,14 +338,7 @@ static halo_status host_begin(halo_exec *ex, const double *src, double *dst) {
   d->x = src;
   d->dst = dst;
   if (s->add) {
-    if (!halo_leaves_identity(L)) { /* each ghost: the sum of its slots, in slot order */
-      for (int64_t j = 0; j < L->n_ghost; j++) {
-        double sum = 0.0;
-        for (int64_t t = L->ptr[j]; t < L->ptr[j + 1]; t++) sum += src[L->slot[t]];
-        ex->ghost[j] = sum;
-      }
-      d->x = ex->ghost;
-    }
+    d->x = halo_host_slots_sum(ex, src);
     if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
   }
   /* forward: the ghosts land in the caller's slots when they are the ghosts */
@@ -525,7 +375,6 @@ static halo_status wait_phase(host_data *d, int k, int last) {
 
 static halo_status host_end(halo_exec *ex) {
   const halo_schedule *s = ex->sched;
-  const halo_leaves *L = ex->cfg.leaves;
   host_data *d = ex->data;
   double *to = s->add ? d->dst : d->to;
   for (int k = 0; k < s->n_phases; k++) {
@@ -533,25 +382,13 @@ static halo_status host_end(halo_exec *ex) {
     if (k > 0) HALO_CHECK(phase_send(ex, d, k));
     HALO_CHECK(wait_phase(d, k, k == s->n_phases - 1));
     if (s->add) {
-      for (int64_t g = 0; g < p->n_seg; g++) {
-        const host_seg *r = &p->seg[g];
-        double *o = dst_ptr(s, to, d->work, r->dst);
-        const double *in = r->src >= 0 ? p->recvbuf + r->src : src_ptr(s, d->x, d->work, -1 - r->src);
-        for (int64_t i = 0; i < r->len; i++) o[i] += in[i];
-      }
+      halo_host_adds_run(s, &p->adds, p->recvbuf, d->x, to, d->work);
     } else {
       for (int64_t i = 0; i < p->n_staged; i++)
-        *dst_ptr(s, to, d->work, p->staged_dst[i]) = p->recvbuf[i];
+        *halo_host_dst_ptr(s, to, d->work, p->staged_dst[i]) = p->recvbuf[i];
     }
   }
-  if (!s->add) { /* deliver into the ghost slots */
-    double *out = d->dst ? d->dst : ex->slots;
-    if (!halo_leaves_identity(L)) {
-      for (int64_t i = 0; i < L->n; i++) out[i] = ex->ghost[L->to_ghost[i]];
-    } else if (out != d->to && s->n_ghost) {
-      memcpy(out, d->to, (size_t)s->n_ghost * sizeof *out);
-    }
-  }
+  if (!s->add) halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
   d->x = NULL;
   d->dst = d->to = NULL;
   return HALO_SUCCESS;

@@ -20,6 +20,7 @@ static void unlink_cached(halo_context *ctx) {
 }
 
 static void context_free(halo_context *ctx) {
+  halo_rma_windows_free(&ctx->rma);
   halo_device_destroy(&ctx->device);
   for (int i = 0; i < ctx->n_topo; i++) {
     halo_topology_destroy(ctx->topo[i]);
@@ -62,6 +63,7 @@ static int finalize_delete(MPI_Comm comm, int keyval, void *value, void *extra) 
   }
   MPI_Comm_free_keyval(&ctx_keyval);
   ctx_keyval = MPI_KEYVAL_INVALID;
+  MPI_Comm_free_keyval(&finalize_keyval); /* freed once this deletion is over */
   finalize_keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }
@@ -228,7 +230,8 @@ halo_status halo_context_tags_reserve(halo_context *ctx, int64_t n, int *base_p)
     }
     int at = 0; /* keep the blocks sorted by base */
     while (at < ctx->n_blocks && ctx->blocks[at].base < base) at++;
-    memmove(&ctx->blocks[at + 1], &ctx->blocks[at], (size_t)(ctx->n_blocks - at) * sizeof *ctx->blocks);
+    memmove(&ctx->blocks[at + 1], &ctx->blocks[at],
+            (size_t)(ctx->n_blocks - at) * sizeof *ctx->blocks);
     ctx->blocks[at].base = base;
     ctx->blocks[at].n = (int)n;
     ctx->n_blocks++;

@@ -20,6 +20,7 @@
 #define HALO_INTERFACE_CONTEXT_H
 
 #include "exec/device.h"
+#include "exec/exec.h"
 #include "plan/choose.h"
 #include "plan/topology.h"
 
@@ -39,6 +40,7 @@ struct halo_context_s {
   halo_topology **topo; /* by ranks_per_node asked (topo_k) */
   int *topo_k;
   halo_device *device;
+  halo_rma_windows *rma; /* the windows of the rma transport */
   /* the tag allocator: live blocks [base, base+n), sorted by base */
   int tag_ub, tag_next;
   int n_blocks, cap_blocks;
@@ -77,8 +79,7 @@ void halo_context_release(halo_context **ctx_p);
 
 /** The nodes for ranks_per_node (0: MPI's), made the first time it is asked
  *  (collective then), kept by the context. */
-halo_status halo_context_topology(halo_context *ctx, int ranks_per_node,
-                                  const halo_topology **t_p);
+halo_status halo_context_topology(halo_context *ctx, int ranks_per_node, const halo_topology **t_p);
 
 /** The device state, made by the first device plan (collective then) on
  *  device_id (-1: choose); a later plan asking another device fails. */

@@ -75,12 +75,13 @@ static halo_status plan_memory(halo_plan P, const halo_settings *s, int transpor
       HALO_CHECK(halo_device_transport(P->dev, o->transport, s->gpu_aware_mpi, &P->transport));
     return HALO_SUCCESS;
   }
-  if (o->transport != HALO_TRANSPORT_AUTO && o->transport != HALO_TRANSPORT_HOST)
+  if (o->transport != HALO_TRANSPORT_AUTO && o->transport != HALO_TRANSPORT_HOST &&
+      o->transport != HALO_TRANSPORT_RMA)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport %s needs device memory (the plan's memory is host): use auto or "
-                      "host",
+                      "transport %s needs device memory (the plan's memory is host): use auto, "
+                      "host or rma",
                       halo_transport_name(o->transport));
-  P->transport = HALO_TRANSPORT_HOST;
+  P->transport = o->transport == HALO_TRANSPORT_RMA ? HALO_TRANSPORT_RMA : HALO_TRANSPORT_HOST;
   return HALO_SUCCESS;
 }
 
@@ -88,7 +89,7 @@ static halo_status plan_memory(halo_plan P, const halo_settings *s, int transpor
  * of tags free on every rank. Collective. */
 static halo_status plan_executors(halo_plan P) {
   const halo_settings *s = &P->set;
-  const int reverse = s->opts.reverse, device = P->memory == HALO_MEMORY_DEVICE;
+  const int reverse = s->opts.reverse;
   int mine[2] = {halo_exec_tag_stride(&P->sched, s->max_count), P->sched.n_phases}, most[2];
   if (reverse) {
     const int r = halo_exec_tag_stride(&P->rsched, s->max_count);
@@ -108,7 +109,10 @@ static halo_status plan_executors(halo_plan P) {
   cfg.leaves = &P->leaves;
   cfg.dev = P->dev;
   cfg.comp = P->comp;
-  const halo_exec_ops *ops = device ? &halo_exec_cuda_ops : &halo_exec_host_ops;
+  cfg.rma = &P->ctx->rma;
+  /* the windows of rma plans destroyed since the last plan, where every rank destroyed them */
+  HALO_CHECK(halo_agree(P->ctx->comm, halo_rma_windows_collect(P->ctx->rma, P->ctx->comm)));
+  const halo_exec_ops *ops = halo_exec_backend(P->memory, P->transport);
   for (int i = 0, e = 0; i < P->n_sets; i++) {
     halo_slot *set = &P->sets[i];
     set->handle.plan = P;
@@ -210,8 +214,8 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   P->stats.remove_duplicates = s.opts.remove_duplicates;
   if (P->A && P->memory == HALO_MEMORY_DEVICE) {
     P->stats.long_rows = halo_spmv_device_long_rows(P->dsp);
-    HALO_TRY_MPI(MPI_Allreduce(MPI_IN_PLACE, &P->stats.long_rows, 1, MPI_INT64_T, MPI_SUM,
-                               ctx->comm));
+    HALO_TRY_MPI(
+        MPI_Allreduce(MPI_IN_PLACE, &P->stats.long_rows, 1, MPI_INT64_T, MPI_SUM, ctx->comm));
   }
   for (int k = 0; k < P->stats.n_phases; k++) P->stats.phase[k].transport = P->transport;
   PART_DONE(HALO_SETUP_STATS);

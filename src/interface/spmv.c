@@ -1,8 +1,10 @@
 /* The distributed products: y = alpha*A*x + beta*y with the diagonal block
  * multiplied while the exchange is in flight, and y = alpha*A^T*x + beta*y
  * with the off-diagonal block's contributions sent back by the reverse
- * exchange while the diagonal block's transpose is multiplied; on the host
- * (src/spmv/csr.c) or on the device (src/spmv/device.h). */
+ * exchange while the diagonal block's transpose is multiplied. The local
+ * products are a table, on the host (src/spmv/csr.c) or on the device
+ * (src/spmv/device.h, enqueued on the plan's compute stream): the products
+ * read the same on both. */
 #include "interface/plan.h"
 #include "spmv/csr.h"
 
@@ -27,22 +29,63 @@ static halo_status check_product(halo_plan plan, const double *x, const double *
   return HALO_SUCCESS;
 }
 
+/* The local products of a plan's matrix: the diagonal block (y = alpha*D*x +
+ * beta*y), the off-diagonal block added (y += alpha*O*ghost), and their
+ * transposes (y = alpha*D^T*x + beta*y; g = alpha*O^T*x, per ghost slot). */
+typedef struct {
+  halo_status (*diag)(halo_plan P, double alpha, const double *x, double beta, double *y);
+  halo_status (*offd)(halo_plan P, double alpha, const double *ghost, double *y);
+  halo_status (*diag_t)(halo_plan P, double alpha, const double *x, double beta, double *y);
+  halo_status (*offd_t)(halo_plan P, double alpha, const double *x, double *g);
+  int enqueued; /* the products return once enqueued (on the plan's compute stream) */
+} local_ops;
+
+static halo_status host_diag(halo_plan P, double alpha, const double *x, double beta, double *y) {
+  halo_csr_block_mult(&P->A->diag, alpha, x, beta, y);
+  return HALO_SUCCESS;
+}
+static halo_status host_offd(halo_plan P, double alpha, const double *ghost, double *y) {
+  halo_csr_rows_multadd(&P->A->offd, alpha, ghost, y);
+  return HALO_SUCCESS;
+}
+static halo_status host_diag_t(halo_plan P, double alpha, const double *x, double beta, double *y) {
+  halo_csr_block_mult_t(&P->A->diag, n_cols(P), alpha, x, beta, y);
+  return HALO_SUCCESS;
+}
+static halo_status host_offd_t(halo_plan P, double alpha, const double *x, double *g) {
+  halo_csr_rows_mult_t(&P->A->offd, P->A->n_ghost, alpha, x, g);
+  return HALO_SUCCESS;
+}
+static halo_status dev_diag(halo_plan P, double alpha, const double *x, double beta, double *y) {
+  return halo_spmv_device_diag(P->dsp, alpha, x, beta, y);
+}
+static halo_status dev_offd(halo_plan P, double alpha, const double *ghost, double *y) {
+  return halo_spmv_device_offd(P->dsp, alpha, ghost, y);
+}
+static halo_status dev_diag_t(halo_plan P, double alpha, const double *x, double beta, double *y) {
+  return halo_spmv_device_diag_t(P->dsp, alpha, x, beta, y);
+}
+static halo_status dev_offd_t(halo_plan P, double alpha, const double *x, double *g) {
+  return halo_spmv_device_offd_t(P->dsp, alpha, x, g);
+}
+
+static const local_ops host_local = {host_diag, host_offd, host_diag_t, host_offd_t, 0};
+static const local_ops device_local = {dev_diag, dev_offd, dev_diag_t, dev_offd_t, 1};
+
+static const local_ops *local_of(const halo_plan P) {
+  return P->memory == HALO_MEMORY_DEVICE ? &device_local : &host_local;
+}
+
 halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y) {
   HALO_CHECK(check_product(plan, x, y, 0));
-  const halo_matrix A = plan->A;
+  const local_ops *L = local_of(plan);
   double *ghost = halo_plan_own(plan)->slots;
-  if (plan->memory != HALO_MEMORY_DEVICE) {
-    HALO_CHECK(halo_slot_begin(plan, 0, 0, x, NULL));
-    halo_csr_block_mult(&A->diag, alpha, x, beta, y);
-    HALO_CHECK(halo_slot_end(plan, 0));
-    halo_csr_rows_multadd(&A->offd, alpha, ghost, y);
-    return HALO_SUCCESS;
-  }
-  if (plan->sets[0].state == HALO_SLOT_IDLE && plan->set.product_first) {
+  halo_status st, st2;
+  if (L->enqueued && plan->sets[0].state == HALO_SLOT_IDLE && plan->set.product_first) {
     /* the local product first, from the exchange's starting point: it need
      * not wait for the host work of the exchange's start */
     HALO_CHECK(halo_exec_mark_start(halo_plan_own(plan), 1));
-    halo_status st = halo_spmv_device_diag(plan->dsp, alpha, x, beta, y);
+    st = L->diag(plan, alpha, x, beta, y);
     if (st == HALO_SUCCESS) st = halo_timeline_mark(plan->tl, 1);
     if (st == HALO_SUCCESS) st = halo_slot_begin(plan, 0, 0, x, NULL);
     if (st != HALO_SUCCESS) {
@@ -50,14 +93,14 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
       return st;
     }
     HALO_CHECK(halo_slot_end(plan, 0));
-    return halo_spmv_device_offd(plan->dsp, alpha, ghost, y);
+    return L->offd(plan, alpha, ghost, y);
   }
   HALO_CHECK(halo_slot_begin(plan, 0, 0, x, NULL));
-  halo_status st = halo_spmv_device_diag(plan->dsp, alpha, x, beta, y);
-  halo_status st2 = halo_slot_end(plan, 0); /* end what began, whatever happened */
+  st = L->diag(plan, alpha, x, beta, y);
+  st2 = halo_slot_end(plan, 0); /* end what began, whatever happened */
   HALO_CHECK(st);
   HALO_CHECK(st2);
-  return halo_spmv_device_offd(plan->dsp, alpha, ghost, y);
+  return L->offd(plan, alpha, ghost, y);
 }
 
 halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, double beta,
@@ -65,27 +108,17 @@ halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, d
   HALO_CHECK(check_product(plan, x, y, 1));
   if (!plan->set.opts.reverse)
     return HALO_ERROR(HALO_ERR_STATE, "the plan was made with reverse = 0: no transpose product");
-  const halo_matrix A = plan->A;
+  const local_ops *L = local_of(plan);
   double *g = halo_plan_own(plan)->slots; /* the ghosts' contributions */
-  halo_status st, st2;
-  if (plan->memory != HALO_MEMORY_DEVICE) {
-    halo_csr_rows_mult_t(&A->offd, A->n_ghost, alpha, x, g);
-    HALO_CHECK(halo_slot_begin(plan, 0, 1, g, y));
-    halo_csr_block_mult_t(&A->diag, n_cols(plan), alpha, x, beta, y);
-    return halo_slot_end(plan, 0);
-  }
-  HALO_CHECK(halo_spmv_device_offd_t(plan->dsp, alpha, x, g));
+  HALO_CHECK(L->offd_t(plan, alpha, x, g));
   HALO_CHECK(halo_slot_begin(plan, 0, 1, g, y));
-  st = halo_spmv_device_diag_t(plan->dsp, alpha, x, beta, y);
-  st2 = halo_slot_end(plan, 0); /* its additions into y follow the product on the stream */
+  halo_status st = L->diag_t(plan, alpha, x, beta, y);
+  halo_status st2 = halo_slot_end(plan, 0); /* its additions into y follow the product */
   HALO_CHECK(st);
   return st2;
 }
 
 halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double beta, double *y) {
   HALO_CHECK(check_product(plan, x, y, 0));
-  if (plan->memory == HALO_MEMORY_DEVICE)
-    return halo_spmv_device_diag(plan->dsp, alpha, x, beta, y);
-  halo_csr_block_mult(&plan->A->diag, alpha, x, beta, y);
-  return HALO_SUCCESS;
+  return local_of(plan)->diag(plan, alpha, x, beta, y);
 }

@@ -94,11 +94,12 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
 
 /* The checks of halo_model_schedules on one transport. */
 static halo_status check_transport(halo_transport t) {
+  /* rma is priced as host: MPI between host buffers (its own parameters are not measured) */
   if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
-      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC)
+      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC && t != HALO_TRANSPORT_RMA)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "the model needs a resolved transport (host, staged, nccl, mpi-device or "
-                      "ipc), got %s",
+                      "the model needs a resolved transport (host, rma, staged, nccl, mpi-device "
+                      "or ipc), got %s",
                       halo_transport_name(t));
   return HALO_SUCCESS;
 }

@@ -509,15 +509,18 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
   if (device && G < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "a plan in device memory needs gpus_per_node >= 1 (got %d)", G);
-  if (!device && o.transport != HALO_TRANSPORT_AUTO && o.transport != HALO_TRANSPORT_HOST)
+  const int host_transport =
+      o.transport == HALO_TRANSPORT_HOST || o.transport == HALO_TRANSPORT_RMA;
+  if (!device && o.transport != HALO_TRANSPORT_AUTO && !host_transport)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport %s needs device memory (the plan's memory is host): use auto or "
-                      "host",
+                      "transport %s needs device memory (the plan's memory is host): use auto, "
+                      "host or rma",
                       halo_transport_name(o.transport));
-  if (device && o.transport == HALO_TRANSPORT_HOST)
+  if (device && host_transport)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport host is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device or ipc");
+                      "transport %s is for host memory; device memory takes auto, staged, nccl, "
+                      "mpi-device or ipc",
+                      halo_transport_name(o.transport));
   HALO_CHECK(halo_params_load(params, &prm));
   /* where each rank runs: virtual nodes of K consecutive ranks, one host each */
   int most_per_gpu = 1;

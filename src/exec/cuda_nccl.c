@@ -1,0 +1,56 @@
+/* Transport nccl of the CUDA executor: a phase's messages as ncclSend and
+ * ncclRecv in one group on the exchange stream, sent from the packed send
+ * buffer (or straight from the source when the pack is one run and every
+ * send goes by NCCL) into the receive buffer or in place. The communicator
+ * is the device's, made once per communicator (one rank per GPU). */
+#include "halo_impl.h"
+
+#if HALO_HAVE_CUDA
+#include "exec/cuda_exec.h"
+
+#if HALO_HAVE_NCCL
+static halo_status nccl_setup(halo_exec *ex, cuda_data *d) {
+  if (ex->cfg.transport != HALO_TRANSPORT_NCCL) return HALO_SUCCESS;
+  void *nccl;
+  HALO_CHECK(halo_device_nccl(ex->cfg.dev, &nccl));
+  d->nccl = (ncclComm_t)nccl;
+  return HALO_SUCCESS;
+}
+
+static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  if (!(p->n_nccl_send + p->n_nccl_recv)) return HALO_SUCCESS;
+  const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
+  HALO_TRY(halo_timeline_mark(ex->cfg.tl, 2));
+  HALO_TRY_NCCL(ncclGroupStart());
+  for (int i = 0; i < ph->n_send; i++)
+    if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
+      HALO_TRY_NCCL(ncclSend((p->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
+                             (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, d->nccl,
+                             d->xs));
+  for (int i = 0; i < ph->n_recv; i++) {
+    const cmsg *c = &p->recv[i];
+    if (ph->recv[i].peer == s->rank || c->ch != CH_NCCL) continue;
+    double *buf = c->direct ? c->direct : p->d_recv + c->buf_off;
+    HALO_TRY_NCCL(
+        ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, d->nccl, d->xs));
+  }
+  HALO_TRY_NCCL(ncclGroupEnd());
+  HALO_TRY(halo_timeline_mark(ex->cfg.tl, 3));
+cleanup:
+  return st;
+}
+
+const cuda_transport halo_cuda_nccl = {
+    .name = "nccl",
+    .setup = nccl_setup,
+    .send = nccl_send,
+};
+#else
+const cuda_transport halo_cuda_nccl = {.name = "nccl"}; /* not compiled in: never chosen */
+#endif
+
+#endif /* HALO_HAVE_CUDA */

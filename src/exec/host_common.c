@@ -1,0 +1,166 @@
+/* What the host transports share: see host_common.h. */
+#include <string.h>
+
+#include "exec/host_common.h"
+
+/* A pack from x copies runs of consecutive entries when they are this
+ * long on average, else gathers entry by entry. */
+#define HOST_PACK_RUN 4
+
+/* A pack from x alone, the common case: 32-bit indices, and the runs of
+ * HOST_PACK_RUN or more consecutive entries copied whole (messages of a
+ * few long runs are packed at memory speed). */
+halo_status halo_host_pack_setup(const halo_schedule *s, halo_host_pack *p) {
+  const int64_t n = p->n, *idx = p->src;
+  int from_x = n > 0 && s->n_local <= INT32_MAX;
+  for (int64_t i = 0; from_x && i < n; i++) from_x = idx[i] < s->n_local;
+  if (!from_x) return HALO_SUCCESS;
+  HALO_CHECK(HALO_ALLOC(p->x, n));
+  for (int64_t i = 0; i < n; i++) p->x[i] = (int32_t)idx[i];
+  for (int pass = 0; pass < 2; pass++) {
+    int64_t m = 0, gather = 0; /* pieces so far; entries of the open gather piece */
+    for (int64_t i = 0, len; i < n; i += len) {
+      for (len = 1; i + len < n && idx[i + len] == idx[i] + len;) len++;
+      if (len < HOST_PACK_RUN) {
+        gather += len;
+        continue;
+      }
+      if (gather && pass) p->piece[m] = (halo_host_piece){-1, gather};
+      m += gather > 0;
+      gather = 0;
+      if (pass) p->piece[m] = (halo_host_piece){idx[i], len};
+      m++;
+    }
+    if (gather && pass) p->piece[m] = (halo_host_piece){-1, gather};
+    m += gather > 0;
+    if (!pass) {
+      p->n_piece = m;
+      HALO_CHECK(HALO_ALLOC(p->piece, m));
+    }
+  }
+  HALO_FREE(p->src); /* the pack reads x alone */
+  return HALO_SUCCESS;
+}
+
+void halo_host_pack_run(const halo_schedule *s, const halo_host_pack *p, const double *x,
+                        const double *work, double *buf) {
+  if (!p->x) {
+    for (int64_t i = 0; i < p->n; i++) buf[i] = halo_host_src_value(s, x, work, p->src[i]);
+    return;
+  }
+  const int32_t *idx = p->x;
+  for (int64_t j = 0; j < p->n_piece; j++) {
+    const int64_t src = p->piece[j].src, len = p->piece[j].len;
+    if (src >= 0) {
+      memcpy(buf, x + src, (size_t)len * sizeof *buf);
+    } else {
+      for (int64_t i = 0; i < len; i++) buf[i] = x[idx[i]];
+    }
+    buf += len;
+    idx += len;
+  }
+}
+
+void halo_host_pack_free(halo_host_pack *p) {
+  halo_free(p->src);
+  halo_free(p->x);
+  halo_free(p->piece);
+  memset(p, 0, sizeof *p);
+}
+
+/* The add order of the receive list, cut into runs of consecutive sources
+ * (receive buffer, or one side of the source space) and consecutive
+ * destinations (one side of the destination space): the adds are the same,
+ * in the same order, in tight loops. */
+halo_status halo_host_adds_setup(const halo_schedule *s, const halo_phase *ph, halo_host_adds *a) {
+  halo_status st = HALO_SUCCESS;
+  const int64_t n = ph->recv_total;
+  int64_t *src = NULL, *dst = NULL;
+  HALO_TRY(HALO_ALLOC(src, n));
+  HALO_TRY(HALO_ALLOC(dst, n));
+  HALO_TRY(halo_exec_add_order(s, ph, NULL, src, dst));
+  a->n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    int64_t m = 0;
+    halo_host_seg cur = {0, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t x = src[i], y = dst[i];
+      const int same_dst = y == cur.dst + cur.len && (y < s->n_ghost) == (cur.dst < s->n_ghost);
+      const int same_src = cur.src >= 0 ? x == cur.src + cur.len
+                                        : x == cur.src - cur.len &&
+                                              (-1 - x < s->n_local) == (-1 - cur.src < s->n_local);
+      if (cur.len && same_dst && same_src && (x >= 0) == (cur.src >= 0)) {
+        cur.len++;
+        continue;
+      }
+      if (cur.len && pass) a->seg[m] = cur;
+      if (cur.len) m++;
+      cur = (halo_host_seg){x, y, 1};
+    }
+    if (cur.len && pass) a->seg[m] = cur;
+    if (cur.len) m++;
+    if (!pass) {
+      a->n = m;
+      HALO_TRY(HALO_ALLOC(a->seg, m));
+    }
+  }
+cleanup:
+  halo_free(src);
+  halo_free(dst);
+  return st;
+}
+
+void halo_host_adds_run(const halo_schedule *s, const halo_host_adds *a, const double *recvbuf,
+                        const double *x, double *to, double *work) {
+  for (int64_t g = 0; g < a->n; g++) {
+    const halo_host_seg *r = &a->seg[g];
+    double *o = halo_host_dst_ptr(s, to, work, r->dst);
+    const double *in = r->src >= 0 ? recvbuf + r->src : halo_host_src_ptr(s, x, work, -1 - r->src);
+    for (int64_t i = 0; i < r->len; i++) o[i] += in[i];
+  }
+}
+
+void halo_host_adds_free(halo_host_adds *a) {
+  halo_free(a->seg);
+  memset(a, 0, sizeof *a);
+}
+
+halo_status halo_host_slots_setup(halo_exec *ex) {
+  const halo_schedule *s = ex->sched;
+  const halo_leaves *L = ex->cfg.leaves;
+  if (!s->add) {
+    HALO_CHECK(HALO_CALLOC(ex->ghost, s->n_ghost));
+    ex->slots = ex->ghost;
+    if (!halo_leaves_identity(L)) HALO_CHECK(HALO_CALLOC(ex->slots, L->n));
+  } else if (!halo_leaves_identity(L)) {
+    HALO_CHECK(HALO_CALLOC(ex->ghost, s->n_local)); /* the contributions summed per ghost */
+  }
+  return HALO_SUCCESS;
+}
+
+void halo_host_slots_free(halo_exec *ex) {
+  if (ex->slots != ex->ghost) halo_free(ex->slots);
+  halo_free(ex->ghost);
+  ex->ghost = ex->slots = NULL;
+}
+
+const double *halo_host_slots_sum(halo_exec *ex, const double *src) {
+  const halo_leaves *L = ex->cfg.leaves;
+  if (halo_leaves_identity(L)) return src;
+  for (int64_t j = 0; j < L->n_ghost; j++) { /* each ghost: the sum of its slots, in slot order */
+    double sum = 0.0;
+    for (int64_t t = L->ptr[j]; t < L->ptr[j + 1]; t++) sum += src[L->slot[t]];
+    ex->ghost[j] = sum;
+  }
+  return ex->ghost;
+}
+
+void halo_host_deliver(halo_exec *ex, const double *ghosts, double *dst) {
+  const halo_leaves *L = ex->cfg.leaves;
+  double *out = dst ? dst : ex->slots;
+  if (!halo_leaves_identity(L)) {
+    for (int64_t i = 0; i < L->n; i++) out[i] = ghosts[L->to_ghost[i]];
+  } else if (out != ghosts && ex->sched->n_ghost) {
+    memcpy(out, ghosts, (size_t)ex->sched->n_ghost * sizeof *out);
+  }
+}

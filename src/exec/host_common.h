@@ -1,0 +1,82 @@
+/* What the host transports share (host.c: two-sided; host_rma.c: one-sided):
+ * the source and destination spaces, the pack of a phase's sends, the
+ * reverse exchange's additions in receive list order, and the ghost slots
+ * (leaves). Made at plan time; run without allocating. */
+#ifndef HALO_EXEC_HOST_COMMON_H
+#define HALO_EXEC_HOST_COMMON_H
+
+#include "exec/exec.h"
+
+/* The source space: x_local (n_local entries), then the work buffer. */
+static inline double halo_host_src_value(const halo_schedule *s, const double *x,
+                                         const double *work, int64_t i) {
+  return i < s->n_local ? x[i] : work[i - s->n_local];
+}
+
+static inline const double *halo_host_src_ptr(const halo_schedule *s, const double *x,
+                                              const double *work, int64_t i) {
+  return i < s->n_local ? x + i : work + (i - s->n_local);
+}
+
+/* The destination space: the ghosts (n_ghost entries), then the work buffer. */
+static inline double *halo_host_dst_ptr(const halo_schedule *s, double *ghost, double *work,
+                                        int64_t i) {
+  return i < s->n_ghost ? ghost + i : work + (i - s->n_ghost);
+}
+
+/* A piece of a pack from x: a run copied whole (src >= 0, its first entry)
+ * or len entries gathered through the 32-bit map (src -1). */
+typedef struct {
+  int64_t src, len;
+} halo_host_piece;
+
+/** The pack of a send buffer: n source indices (src), in buffer order. When
+ *  all are entries of x below 2^31 they are read as 32-bit indices (x) in
+ *  pieces, and src is freed. */
+typedef struct {
+  int64_t n;
+  int64_t *src;
+  int32_t *x;
+  int64_t n_piece;
+  halo_host_piece *piece;
+} halo_host_pack;
+
+/** After p->src holds p->n indices: choose how to pack (see above). */
+halo_status halo_host_pack_setup(const halo_schedule *s, halo_host_pack *p);
+/** Pack into buf from x (and the work buffer). */
+void halo_host_pack_run(const halo_schedule *s, const halo_host_pack *p, const double *x,
+                        const double *work, double *buf);
+void halo_host_pack_free(halo_host_pack *p);
+
+/* Reverse: a run of adds: len values from the receive buffer (src >= 0) or
+ * the source space (from -1-src on) added to dst on. */
+typedef struct {
+  int64_t src, dst, len;
+} halo_host_seg;
+
+/** Reverse: what a phase adds, in the order of its receive list (values
+ *  received from other ranks back to back in one buffer), as runs. */
+typedef struct {
+  int64_t n;
+  halo_host_seg *seg;
+} halo_host_adds;
+
+halo_status halo_host_adds_setup(const halo_schedule *s, const halo_phase *ph, halo_host_adds *a);
+/** Add: from recvbuf or the source space (x, work) into to (the
+ *  destination: x_local) and work. */
+void halo_host_adds_run(const halo_schedule *s, const halo_host_adds *a, const double *recvbuf,
+                        const double *x, double *to, double *work);
+void halo_host_adds_free(halo_host_adds *a);
+
+/** The executor's ghosts and slots (forward), or the per-ghost sums of the
+ *  slots' contributions (reverse with leaves), in host memory. */
+halo_status halo_host_slots_setup(halo_exec *ex);
+void halo_host_slots_free(halo_exec *ex);
+/** Reverse: the source of the exchange, the contributions summed per ghost
+ *  (in slot order) when the slots are not the ghosts. */
+const double *halo_host_slots_sum(halo_exec *ex, const double *src);
+/** Forward: deliver the ghosts (at ghosts) into the caller's slots dst
+ *  (NULL: the executor's own). */
+void halo_host_deliver(halo_exec *ex, const double *ghosts, double *dst);
+
+#endif

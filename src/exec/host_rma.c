@@ -1,0 +1,385 @@
+/* Host backend over MPI one-sided communication (transport rma).
+ *
+ * Every rank exposes one window per executor, made at plan time
+ * (MPI_Win_allocate on the plan's communicator): the values it receives from
+ * other ranks, phase after phase, each message at an offset the sender
+ * learns at set-up. A phase's sends are packed into a send buffer and put
+ * (MPI_Put) straight into the receivers' windows; completion is general
+ * active target synchronisation on the phase's neighbours alone (PSCW): a
+ * receiver exposes its window to the ranks that send to it in the phase
+ * (MPI_Win_post), a sender opens an access epoch to the ranks it sends to
+ * (MPI_Win_start), puts, and closes it (MPI_Win_complete); the receiver's
+ * MPI_Win_wait returns once all of them closed theirs, and it unpacks (adds,
+ * in reverse, in the order of the receive list: the host backend's sums, bit
+ * for bit). No request, window or buffer is made per exchange.
+ *
+ * begin() exposes and puts the first phase and returns; end() completes it,
+ * unpacks, and runs the other phases. A receiver exposes its window for the
+ * next exchange only after it unpacked the last, so a put never overwrites
+ * values not yet read. */
+#include <string.h>
+
+#include "exec/host_common.h"
+
+typedef struct {
+  halo_host_pack pack; /* the values sent to other ranks, in send list order */
+  double *sendbuf;
+  int64_t *disp;     /* per message of the send list: where it lands in the receiver's window */
+  MPI_Group targets; /* the ranks this rank puts to in the phase (MPI_GROUP_NULL: none) */
+  MPI_Group origins; /* the ranks that put to this rank */
+  int64_t n_copy;    /* forward: values copied to itself */
+  int64_t *copy_src, *copy_dst;
+  int64_t win_off, n_recv; /* values received from other ranks, at win_off in the window */
+  int64_t *unpack;         /* forward: their destinations */
+  halo_host_adds adds;     /* reverse */
+} rma_phase;
+
+/* The windows of a communicator: those made since the first still alive
+ * (ids floor, floor+1, ...), with whether this rank released each. */
+struct halo_rma_windows_s {
+  int floor, n, cap;
+  MPI_Win *win;
+  unsigned char *released;
+};
+
+/* Keep a new window; its id. */
+static halo_status windows_add(halo_rma_windows **w_p, MPI_Win win, int *id) {
+  if (!*w_p && !(*w_p = halo_calloc(1, sizeof **w_p)))
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
+  halo_rma_windows *w = *w_p;
+  if (w->n == w->cap) {
+    const int cap = w->cap ? 2 * w->cap : 8;
+    MPI_Win *a = halo_realloc(w->win, (size_t)cap * sizeof *a);
+    if (a) w->win = a;
+    unsigned char *b = a ? halo_realloc(w->released, (size_t)cap) : NULL;
+    if (!b) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
+    w->released = b;
+    w->cap = cap;
+  }
+  w->win[w->n] = win;
+  w->released[w->n] = 0;
+  *id = w->floor + w->n++;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm) {
+  halo_status st = HALO_SUCCESS;
+  unsigned char *all = NULL;
+  if (!w || w->n == 0) return HALO_SUCCESS; /* the same on every rank: n and floor agree */
+  HALO_TRY(HALO_ALLOC(all, w->n));
+  HALO_TRY_MPI(MPI_Allreduce(w->released, all, w->n, MPI_UNSIGNED_CHAR, MPI_MIN, comm));
+  for (int i = 0; i < w->n; i++) /* in the order they were made, on every rank */
+    if (all[i] && w->win[i] != MPI_WIN_NULL) HALO_TRY_MPI(MPI_Win_free(&w->win[i]));
+  int dead = 0; /* the leading windows, freed: the floor moves past them */
+  while (dead < w->n && w->win[dead] == MPI_WIN_NULL) dead++;
+  memmove(w->win, w->win + dead, (size_t)(w->n - dead) * sizeof *w->win);
+  memmove(w->released, w->released + dead, (size_t)(w->n - dead));
+  w->n -= dead;
+  w->floor += dead;
+cleanup:
+  halo_free(all);
+  return st;
+}
+
+void halo_rma_windows_free(halo_rma_windows **w_p) {
+  halo_rma_windows *w = w_p ? *w_p : NULL;
+  if (!w) return;
+  for (int i = 0; i < w->n; i++)
+    if (w->win[i] != MPI_WIN_NULL) MPI_Win_free(&w->win[i]);
+  halo_free(w->win);
+  halo_free(w->released);
+  halo_free(w);
+  *w_p = NULL;
+}
+
+int halo_rma_windows_count(const halo_rma_windows *w) {
+  int n = 0;
+  for (int i = 0; w && i < w->n; i++) n += w->win[i] != MPI_WIN_NULL;
+  return n;
+}
+
+/* This rank is done with window id: freed at the next collection. */
+static void windows_release(halo_rma_windows *w, int id) {
+  if (w && id >= w->floor && id < w->floor + w->n) w->released[id - w->floor] = 1;
+}
+
+typedef struct {
+  rma_phase ph[HALO_MAX_PHASES];
+  MPI_Win win;
+  int win_id; /* in the context's windows; -1: none */
+  double *win_buf;
+  double *work;
+  const double *x; /* the source of the exchange in flight */
+  double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
+  double *to;      /* forward: where the ghosts land */
+} rma_data;
+
+static void rma_destroy(halo_exec *ex) {
+  rma_data *d = ex->data;
+  if (!d) return;
+  if (d->win_id >= 0) /* freed later, collectively (halo_rma_windows_collect) */
+    windows_release(*ex->cfg.rma, d->win_id);
+  else if (d->win != MPI_WIN_NULL) /* set-up failed on every rank after making it */
+    MPI_Win_free(&d->win);
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    rma_phase *p = &d->ph[k];
+    halo_host_pack_free(&p->pack);
+    halo_host_adds_free(&p->adds);
+    halo_free(p->sendbuf);
+    halo_free(p->disp);
+    halo_free(p->copy_src);
+    halo_free(p->copy_dst);
+    halo_free(p->unpack);
+    if (p->targets != MPI_GROUP_NULL) MPI_Group_free(&p->targets);
+    if (p->origins != MPI_GROUP_NULL) MPI_Group_free(&p->origins);
+  }
+  halo_free(d->work);
+  halo_host_slots_free(ex);
+  halo_free(d);
+  ex->data = NULL;
+}
+
+/* The group of the distinct peers other than this rank among n messages
+ * (plan ranks); MPI_GROUP_NULL when there are none. */
+static halo_status peer_group(MPI_Group all, const halo_msg *m, int n, int self, MPI_Group *g) {
+  halo_status st = HALO_SUCCESS;
+  int *r = NULL, u = 0;
+  *g = MPI_GROUP_NULL;
+  HALO_TRY(HALO_ALLOC(r, n));
+  for (int i = 0; i < n; i++) {
+    int seen = m[i].peer == self;
+    for (int j = 0; j < u && !seen; j++) seen = r[j] == m[i].peer;
+    if (!seen) r[u++] = m[i].peer;
+  }
+  if (u) HALO_TRY_MPI(MPI_Group_incl(all, u, r, g));
+cleanup:
+  halo_free(r);
+  return st;
+}
+
+/* What a rank makes alone: buffers, maps, groups, and the window's size. */
+static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = ex->sched;
+  MPI_Group all = MPI_GROUP_NULL;
+  HALO_TRY(halo_host_slots_setup(ex));
+  HALO_TRY(HALO_CALLOC(d->work, s->n_work));
+  HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &all));
+  *win_n = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    rma_phase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer == s->rank)
+        p->n_copy += s->add ? 0 : ph->send[i].count; /* reverse: added in receive order */
+      else
+        p->pack.n += ph->send[i].count;
+    for (int i = 0; i < ph->n_recv; i++)
+      if (ph->recv[i].peer != s->rank) p->n_recv += ph->recv[i].count;
+    p->win_off = *win_n;
+    *win_n += p->n_recv;
+    HALO_TRY(HALO_ALLOC(p->pack.src, p->pack.n));
+    HALO_TRY(HALO_ALLOC(p->sendbuf, p->pack.n));
+    HALO_TRY(HALO_ALLOC(p->disp, ph->n_send));
+    HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
+    HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
+    int64_t np = 0, nc = 0;
+    for (int i = 0; i < ph->n_send; i++) {
+      const halo_msg *m = &ph->send[i];
+      if (m->peer != s->rank)
+        memcpy(p->pack.src + np, ph->pack + m->offset, (size_t)m->count * sizeof *p->pack.src);
+      else if (!s->add)
+        memcpy(p->copy_src + nc, ph->pack + m->offset, (size_t)m->count * sizeof *p->copy_src);
+      if (m->peer != s->rank)
+        np += m->count;
+      else
+        nc += m->count;
+    }
+    HALO_TRY(halo_host_pack_setup(s, &p->pack));
+    if (s->add) {
+      HALO_TRY(halo_host_adds_setup(s, ph, &p->adds));
+    } else {
+      HALO_TRY(HALO_ALLOC(p->unpack, p->n_recv));
+      int64_t nu = 0;
+      nc = 0;
+      for (int i = 0; i < ph->n_recv; i++) {
+        const halo_msg *m = &ph->recv[i];
+        int64_t *to = m->peer == s->rank ? p->copy_dst + nc : p->unpack + nu;
+        memcpy(to, ph->unpack + m->offset, (size_t)m->count * sizeof *to);
+        if (m->peer == s->rank)
+          nc += m->count;
+        else
+          nu += m->count;
+      }
+      if (nc != p->n_copy)
+        HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: copies to itself do not match", k);
+    }
+    HALO_TRY(peer_group(all, ph->send, ph->n_send, s->rank, &p->targets));
+    HALO_TRY(peer_group(all, ph->recv, ph->n_recv, s->rank, &p->origins));
+  }
+cleanup:
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  return st;
+}
+
+/* Every receiver tells each sender where each of its messages lands (one
+ * value per message, tagged as the message's first request would be). */
+static halo_status exchange_disp(halo_exec *ex, rma_data *d) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = ex->sched;
+  int n_req = 0, n_out = 0, *seq = NULL;
+  int64_t *out = NULL;
+  MPI_Request *req = NULL;
+  for (int k = 0; k < s->n_phases; k++) n_out += s->phase[k].n_recv;
+  for (int k = 0; k < s->n_phases; k++) n_req += s->phase[k].n_send + s->phase[k].n_recv;
+  HALO_TRY(HALO_ALLOC(out, n_out));
+  HALO_TRY(HALO_ALLOC(req, n_req));
+  n_req = n_out = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    rma_phase *p = &d->ph[k];
+    HALO_FREE(seq);
+    HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
+    HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
+    int64_t at = p->win_off;
+    for (int i = 0; i < ph->n_recv; i++) {
+      const halo_msg *m = &ph->recv[i];
+      if (m->peer == s->rank) continue;
+      out[n_out] = at;
+      at += m->count;
+      HALO_TRY_MPI(MPI_Isend(&out[n_out++], 1, MPI_INT64_T, m->peer, halo_exec_tag(ex, k, seq[i]),
+                             ex->cfg.comm, &req[n_req++]));
+    }
+    HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
+    for (int i = 0; i < ph->n_send; i++) {
+      const halo_msg *m = &ph->send[i];
+      if (m->peer == s->rank) continue;
+      HALO_TRY_MPI(MPI_Irecv(&p->disp[i], 1, MPI_INT64_T, m->peer, halo_exec_tag(ex, k, seq[i]),
+                             ex->cfg.comm, &req[n_req++]));
+    }
+  }
+  HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
+cleanup:
+  halo_free(seq);
+  halo_free(req);
+  halo_free(out);
+  return st;
+}
+
+/* The status of an MPI call, for calls whose failure must be agreed on. */
+static halo_status mpi_status(int rc, const char *call) {
+  return rc == MPI_SUCCESS ? HALO_SUCCESS : halo_error_mpi(rc, call, __FILE__, __LINE__);
+}
+
+/* Collective over the plan's communicator: a failure on one rank is every
+ * rank's, so that none waits in the window's creation or the exchange of
+ * offsets. */
+static halo_status rma_setup(halo_exec *ex) {
+  halo_status st = HALO_SUCCESS;
+  MPI_Info info = MPI_INFO_NULL;
+  rma_data *d = halo_calloc(1, sizeof *d);
+  if (d) {
+    d->win = MPI_WIN_NULL;
+    d->win_id = -1;
+    for (int k = 0; k < HALO_MAX_PHASES; k++) d->ph[k].targets = d->ph[k].origins = MPI_GROUP_NULL;
+  }
+  ex->data = d;
+  int64_t win_n = 0;
+  st = d ? setup_local(ex, d, &win_n)
+         : HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the rma executor");
+  HALO_TRY(halo_agree(ex->cfg.comm, st));
+  HALO_TRY_MPI(MPI_Info_create(&info));
+  HALO_TRY_MPI(MPI_Info_set(info, "no_locks", "true")); /* active target only */
+  HALO_TRY_MPI(MPI_Info_set(info, "same_disp_unit", "true"));
+  st = mpi_status(MPI_Win_allocate((MPI_Aint)(win_n * (int64_t)sizeof(double)), (int)sizeof(double),
+                                   info, ex->cfg.comm, &d->win_buf, &d->win),
+                  "MPI_Win_allocate");
+  if (st == HALO_SUCCESS)
+    st = mpi_status(MPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+  if (st == HALO_SUCCESS) st = exchange_disp(ex, d);
+  HALO_TRY(halo_agree(ex->cfg.comm, st));
+  HALO_TRY(halo_agree(ex->cfg.comm, windows_add(ex->cfg.rma, d->win, &d->win_id)));
+cleanup:
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (st != HALO_SUCCESS) rma_destroy(ex);
+  return st;
+}
+
+/* Phase k opened: the window exposed to its origins, the sends packed and
+ * put, the copies to itself made (forward). */
+static halo_status phase_open(halo_exec *ex, rma_data *d, int k) {
+  const halo_schedule *s = ex->sched;
+  const halo_phase *ph = &s->phase[k];
+  rma_phase *p = &d->ph[k];
+  if (p->origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_post(p->origins, MPI_MODE_NOSTORE, d->win));
+  halo_host_pack_run(s, &p->pack, d->x, d->work, p->sendbuf);
+  for (int64_t i = 0; i < p->n_copy; i++)
+    *halo_host_dst_ptr(s, d->to, d->work, p->copy_dst[i]) =
+        halo_host_src_value(s, d->x, d->work, p->copy_src[i]);
+  if (p->targets == MPI_GROUP_NULL) return HALO_SUCCESS;
+  HALO_MPI(MPI_Win_start(p->targets, 0, d->win));
+  const int64_t c = ex->cfg.max_count;
+  const double *buf = p->sendbuf;
+  for (int i = 0; i < ph->n_send; i++) {
+    const halo_msg *m = &ph->send[i];
+    if (m->peer == s->rank) continue;
+    for (int64_t done = 0; done < m->count; done += c) {
+      const int n = (int)(m->count - done < c ? m->count - done : c);
+      HALO_MPI(MPI_Put(buf + done, n, MPI_DOUBLE, m->peer, (MPI_Aint)(p->disp[i] + done), n,
+                       MPI_DOUBLE, d->win));
+    }
+    buf += m->count;
+  }
+  return HALO_SUCCESS;
+}
+
+/* Phase k closed: our puts complete, the origins' puts arrived, unpacked. */
+static halo_status phase_close(halo_exec *ex, rma_data *d, int k) {
+  const halo_schedule *s = ex->sched;
+  rma_phase *p = &d->ph[k];
+  if (p->targets != MPI_GROUP_NULL) HALO_MPI(MPI_Win_complete(d->win));
+  if (p->origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_wait(d->win));
+  const double *in = d->win_buf + p->win_off;
+  if (s->add) {
+    halo_host_adds_run(s, &p->adds, in, d->x, d->dst, d->work);
+    return HALO_SUCCESS;
+  }
+  for (int64_t i = 0; i < p->n_recv; i++)
+    *halo_host_dst_ptr(s, d->to, d->work, p->unpack[i]) = in[i];
+  return HALO_SUCCESS;
+}
+
+static halo_status rma_begin(halo_exec *ex, const double *src, double *dst) {
+  const halo_schedule *s = ex->sched;
+  rma_data *d = ex->data;
+  d->x = src;
+  d->dst = dst;
+  if (s->add) {
+    d->x = halo_host_slots_sum(ex, src);
+    if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
+  }
+  /* forward: the ghosts land in the caller's slots when they are the ghosts */
+  d->to = !s->add && dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
+  return s->n_phases ? phase_open(ex, d, 0) : HALO_SUCCESS;
+}
+
+static halo_status rma_end(halo_exec *ex) {
+  const halo_schedule *s = ex->sched;
+  rma_data *d = ex->data;
+  for (int k = 0; k < s->n_phases; k++) {
+    if (k > 0) HALO_CHECK(phase_open(ex, d, k));
+    HALO_CHECK(phase_close(ex, d, k));
+  }
+  if (!s->add) halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
+  d->x = NULL;
+  d->dst = d->to = NULL;
+  return HALO_SUCCESS;
+}
+
+const halo_exec_ops halo_exec_rma_ops = {
+    .name = "rma",
+    .setup = rma_setup,
+    .begin = rma_begin,
+    .end = rma_end,
+    .destroy = rma_destroy,
+};
