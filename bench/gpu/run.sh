@@ -41,6 +41,8 @@
 #   bench/gpu/run.sh onesided  build, the GPU tests on 1 GPU (1, 2 and 4 ranks), and one
 #                              exchange's time as a distribution on the machine's cores
 #                              (host memory, 2, 4 and 8 ranks): host against rma
+#   bench/gpu/run.sh sanitize  build, and compute-sanitizer's memcheck, racecheck and synccheck
+#                              (SANITIZE_TOOLS) over the GPU test: 1 rank, and 2 ranks on 2 GPUs
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
 #                              (not the host suite), that part of bench [core]; order: the
 #                              2-rank Laplacian with the local product enqueued
@@ -461,6 +463,31 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
   tar -czf "$OUT/json.tar.gz" -C "$OUT" json && rm -rf "$OUT/json"
 }
 
+# compute-sanitizer (memcheck, racecheck, synccheck) over the GPU test: 1 rank on GPU 0, and
+# with 2 GPUs 2 ranks (NCCL, IPC) on GPUs 0 and 1; SANITIZE_TOOLS picks the tools. A tool's
+# run passes when the test passes and the tool reports 0 errors.
+sanitize_gpu() {
+  say ""
+  say "## compute-sanitizer over the GPU test"
+  say ""
+  local cs=compute-sanitizer
+  command -v $cs >/dev/null || cs=/usr/local/cuda/bin/compute-sanitizer
+  local layouts=("1 0")
+  [ "$ngpu" -ge 2 ] && layouts+=("2 0,1")
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    for lay in "${layouts[@]}"; do
+      set -- $lay
+      local t0=$SECONDS f="$OUT/sanitize-$tool-np$1.txt"
+      CUDA_VISIBLE_DEVICES=$2 timeout ${SANITIZE_TIMEOUT:-400} "${MPIRUN[@]}" -n "$1" $cs --tool "$tool" \
+        --error-exitcode 99 --print-limit 20 $B/tests/test_gpu matrices/bcsstk16.mtx >"$f" 2>&1
+      local rc=$? found
+      found=$(grep -a "ERROR SUMMARY\|RACECHECK SUMMARY" "$f" | sort | uniq -c | tr '\n' ';')
+      say "- $tool, $1 rank(s) on GPUs $2: exit $rc, $((SECONDS - t0)) s; ${found:-no summary}"
+      grep -a "device plans checked" "$f" | head -1 | sed 's/^/  /' | tee -a "$summary"
+    done
+  done
+}
+
 # The exchange's time as a distribution on the machine's cores (host memory), two-sided
 # (host) against one-sided (rma), 10^4 exchanges each, interleaved in blocks (bench_exchange_dist)
 onesided_bench() {
@@ -492,7 +519,8 @@ setup) build; tests gpu-only; setup_bench ;;
 local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 onesided) build; tests gpu-local; onesided_bench ;;
+sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|local|auto|onesided|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|local|auto|onesided|sanitize|quick|multi]"; exit 2 ;;
 esac
