@@ -479,7 +479,7 @@ sanitize_gpu() {
       set -- $lay
       local t0=$SECONDS f="$OUT/sanitize-$tool-np$1.txt"
       CUDA_VISIBLE_DEVICES=$2 timeout ${SANITIZE_TIMEOUT:-400} "${MPIRUN[@]}" -n "$1" $cs --tool "$tool" \
-        --error-exitcode 99 --print-limit 20 $B/tests/test_gpu matrices/bcsstk16.mtx >"$f" 2>&1
+        --error-exitcode 99 --print-limit ${SANITIZE_PRINT_LIMIT:-20} $B/tests/test_gpu matrices/bcsstk16.mtx >"$f" 2>&1
       local rc=$? found
       found=$(grep -a "ERROR SUMMARY\|RACECHECK SUMMARY" "$f" | sort | uniq -c | tr '\n' ';')
       say "- $tool, $1 rank(s) on GPUs $2: exit $rc, $((SECONDS - t0)) s; ${found:-no summary}"
