@@ -12,7 +12,8 @@ fail() {
 }
 
 # run NAME NP [VAR=VALUE ... --] PROGRAM ARGS...: stdout to $work/NAME.out,
-# stderr to .err; the variables go to every rank (mpiexec -x)
+# stderr to .err; the variables go to every rank (mpiexec -x); an LD_PRELOAD
+# keeps the test's own after it (the sanitizer build's, tests/CMakeLists.txt)
 run() {
   local name=$1 np=$2
   shift 2
@@ -20,7 +21,11 @@ run() {
   for ((i = 1; i <= $#; i++)); do
     if [ "${!i}" = "--" ]; then
       for ((; i > 1; i--)); do
-        envs+=(-x "$1")
+        if [[ $1 == LD_PRELOAD=* && -n ${LD_PRELOAD:-} ]]; then
+          envs+=(-x "$1:$LD_PRELOAD")
+        else
+          envs+=(-x "$1")
+        fi
         shift
       done
       shift

@@ -3,13 +3,14 @@
  * and the collective reader give bit for bit the matrix of the Matrix
  * Market reader (4- and 8-byte column indices, both partitions, ranks
  * without rows, global_p, a hand-made rectangular matrix with empty rows,
- * an empty matrix, columns beyond 2^32); every corrupted file fails
+ * an empty matrix, columns beyond 2^32, refused by the readers' limit until
+ * HALO_INPUT_LIMIT lifts it); every corrupted file fails
  * with HALO_ERR_FORMAT, its name and the problem, on every rank; and so does
  * a file that only rank 0 can open (HALO_ERR_IO).
  *
  * Usage: test_hcsr OUTDIR MATRIX... (the first matrix is the one corrupted;
  * files go to OUTDIR/np<P>_<pid>, removed on success). */
-#define _POSIX_C_SOURCE 200809L /* mkdir, getpid */
+#define _POSIX_C_SOURCE 200809L /* mkdir, getpid, setenv */
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -438,7 +439,22 @@ int main(int argc, char **argv) {
   round_trip(&S, file_path("small_4.hcsr"), 4, "3 x 5");
   round_trip(&S, file_path("small_8.hcsr"), 8, "3 x 5");
   round_trip(&E, file_path("empty.hcsr"), 0, "0 x 0");
-  round_trip(&Wd, file_path("wide.hcsr"), 0, "3 x 2^34+1");
+  /* its columns need 137 GB of vectors for 5 entries: past the readers' limit
+   * (HALO_INPUT_LIMIT), refused on every rank, then read with the limit lifted */
+  const char *wide_path = file_path("wide.hcsr");
+  if (rank == 0) CHECK_OK(halo_hcsr_write(wide_path, &Wd, NULL));
+  MPI_Barrier(comm);
+  int64_t *wide_rb = NULL;
+  halo_csr WL, WW;
+  CHECK_ERR(halo_hcsr_read(wide_path, &WW), HALO_ERR_OUT_OF_RANGE,
+            "declares 3 rows and 17179869185 columns for 5 entries");
+  CHECK_ERR(halo_hcsr_read_distributed(comm, 0, wide_path, HALO_PARTITION_ROWS, NULL, &wide_rb, &WL,
+                                       NULL),
+            HALO_ERR_OUT_OF_RANGE, "beyond its entries (16 bytes each); the limit is 1.07 GB");
+  CHECK(wide_rb == NULL && WL.row_ptr == NULL);
+  setenv("HALO_INPUT_LIMIT", "none", 1);
+  round_trip(&Wd, wide_path, 0, "3 x 2^34+1");
+  unsetenv("HALO_INPUT_LIMIT");
   image im;
   load(files[n_files - 1], &im);
   CHECK(im.cb == 8);

@@ -52,6 +52,11 @@ halo_status amg_problem_create(MPI_Comm comm, const amg_opts *o, amg_problem *pb
   MPI_Comm_rank(comm, &pb->rank);
   MPI_Comm_size(comm, &pb->size);
   input_matrix M;
+  char why[1024];
+  if (!input_check_memory(comm, &o->in, INPUT_DISTRIBUTED, 0, 0, why, sizeof why)) {
+    amg_error(pb->rank, "%s", why);
+    return HALO_ERR_OUT_OF_MEMORY;
+  }
   halo_status st = input_load(comm, &o->in, 0, &M);
   if (st != HALO_SUCCESS) return st;
   if (M.n_rows != M.n_cols || M.n_rows > INT_MAX - 1) {

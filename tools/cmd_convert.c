@@ -33,6 +33,8 @@ static void usage(void) {
          "  HALO_PROGRESS=1|0     progress of reading, generating and writing on stderr\n"
          "                        at once and on any stderr, or never [on a terminal,\n"
          "                        once it has taken a second]\n"
+         "  HALO_INPUT_LIMIT=BYTES the most IN's rows and columns may need beyond its\n"
+         "                        entries (8 bytes each, 16 an entry), or none [1073741824]\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line\n");
 }
@@ -54,6 +56,13 @@ static int convert(const char *in_path, const char *gen_spec, const char *out_pa
   if (gen_spec) {
     halo_gen g;
     int64_t N = 0;
+    const input_opts in = {NULL, gen_spec, HALO_PARTITION_ROWS, 0, 0, 0};
+    char why[1024];
+    if (!input_check_memory(MPI_COMM_SELF, &in, INPUT_WHOLE, 0, 0, why, sizeof why)) {
+      progress_end();
+      driver_error(0, "convert", "%s", why);
+      return EXIT_ERROR;
+    }
     st = halo_gen_parse(gen_spec, &g);
     if (st == HALO_SUCCESS) st = halo_gen_size(&g, &N, NULL);
     if (st == HALO_SUCCESS) st = halo_gen_rows(&g, 0, N, &A);

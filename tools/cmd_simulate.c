@@ -58,6 +58,9 @@ static void usage(void) {
       "  HALO_PROGRESS=1|0     progress of reading or generating the matrix on stderr\n"
       "                        at once and on any stderr, or never [on a terminal,\n"
       "                        once it has taken a second]\n"
+      "  HALO_INPUT_LIMIT=BYTES the most a matrix file's rows and columns may need\n"
+      "                        beyond its entries (8 bytes each, 16 an entry), or none\n"
+      "                        [1073741824]\n"
       "\n"
       "exit status: 0 ok, 1 error, 2 bad command line\n");
 }
@@ -88,10 +91,15 @@ static halo_status partition_graph(input_matrix *M, int P, const int *holds) {
   return st;
 }
 
-/* The whole matrix on this process, and the partition of P ranks. */
-static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *M) {
+/* The whole matrix on this process, and the partition of P ranks; why: the
+ * reason of a refusal before the matrix or the ranks are made ("" if none). */
+static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *M, char *why,
+                              size_t len) {
   halo_status st;
   memset(M, 0, sizeof *M);
+  why[0] = '\0';
+  if (!input_check_memory(MPI_COMM_SELF, in, INPUT_WHOLE, 0, P, why, len))
+    return HALO_ERR_OUT_OF_MEMORY;
   if (in->partition == HALO_PARTITION_METIS && !HALO_HAVE_METIS) /* the library says so */
     return halo_partition_metis(NULL, 0, NULL, NULL, NULL);
   if (in->gen_spec) {
@@ -100,6 +108,7 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
     if ((st = halo_gen_parse(in->gen_spec, &M->gen)) != HALO_SUCCESS) return st;
     halo_gen_name(&M->gen, M->name, sizeof M->name);
     if ((st = halo_gen_size(&M->gen, &N, NULL)) != HALO_SUCCESS) return st;
+    if (!input_check_ranks(in, N, P, K, why, len)) return HALO_ERR_INVALID_ARG;
     st = halo_gen_rows(&M->gen, 0, N, &M->global);
   } else {
     halo_mm_options mo = halo_mm_options_default();
@@ -110,6 +119,8 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
                                         : halo_mm_read(in->matrix_path, &mo, &M->global);
   }
   if (st != HALO_SUCCESS) return st;
+  if (!in->gen_spec && !input_check_ranks(in, M->global.n_rows, P, K, why, len))
+    return HALO_ERR_INVALID_ARG;
   M->n_rows = M->global.n_rows;
   M->n_cols = M->global.n_cols;
   M->nnz = halo_csr_nnz(&M->global);
@@ -249,7 +260,8 @@ static int run(int argc, char **argv) {
   double t0 = MPI_Wtime();
   progress_setup(0, out.quiet);
   progress_begin(in.gen_spec ? in.gen_spec : in.matrix_path);
-  halo_status st = load_whole(&in, (int)P, (int)K, &M);
+  char why[1024];
+  halo_status st = load_whole(&in, (int)P, (int)K, &M, why, sizeof why);
   progress_end();
   rep.t_load = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
@@ -274,7 +286,9 @@ static int run(int argc, char **argv) {
   }
   if (st != HALO_SUCCESS) {
     driver_error(0, "simulate", "%s",
-                 halo_last_error()[0] ? halo_last_error() : halo_status_string(st));
+                 why[0]                 ? why
+                 : halo_last_error()[0] ? halo_last_error()
+                                        : halo_status_string(st));
     code = EXIT_ERROR;
   } else {
     if (!out.quiet) report_print(&rep);

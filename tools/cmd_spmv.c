@@ -87,6 +87,9 @@ static void usage(void) {
          "                         at once and on any stderr, or never [on a terminal,\n"
          "                         once it has taken a second]\n"
          "  HALO_RANKS_PER_NODE=K  virtual nodes of K ranks when --ranks-per-node is 0\n"
+         "  HALO_INPUT_LIMIT=BYTES the most a matrix file's rows and columns may need\n"
+         "                         beyond its entries (8 bytes each, 16 an entry), or none\n"
+         "                         [1073741824]\n"
          "  HALO_PARAMS=NAME|FILE  what strategy auto chooses by without --params [this\n"
          "                         machine's file, else lassen]\n"
          "  HALO_AUTOTUNE=N|model  auto's trial without --autotune\n"
@@ -276,6 +279,11 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
                 .tol = tol,
                 .rows = rows,
                 .params = rep_params};
+  char why[1024];
+  if (!input_check_memory(comm, &in, INPUT_DISTRIBUTED, check, 0, why, sizeof why)) {
+    driver_error(rank, "spmv", "%s", why);
+    return EXIT_ERROR;
+  }
   double t0 = MPI_Wtime();
   halo_status st = input_load(comm, &in, check, &M);
   rep.t_load = MPI_Wtime() - t0;

@@ -105,6 +105,25 @@ int input_is_hcsr(const char *path);
 halo_status input_load(MPI_Comm comm, const input_opts *o, int keep_global, input_matrix *M);
 void input_free(input_matrix *M);
 
+/* ---- memory, before allocating (memory.c) ---- */
+
+/* Where a command holds its matrix: each rank its rows (spmv, amg), or one
+ * process all of it (convert, simulate). */
+enum { INPUT_DISTRIBUTED = 0, INPUT_WHOLE = 1 };
+
+/* Whether the generated matrix of --gen (other inputs pass) fits: the bytes
+ * rank 0 needs at least (its rows, or the whole matrix, and what the command
+ * adds: keep_global for the check's vectors, sim_ranks simulated ranks)
+ * against its share of its node's physical memory; if not, why (a message
+ * for "halo CMD: ..."). Collective over comm: the same answer on every rank. */
+int input_check_memory(MPI_Comm comm, const input_opts *o, int layout, int keep_global,
+                       int64_t sim_ranks, char *why, size_t len);
+
+/* halo simulate: whether the ranks that would hold rows (P ranks on nodes of
+ * K, --helpers) are at most the matrix's rows; if not, why. */
+int input_check_ranks(const input_opts *o, int64_t n_rows, int64_t P, int64_t K, char *why,
+                      size_t len);
+
 /* The input vector: x[j], a function of the global index alone. */
 double input_x(int64_t j);
 

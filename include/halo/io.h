@@ -66,6 +66,23 @@ typedef void (*halo_progress_fn)(void *data, const char *stage, halo_progress_un
  */
 void halo_io_set_progress(halo_progress_fn fn, void *data);
 
+/* ---- limits of the readers ---------------------------------------------- */
+
+/*
+ * A file's size line or header may declare far more rows and columns than it
+ * has entries: a 77-byte Matrix Market file may declare 2^31 rows, whose row
+ * pointers alone take 17 GB. The readers (halo_mm_read, halo_hcsr_read and
+ * their distributed forms) refuse, before allocating by the sizes, a file
+ * whose rows and columns need more than HALO_INPUT_LIMIT bytes beyond its
+ * entries, counting 8 bytes a row (row pointers), 8 a column (vectors) and
+ * 16 an entry (column index and value): rows and columns that entries fill
+ * are always accepted, and what a file makes halo allocate grows with its
+ * length. HALO_INPUT_LIMIT: bytes, with an optional k, M, G or T (powers of
+ * 1000), or "none"; default 2^30 bytes (1.07 GB: about 134 million empty
+ * rows or columns). The error, HALO_ERR_OUT_OF_RANGE, names the sizes, the
+ * file's length, the bytes needed and the limit.
+ */
+
 /* ---- Matrix Market ------------------------------------------------------ */
 
 /** Options of the Matrix Market reader. */
@@ -85,7 +102,9 @@ halo_mm_options halo_mm_options_default(void);
  *
  * Errors are HALO_ERR_IO (cannot open or read) or HALO_ERR_FORMAT with the
  * line and the problem: bad header, wrong size line, too few or too many
- * entries, an index out of range, a malformed number, a duplicate entry.
+ * entries, an index out of range, a malformed number, a duplicate entry;
+ * HALO_ERR_OUT_OF_RANGE for sizes past the readers' limit (below), before
+ * anything is allocated by them.
  *
  * @param path   file name
  * @param opts   options, or NULL for the defaults
@@ -337,7 +356,8 @@ halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr
  * file's length, a bad checksum of a part, row pointers that do not start at
  * 0, decrease or do not end at nnz, a column index out of range (negative
  * ones included) or not increasing within its row, a value that is not
- * finite, non-zero padding.
+ * finite, non-zero padding; HALO_ERR_OUT_OF_RANGE for sizes past the
+ * readers' limit ("limits of the readers" above).
  *
  * @param path  file name
  * @param A     the whole matrix (row_begin = 0, row_end = n_rows)

@@ -275,6 +275,34 @@ halo_status halo_settings_max_count(int *count_p) {
   return HALO_SUCCESS;
 }
 
+halo_status halo_settings_input_limit(int64_t *bytes_p) {
+  static const struct {
+    char suffix;
+    int64_t scale;
+  } units[] = {{'k', INT64_C(1000)}, {'K', INT64_C(1000)}, {'M', INT64_C(1000000)},
+               {'G', INT64_C(1000000000)}, {'T', INT64_C(1000000000000)}};
+  const char *text = env_value("HALO_INPUT_LIMIT");
+  *bytes_p = HALO_INPUT_LIMIT_DEFAULT;
+  if (!text) return HALO_SUCCESS;
+  if (strcmp(text, "none") == 0) {
+    *bytes_p = INT64_MAX;
+    return HALO_SUCCESS;
+  }
+  char *end;
+  errno = 0;
+  long long x = strtoll(text, &end, 10);
+  int64_t scale = 1;
+  for (size_t k = 0; *end && k < sizeof units / sizeof units[0]; k++)
+    if (*end == units[k].suffix && end[1] == '\0') scale = units[k].scale, end++;
+  if (errno || end == text || *end != '\0' || x < 0 || x > INT64_MAX / scale)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "HALO_INPUT_LIMIT='%s': expected bytes, 0 or more, with an optional k, M, G "
+                      "or T (10^3, 10^6, 10^9, 10^12), or none",
+                      text);
+  *bytes_p = (int64_t)x * scale;
+  return HALO_SUCCESS;
+}
+
 /* The machine's name in its parameter file: the host name up to its first
  * '.', without trailing digits, '-' and '_' (lassen708 -> lassen), so that
  * the nodes of one cluster share the file. */

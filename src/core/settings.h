@@ -57,4 +57,16 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s);
  */
 halo_status halo_settings_max_count(int *count_p);
 
+/** Default of HALO_INPUT_LIMIT, in bytes. */
+#define HALO_INPUT_LIMIT_DEFAULT (INT64_C(1) << 30)
+
+/**
+ * The readers' limit on the memory that a matrix file's rows and columns may
+ * need beyond its entries (halo/io.h, "limits of the readers"), in bytes:
+ * HALO_INPUT_LIMIT when set (bytes with an optional k, M, G or T; "none": no
+ * limit), else HALO_INPUT_LIMIT_DEFAULT. HALO_ERR_INVALID_ARG for a
+ * malformed value.
+ */
+halo_status halo_settings_input_limit(int64_t *bytes_p);
+
 #endif

@@ -1,11 +1,12 @@
-/* Matrix Market reader and writer, and the halo_csr helpers.
+/* The Matrix Market reader.
  *
  * The reader loads the whole file into one buffer, walks it line by line with
- * a hand-written tokenizer, collects the entries in coordinate form and builds
- * CSR by a counting sort on rows followed by a sort of each row on columns.
- * Every format error names the line and the problem. Line numbers of entries
- * are not stored: a duplicate entry is located by a second scan of the file,
- * on the error path only. */
+ * a hand-written tokenizer, collects the entries in coordinate form and
+ * builds CSR (mm_csr.c). Every format error names the line and the problem.
+ * Before the CSR arrays are allocated by the declared sizes, the sizes are
+ * checked against the entries the file holds (input_limit.c). Line numbers
+ * of entries are not stored: a duplicate entry is located by a second scan of
+ * the file, on the error path only. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -14,24 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "halo/io.h"
-#include "halo_impl.h"
+#include "input_limit.h"
+#include "mm_csr.h"
 #include "progress.h"
-
-/* ---- halo_csr helpers ---------------------------------------------------- */
-
-void halo_csr_free(halo_csr *A) {
-  if (!A) return;
-  halo_free(A->row_ptr);
-  halo_free(A->col_ids);
-  halo_free(A->values);
-  memset(A, 0, sizeof *A);
-}
-
-int64_t halo_csr_nnz(const halo_csr *A) {
-  if (!A || !A->row_ptr || A->row_end < A->row_begin) return 0;
-  return A->row_ptr[A->row_end - A->row_begin] - A->row_ptr[0];
-}
 
 halo_mm_options halo_mm_options_default(void) {
   halo_mm_options o;
@@ -43,15 +29,15 @@ halo_mm_options halo_mm_options_default(void) {
 /* ---- the file ------------------------------------------------------------ */
 
 enum { MM_REAL, MM_INTEGER, MM_PATTERN };
-enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW };
 
 #define MM_BANNER     "'%%%%MatrixMarket matrix coordinate <field> <symmetry>'"
 #define MM_TOKEN_SHOW 64 /* characters of a token quoted in a message */
 
 typedef struct {
   const char *path;
-  char *buf;  /* the whole file, NUL-terminated */
-  size_t len; /* bytes of the file */
+  const char *text; /* the whole file, NUL-terminated; NULL once the entries are read */
+  char *owned;      /* the buffer of text when the reader read the file, else NULL */
+  size_t len;       /* bytes of the file */
   int field, symmetry;
   int64_t m, n, nnz;    /* size line */
   int64_t size_line;    /* its line number */
@@ -63,13 +49,6 @@ typedef struct {
   const char *s;
   size_t len;
 } mm_token;
-
-/* Entries as read, before the mirror of symmetric files. */
-typedef struct {
-  int64_t count;
-  int64_t *rows, *cols; /* 0-based */
-  double *vals;         /* NULL for pattern matrices */
-} mm_coo;
 
 /* A format error at @p line (0: none) of the file, prefixed with its path. */
 #if defined(__GNUC__)
@@ -321,7 +300,7 @@ static halo_status parse_size_line(mm_file *f, int64_t line, const mm_token *tok
 
 /* Banner, comments and size line; leaves f->entries_* at the first entry. */
 static halo_status parse_header(mm_file *f) {
-  const char *p = f->buf, *end = f->buf + f->len;
+  const char *p = f->text, *end = f->text + f->len;
   mm_token tok[6];
   int64_t line = 0;
   int nt = 0;
@@ -340,18 +319,12 @@ static halo_status parse_header(mm_file *f) {
     break;
   }
   HALO_CHECK(parse_size_line(f, line, tok, nt));
-  f->entries_off = (size_t)(p - f->buf);
+  f->entries_off = (size_t)(p - f->text);
   f->entries_line = line + 1;
   return HALO_SUCCESS;
 }
 
 /* ---- entries ------------------------------------------------------------- */
-
-static void coo_free(mm_coo *e) {
-  HALO_FREE(e->rows);
-  HALO_FREE(e->cols);
-  HALO_FREE(e->vals);
-}
 
 static const char *entry_expected(const mm_file *f) {
   return f->field == MM_PATTERN ? "2 values (row column) in a pattern matrix"
@@ -395,7 +368,7 @@ static halo_status parse_value(const mm_file *f, int64_t line, mm_token t, doubl
 
 static halo_status parse_entries(const mm_file *f, mm_coo *e) {
   halo_status st = HALO_SUCCESS;
-  const char *p = f->buf + f->entries_off, *end = f->buf + f->len;
+  const char *p = f->text + f->entries_off, *end = f->text + f->len;
   const int want = f->field == MM_PATTERN ? 2 : 3;
   int64_t line = f->entries_line, count = 0;
   /* An entry takes at least 4 bytes ("1 1" and a newline): a size line that
@@ -436,20 +409,21 @@ static halo_status parse_entries(const mm_file *f, mm_coo *e) {
   e->count = count;
   halo_progress_end(&pr);
 cleanup:
-  if (st != HALO_SUCCESS) coo_free(e);
+  if (st != HALO_SUCCESS) mm_coo_free(e);
   return st;
 }
 
 /* ---- duplicates (error path) --------------------------------------------- */
 
 /* Name the lines of the first two entries of the file that give (r, c)
- * (0-based), reading the file again: its text is gone by now. */
+ * (0-based), reading the file again when its text is gone. */
 static halo_status report_duplicate(mm_file *f, int64_t r, int64_t c) {
   const int sym = f->symmetry != MM_GENERAL;
   int64_t lines[2], fi[2], fj[2];
   int found = 0;
-  if (read_file(f->path, &f->buf, &f->len) == HALO_SUCCESS && f->entries_off <= f->len) {
-    const char *p = f->buf + f->entries_off, *end = f->buf + f->len;
+  if (!f->text && read_file(f->path, &f->owned, &f->len) == HALO_SUCCESS) f->text = f->owned;
+  if (f->text && f->entries_off <= f->len) {
+    const char *p = f->text + f->entries_off, *end = f->text + f->len;
     for (int64_t line = f->entries_line; p < end && found < 2; line++) {
       mm_token tok[4];
       int64_t i = 0, j = 0;
@@ -464,7 +438,6 @@ static halo_status report_duplicate(mm_file *f, int64_t r, int64_t c) {
       }
     }
   }
-  HALO_FREE(f->buf);
   if (found < 2)
     return mm_fail(f, 0, "duplicate entry (%lld, %lld)", (long long)r + 1, (long long)c + 1);
   if (fi[0] == fi[1] && fj[0] == fj[1])
@@ -477,256 +450,61 @@ static halo_status report_duplicate(mm_file *f, int64_t r, int64_t c) {
                  (long long)lines[0], f->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric");
 }
 
-/* ---- CSR ----------------------------------------------------------------- */
+/* ---- the reader ---------------------------------------------------------- */
 
-static void insertion_sort(int64_t *c, double *v, int64_t n) {
-  for (int64_t i = 1; i < n; i++) {
-    int64_t key = c[i];
-    double val = v[i];
-    int64_t j = i - 1;
-    while (j >= 0 && c[j] > key) {
-      c[j + 1] = c[j];
-      v[j + 1] = v[j];
-      j--;
-    }
-    c[j + 1] = key;
-    v[j + 1] = val;
-  }
-}
-
-/* Stable bottom-up merge sort of (c, v) by c; tc, tv hold n elements. */
-static void merge_sort(int64_t *c, double *v, int64_t n, int64_t *tc, double *tv) {
-  const int64_t run = 32;
-  for (int64_t lo = 0; lo < n; lo += run)
-    insertion_sort(c + lo, v + lo, n - lo < run ? n - lo : run);
-  int64_t *sc = c, *dc = tc;
-  double *sv = v, *dv = tv;
-  for (int64_t w = run; w < n; w *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * w) {
-      int64_t mid = n - lo > w ? lo + w : n;
-      int64_t hi = n - lo > 2 * w ? lo + 2 * w : n;
-      int64_t a = lo, b = mid, k = lo;
-      while (a < mid && b < hi) {
-        if (sc[b] < sc[a]) {
-          dc[k] = sc[b];
-          dv[k++] = sv[b++];
-        } else {
-          dc[k] = sc[a];
-          dv[k++] = sv[a++];
-        }
-      }
-      for (; a < mid; a++, k++) dc[k] = sc[a], dv[k] = sv[a];
-      for (; b < hi; b++, k++) dc[k] = sc[b], dv[k] = sv[b];
-    }
-    int64_t *t = sc;
-    sc = dc;
-    dc = t;
-    double *u = sv;
-    sv = dv;
-    dv = u;
-  }
-  if (sc != c) {
-    memcpy(c, sc, (size_t)n * sizeof *c);
-    memcpy(v, sv, (size_t)n * sizeof *v);
-  }
-}
-
-/* Build the CSR arrays from the entries (freed on the way), mirroring those
- * of symmetric files; rows sorted by column; duplicates summed or reported. */
-static halo_status build_csr(mm_file *f, mm_coo *e, int sum_duplicates, halo_csr *out) {
+/* Parse f->text (freed once the entries are read, when the reader owns it):
+ * header, entries, the sizes against the entries, CSR. */
+static halo_status mm_parse_file(mm_file *f, const halo_mm_options *opts, halo_csr *A) {
   halo_status st = HALO_SUCCESS;
-  const int sym = f->symmetry != MM_GENERAL, skew = f->symmetry == MM_SKEW;
-  const int64_t m = f->m;
-  int64_t *row_ptr = NULL, *fill = NULL, *cols = NULL, *tc = NULL;
-  double *vals = NULL, *tv = NULL;
-  HALO_TRY(HALO_CALLOC(row_ptr, m + 1));
-  for (int64_t k = 0; k < e->count; k++) {
-    row_ptr[e->rows[k] + 1]++;
-    if (sym && e->rows[k] != e->cols[k]) row_ptr[e->cols[k] + 1]++;
+  mm_coo e;
+  halo_csr out;
+  int64_t dup[2];
+  memset(&e, 0, sizeof e);
+  memset(&out, 0, sizeof out);
+  const halo_mm_options o = opts ? *opts : halo_mm_options_default();
+  HALO_TRY(parse_header(f));
+  HALO_TRY(parse_entries(f, &e));
+  HALO_TRY(halo_io_check_sizes(f->path, f->m, f->n, e.count, (int64_t)f->len));
+  if (f->owned) { /* the entries are all in e now */
+    HALO_FREE(f->owned);
+    f->text = NULL;
   }
-  for (int64_t r = 0; r < m; r++) row_ptr[r + 1] += row_ptr[r];
-  const int64_t total = row_ptr[m];
-  /* Never NULL, even without entries. */
-  HALO_TRY(HALO_ALLOC(cols, total > 0 ? total : 1));
-  HALO_TRY(HALO_ALLOC(vals, total > 0 ? total : 1));
-  HALO_TRY(HALO_ALLOC(fill, m));
-  if (m > 0) memcpy(fill, row_ptr, (size_t)m * sizeof *fill);
-  for (int64_t k = 0; k < e->count; k++) {
-    int64_t r = e->rows[k], c = e->cols[k];
-    double v = e->vals ? e->vals[k] : 1.0;
-    int64_t p = fill[r]++;
-    cols[p] = c;
-    vals[p] = v;
-    if (sym && r != c) {
-      p = fill[c]++;
-      cols[p] = r;
-      vals[p] = skew ? -v : v;
-    }
-  }
-  HALO_FREE(fill);
-  coo_free(e);
-
-  /* Sort each row by column; most files list rows already sorted. */
-  int64_t longest = 0;
-  for (int64_t r = 0; r < m; r++) {
-    int64_t b = row_ptr[r], n = row_ptr[r + 1] - b, k = 1;
-    while (k < n && cols[b + k - 1] <= cols[b + k]) k++;
-    if (k >= n) continue;
-    if (n <= 32)
-      insertion_sort(cols + b, vals + b, n);
-    else if (n > longest)
-      longest = n;
-  }
-  if (longest > 0) {
-    HALO_TRY(HALO_ALLOC(tc, longest));
-    HALO_TRY(HALO_ALLOC(tv, longest));
-    for (int64_t r = 0; r < m; r++) {
-      int64_t b = row_ptr[r], n = row_ptr[r + 1] - b, k = 1;
-      if (n <= 32) continue;
-      while (k < n && cols[b + k - 1] <= cols[b + k]) k++;
-      if (k < n) merge_sort(cols + b, vals + b, n, tc, tv);
-    }
-  }
-
-  /* Duplicates are neighbours now. */
-  if (!sum_duplicates) {
-    for (int64_t r = 0; r < m; r++)
-      for (int64_t k = row_ptr[r] + 1; k < row_ptr[r + 1]; k++)
-        if (cols[k] == cols[k - 1]) HALO_TRY(report_duplicate(f, r, cols[k]));
-  } else {
-    int64_t w = 0, begin = 0;
-    for (int64_t r = 0; r < m; r++) {
-      int64_t stop = row_ptr[r + 1], start = w;
-      for (int64_t k = begin; k < stop; k++) {
-        if (w > start && cols[w - 1] == cols[k]) {
-          vals[w - 1] += vals[k];
-        } else {
-          cols[w] = cols[k];
-          vals[w] = vals[k];
-          w++;
-        }
-      }
-      begin = stop;
-      row_ptr[r + 1] = w;
-    }
-    if (w < total && w > 0) { /* give back the room of the merged entries */
-      int64_t *c2 = halo_realloc(cols, (size_t)w * sizeof *cols);
-      if (c2) cols = c2;
-      double *v2 = halo_realloc(vals, (size_t)w * sizeof *vals);
-      if (v2) vals = v2;
-    }
-  }
-
-  out->n_rows = m;
-  out->n_cols = f->n;
-  out->row_begin = 0;
-  out->row_end = m;
-  out->row_ptr = row_ptr;
-  out->col_ids = cols;
-  out->values = vals;
-  row_ptr = NULL;
-  cols = NULL;
-  vals = NULL;
+  HALO_TRY(mm_build_csr(f->m, f->n, f->symmetry, &e, o.sum_duplicates != 0, &out, dup));
+  if (dup[0] >= 0) HALO_TRY(report_duplicate(f, dup[0], dup[1]));
+  *A = out;
+  memset(&out, 0, sizeof out);
 cleanup:
-  halo_free(tv);
-  halo_free(tc);
-  halo_free(fill);
-  halo_free(vals);
-  halo_free(cols);
-  halo_free(row_ptr);
+  halo_csr_free(&out);
+  mm_coo_free(&e);
   return st;
 }
 
 halo_status halo_mm_read(const char *path, const halo_mm_options *opts, halo_csr *A) {
   halo_status st = HALO_SUCCESS;
   mm_file f;
-  mm_coo e;
-  halo_csr out;
   memset(&f, 0, sizeof f);
-  memset(&e, 0, sizeof e);
-  memset(&out, 0, sizeof out);
   if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_read: the output matrix is NULL");
   memset(A, 0, sizeof *A);
   if (!path) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_read: the path is NULL");
-  const halo_mm_options o = opts ? *opts : halo_mm_options_default();
   f.path = path;
-  HALO_TRY(read_file(path, &f.buf, &f.len));
-  HALO_TRY(parse_header(&f));
-  HALO_TRY(parse_entries(&f, &e));
-  HALO_FREE(f.buf); /* the entries are all in e now */
-  HALO_TRY(build_csr(&f, &e, o.sum_duplicates != 0, &out));
-  *A = out;
+  HALO_TRY(read_file(path, &f.owned, &f.len));
+  f.text = f.owned;
+  HALO_TRY(mm_parse_file(&f, opts, A));
 cleanup:
-  coo_free(&e);
-  halo_free(f.buf);
+  halo_free(f.owned);
   return st;
 }
 
-/* ---- writer -------------------------------------------------------------- */
-
-halo_status halo_mm_write(const char *path, const halo_csr *A) {
-  halo_status st = HALO_SUCCESS;
-  FILE *fp = NULL;
-  if (!path || !A)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: the %s is NULL",
-                      path ? "matrix" : "path");
-  const int64_t m = A->n_rows;
-  if (m < 0 || A->n_cols < 0)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: negative size %lld x %lld",
-                      (long long)m, (long long)A->n_cols);
-  if (A->row_begin != 0 || A->row_end != m)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "halo_mm_write needs the whole matrix, but rows [%lld, %lld) of %lld "
-                      "are given",
-                      (long long)A->row_begin, (long long)A->row_end, (long long)m);
-  if (!A->row_ptr && m > 0)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: row_ptr is NULL");
-  if (A->row_ptr && A->row_ptr[0] != 0)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: row_ptr[0] is %lld, must be 0",
-                      (long long)A->row_ptr[0]);
-  for (int64_t r = 0; r < m; r++)
-    if (A->row_ptr[r + 1] < A->row_ptr[r])
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: row_ptr decreases at row %lld",
-                        (long long)r);
-  const int64_t nnz = A->row_ptr ? A->row_ptr[m] : 0;
-  if (nnz > 0 && (!A->col_ids || !A->values))
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_write: %lld entries but no %s array",
-                      (long long)nnz, A->col_ids ? "values" : "column");
-  for (int64_t r = 0; r < m; r++)
-    for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
-      if (A->col_ids[k] < 0 || A->col_ids[k] >= A->n_cols)
-        return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                          "halo_mm_write: column %lld in row %lld is out of range [0, %lld)",
-                          (long long)A->col_ids[k], (long long)r, (long long)A->n_cols);
-      if (!isfinite(A->values[k]))
-        return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                          "halo_mm_write: the value at (%lld, %lld) is not finite", (long long)r,
-                          (long long)A->col_ids[k]);
-    }
-
-  errno = 0;
-  fp = fopen(path, "w");
-  if (!fp) {
-    int err = errno;
-    return HALO_ERROR(HALO_ERR_IO, "cannot open '%s' for writing: %s", path,
-                      err ? strerror(err) : "unknown error");
-  }
-  halo_progress_stage pr;
-  halo_progress_begin(&pr, "writing", HALO_PROGRESS_ENTRIES, nnz);
-  int bad = fprintf(fp, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
-                    (long long)m, (long long)A->n_cols, (long long)nnz) < 0;
-  for (int64_t r = 0; r < m && !bad; r++) {
-    halo_progress_tick(&pr, A->row_ptr[r]);
-    for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
-      if (fprintf(fp, "%lld %lld %.17g\n", (long long)r + 1, (long long)A->col_ids[k] + 1,
-                  A->values[k]) < 0) {
-        bad = 1;
-        break;
-      }
-  }
-  HALO_TRY(halo_file_close_written(&fp, path, bad, bad ? errno : 0));
-  halo_progress_end(&pr);
-cleanup:
-  if (fp) fclose(fp);
-  return st;
+halo_status halo_mm_parse(const char *name, const char *text, size_t len,
+                          const halo_mm_options *opts, halo_csr *A) {
+  mm_file f;
+  memset(&f, 0, sizeof f);
+  if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_parse: the output matrix is NULL");
+  memset(A, 0, sizeof *A);
+  if (!text || text[len] != '\0')
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_mm_parse: no NUL-terminated text");
+  f.path = name ? name : "(memory)";
+  f.text = text;
+  f.len = len;
+  return mm_parse_file(&f, opts, A);
 }

@@ -163,9 +163,10 @@ int main(int argc, char **argv)
     check(halo_hypre_matvec_t(-1.3, A, (hypre_ParVector *)yh, 0.6, (hypre_ParVector *)xt) == 0,
           "halo_hypre_matvec_t failed", rank);
     halo_hypre_set_enabled(0);
-    check(!memcmp(yd, yhd, (size_t)(rhi - rlo) * sizeof *yd),
+    /* a rank without rows or columns has no data (NULL), which memcmp may not get */
+    check(rhi == rlo || !memcmp(yd, yhd, (size_t)(rhi - rlo) * sizeof *yd),
           "halo_hypre_matvec differs from hypre_ParCSRMatrixMatvec", rank);
-    check(!memcmp(xtd, xthd, (size_t)(chi - clo) * sizeof *xtd),
+    check(chi == clo || !memcmp(xtd, xthd, (size_t)(chi - clo) * sizeof *xtd),
           "halo_hypre_matvec_t differs from hypre_ParCSRMatrixMatvecT", rank);
     halo_hypre_record *recs = NULL;
     int n_recs = 0, through = 0;

@@ -209,12 +209,12 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
 static int at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {
   (void)comm;
-  (void)keyval;
   (void)value;
   (void)extra;
   int init = 0;
   MPI_Initialized(&init);
   if (init) halo_hypre_view(MPI_COMM_WORLD, stdout);
+  MPI_Comm_free_keyval(&keyval); /* freed once this deletion is over */
   return MPI_SUCCESS;
 }
 
