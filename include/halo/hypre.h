@@ -105,8 +105,12 @@ int halo_hypre_enabled(void);
  * message_cap, ranks_per_node, params, ...), in place of those of the
  * environment (HALO_STRATEGY, ...): every plan made so far is destroyed and
  * each package gets a new one, with these options, at its next exchange.
- * memory must be host (or auto). Every rank must make the same call, with no exchange
- * in flight. NULL: the options of the environment again.
+ * memory and stream are not taken: each package has a plan for each memory
+ * its exchanges come in, host memory or (a CUDA build of hypre and of halo)
+ * device memory, ordered on hypre's compute stream; a transport of the
+ * other memory's kind is replaced there by host (host memory) or staged
+ * (device memory). Every rank must make the same call, with no exchange in
+ * flight. NULL: the options of the environment again.
  * @return HALO_ERR_INVALID_ARG for options a plan cannot take (the message
  *         says which), HALO_ERR_UNSUPPORTED when halo is off for good (a
  *         bad variable, another hypre version: the message says why)

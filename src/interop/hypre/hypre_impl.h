@@ -18,6 +18,25 @@
 #define HH_SCALAR_OK 1
 #endif
 
+/* Device memory: HH_DEVICE is 1 when halo and the hypre it is built against
+ * both have CUDA (device.cu is then part of the library). */
+#ifndef HH_DEVICE
+#define HH_DEVICE 0
+#endif
+
+/** The memory of hypre's buffers in an exchange: a package has a plan for
+ *  each it is exchanged in. */
+enum { HH_HOST = 0, HH_DEVICE_MEM = 1 };
+
+#if HH_DEVICE
+/** hypre's compute stream (cudaStream_t), on which it packs, multiplies and
+ *  unpacks: a device plan's exchanges are ordered on it. */
+void *hh_device_stream(void);
+/** Zero bytes of device memory at p, in stream order: 0, or nonzero when CUDA
+ *  refused. */
+int hh_device_zero(void *p, size_t bytes, void *stream);
+#endif
+
 /* Interposed functions are exported; everything else of the library is
  * hidden (C_VISIBILITY_PRESET hidden). */
 #define HH_EXPORT __attribute__((visibility("default")))
@@ -134,10 +153,11 @@ void hh_pkg_tag_hierarchy(void *amg_vdata);
 void hh_pkg_untag_hierarchy(void *amg_vdata);
 
 /** Start an exchange of values (job 1 or 2) on a registered package through
- *  halo; NULL when it is left to hypre (then *entry_p says whether the
- *  package is registered, for the timing). */
-hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *comm_pkg, void *send_data,
-                                     void *recv_data, hh_pkg **entry_p);
+ *  halo, with hypre's buffers in memory mem (HH_HOST, HH_DEVICE_MEM); NULL
+ *  when it is left to hypre (then *entry_p says whether the package is
+ *  registered, for the timing). */
+hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *comm_pkg, int mem,
+                                     void *send_data, void *recv_data, hh_pkg **entry_p);
 /** Complete a handle: 1 if it was halo's (done), 0 if it is hypre's. */
 int hh_pkg_finish(hypre_ParCSRCommHandle *handle);
 /** An exchange of a registered package left to hypre has started (handle

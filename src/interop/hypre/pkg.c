@@ -102,6 +102,11 @@ static void read_settings(void)
     settings.opts.message_cap = cap;
   }
   settings.opts.memory = HALO_MEMORY_HOST;
+  /* auto chooses by the model alone unless HALO_AUTOTUNE asks for the timed
+   * trial: an AMG hierarchy has tens of packages, and timing the candidates
+   * of each costs more than a solve (measured: bench/results/amg-gpu.md) */
+  v = getenv("HALO_AUTOTUNE");
+  if (!v || !*v) settings.opts.autotune = 0;
   /* The options the core reads itself (HALO_RANKS_PER_NODE, HALO_PARAMS)
    * are checked here too, so that a bad value turns halo off at once. */
   halo_plan_options resolved;
@@ -165,8 +170,8 @@ halo_status halo_hypre_set_options(const halo_plan_options *opts)
     settings.on = on;
     o = settings.opts;
   }
-  if (o.memory == HALO_MEMORY_AUTO) o.memory = HALO_MEMORY_HOST;
-  if (o.memory != HALO_MEMORY_HOST) return HALO_ERR_INVALID_ARG; /* hypre's host buffers */
+  o.memory = HALO_MEMORY_HOST; /* each plan's is hypre's buffers' (plan_options) */
+  o.stream = NULL;
   halo_status st = halo_plan_options_resolve(&o, &resolved);
   if (st != HALO_SUCCESS) return st;
   s->opts = o;
@@ -184,9 +189,12 @@ struct hh_pkg_s {
    * looks like this (several vectors at once) is left to hypre */
   HYPRE_Int num_sends, num_recvs, n_send, n_recv;
   const HYPRE_Int *send_map_starts, *recv_vec_starts;
-  int state;                /* 0: no plan yet, 1: plan, -1: left to hypre */
-  halo_plan plan;
-  int busy;                 /* the plan's exchange is in flight */
+  /* its plans, one per memory of hypre's buffers (HH_HOST, HH_DEVICE), each
+   * made at the package's first exchange in that memory */
+  int state[2];             /* 0: no plan yet, 1: plan, -1: left to hypre */
+  halo_plan plan[2];
+  int busy;                 /* an exchange is in flight on plan[mem] */
+  int mem;                  /* ... that plan */
   int reverse;              /* ... in reverse */
   double t_start;           /* time spent starting it */
   hypre_ParCSRCommHandle handle; /* the handle halo's exchanges return */
@@ -287,7 +295,8 @@ void hh_pkg_register(hypre_ParCSRMatrix *A)
 static void complete(hh_pkg *e)
 {
   if (!e->busy) return;
-  halo_status st = e->reverse ? halo_exchange_reverse_end(e->plan) : halo_exchange_end(e->plan);
+  halo_plan plan = e->plan[e->mem];
+  halo_status st = e->reverse ? halo_exchange_reverse_end(plan) : halo_exchange_end(plan);
   e->busy = 0;
   if (st != HALO_SUCCESS) {
     hh_warn(1, "an exchange failed: %s", halo_last_error());
@@ -303,7 +312,8 @@ void hh_pkg_unregister(hypre_ParCSRCommPkg *pkg)
     if (e->pkg != pkg) continue;
     *pp = e->next;
     complete(e);
-    halo_plan_destroy(&e->plan);
+    halo_plan_destroy(&e->plan[HH_HOST]);
+    halo_plan_destroy(&e->plan[HH_DEVICE_MEM]);
     if (e->mv.ghosts) hypre_SeqVectorDestroy(e->mv.ghosts);
     free(e->mv.send);
     free(e->mv.recv);
@@ -319,8 +329,10 @@ static void drop_plans(void)
   for (int b = 0; b < HH_BUCKETS; b++)
     for (hh_pkg *e = buckets[b]; e; e = e->next) {
       complete(e);
-      halo_plan_destroy(&e->plan);
-      e->state = 0;
+      for (int m = 0; m < 2; m++) {
+        halo_plan_destroy(&e->plan[m]);
+        e->state[m] = 0;
+      }
     }
 }
 
@@ -337,6 +349,46 @@ static void add_tag(const void *amg, const void *matrix, int setup, int level, c
   tags[n_tags++] = (hh_tag){amg, matrix, setup, level, kind};
 }
 
+static void make_plan(hh_pkg *e, int mem);
+
+/* The plans of a hierarchy's packages (mats[0..n), n the same on every
+ * rank), made at the end of its set-up in the memory of each matrix, rather
+ * than at their first exchange inside the solve. Collective, as the set-up:
+ * the ranks agree that each could prepare, then on which packages every rank
+ * has without a plan, and make those plans in level order. */
+static void plan_hierarchy(MPI_Comm comm, hypre_ParCSRMatrix **mats, int n)
+{
+  if (!hh_settings_get()->on || n <= 0) return;
+  int *want = calloc((size_t)n, sizeof *want);
+  hh_pkg **es = calloc((size_t)n, sizeof *es);
+  int *mems = calloc((size_t)n, sizeof *mems);
+  int ok = want && es && mems && mats;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (ok) {
+    for (int i = 0; i < n; i++) {
+      hypre_ParCSRCommPkg *pkg = mats[i] ? hypre_ParCSRMatrixCommPkg(mats[i]) : NULL;
+      hh_pkg *e = pkg ? lookup(pkg) : NULL;
+      const hypre_MemoryLocation m =
+          e ? hypre_GetActualMemLocation(hypre_ParCSRMatrixMemoryLocation(mats[i]))
+            : hypre_MEMORY_UNDEFINED;
+      mems[i] = m == hypre_MEMORY_HOST ? HH_HOST : m == hypre_MEMORY_DEVICE ? HH_DEVICE_MEM : -1;
+      es[i] = e;
+      want[i] = e && mems[i] >= 0 && e->state[mems[i]] == 0 && !e->busy && same_fingerprint(e);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, want, n, MPI_INT, MPI_MIN, comm);
+    for (int i = 0; i < n; i++) {
+      if (!want[i]) continue; /* then at its first exchange, as any package */
+      hh_record *r = es[i]->rec >= 0 ? hh_record_at(es[i]->rec) : NULL;
+      double tp = MPI_Wtime();
+      make_plan(es[i], mems[i]);
+      if (r) r->plan_seconds += MPI_Wtime() - tp;
+    }
+  }
+  free(want);
+  free(es);
+  free(mems);
+}
+
 void hh_pkg_tag_hierarchy(void *amg_vdata)
 {
   hypre_ParAMGData *amg = (hypre_ParAMGData *)amg_vdata;
@@ -346,15 +398,26 @@ void hh_pkg_tag_hierarchy(void *amg_vdata)
   hypre_ParCSRMatrix **A = hypre_ParAMGDataAArray(amg);
   hypre_ParCSRMatrix **P = hypre_ParAMGDataPArray(amg);
   hypre_ParCSRMatrix **R = hypre_ParAMGDataRArray(amg);
+  /* the hierarchy's matrices in level order: A, P, R of each level (the
+   * same count on every rank: levels and restriction are global) */
+  const int n = levels > 0 ? 3 * levels : 0;
+  hypre_ParCSRMatrix **mats = n ? calloc((size_t)n, sizeof *mats) : NULL;
   for (int l = 0; l < levels; l++) {
     if (A) add_tag(amg_vdata, A[l], setup, l, 'A');
+    if (A && mats) mats[3 * l] = A[l];
     if (l + 1 < levels) {
       if (P) add_tag(amg_vdata, P[l], setup, l, 'P');
-      if (R && hypre_ParAMGDataRestriction(amg)) add_tag(amg_vdata, R[l], setup, l, 'R');
+      if (P && mats) mats[3 * l + 1] = P[l];
+      if (R && hypre_ParAMGDataRestriction(amg)) {
+        add_tag(amg_vdata, R[l], setup, l, 'R');
+        if (mats) mats[3 * l + 2] = R[l];
+      }
     }
   }
   for (int b = 0; b < HH_BUCKETS; b++)
     for (hh_pkg *e = buckets[b]; e; e = e->next) apply_tag(e);
+  if (A && A[0]) plan_hierarchy(hypre_ParCSRMatrixComm(A[0]), mats, n);
+  free(mats);
 }
 
 void hh_pkg_untag_hierarchy(void *amg_vdata)
@@ -415,71 +478,125 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
   return st;
 }
 
-/* Make e's plan (collective over the package's communicator). */
-static void make_plan(hh_pkg *e)
+/* A transport moves host memory (host, rma) or device memory (the others). */
+static int host_transport(halo_transport t)
+{
+  return t == HALO_TRANSPORT_HOST || t == HALO_TRANSPORT_RMA;
+}
+
+/* The options of a plan over hypre's buffers in memory mem: the settings',
+ * with a transport of that memory (HALO_TRANSPORT names one memory's; the
+ * other's plans take host, or staged, the road through host memory), and in
+ * device memory hypre's compute stream, so that the exchange is ordered
+ * after hypre's packing and before its product of the off-diagonal block. */
+static const char *plan_options(int mem, halo_plan_options *o)
+{
+  *o = hh_settings_get()->opts;
+  const int named = o->transport != HALO_TRANSPORT_AUTO;
+  if (mem == HH_HOST) {
+    o->memory = HALO_MEMORY_HOST;
+    if (named && !host_transport(o->transport)) o->transport = HALO_TRANSPORT_HOST;
+    return NULL;
+  }
+#if HH_DEVICE
+  o->memory = HALO_MEMORY_DEVICE;
+  if (named && host_transport(o->transport)) o->transport = HALO_TRANSPORT_STAGED;
+  /* NULL (hypre on the legacy default stream): halo's own blocking stream,
+   * which is ordered with that one */
+  o->stream = hh_device_stream();
+  return NULL;
+#else
+  return "libhalo_hypre was built without device support (halo without CUDA, or a hypre "
+         "without it)";
+#endif
+}
+
+/* Make e's plan for memory mem (collective over the package's communicator). */
+static void make_plan(hh_pkg *e, int mem)
 {
   hh_settings *s = hh_settings_get();
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
-  halo_status st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &s->opts, &e->plan);
+  const char *where = mem == HH_HOST ? "host" : "device";
+  halo_plan_options o;
+  const char *why = plan_options(mem, &o); /* the same on every rank */
+  halo_status st = why ? HALO_ERR_NOT_COMPILED
+                       : halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
   if (st != HALO_SUCCESS) {
-    e->state = -1;
-    hh_warn(0, "a package's plan could not be made (%s): its exchanges are left to hypre",
-            halo_last_error());
-    if (r) snprintf(r->left_why, sizeof r->left_why, "no plan: %s", halo_status_string(st));
+    e->state[mem] = -1;
+    hh_warn(0, "a package's plan in %s memory could not be made (%s): its exchanges there are "
+               "left to hypre",
+            where, why ? why : halo_last_error());
+    if (r)
+      snprintf(r->left_why, sizeof r->left_why, "no %s plan: %s", where,
+               why ? "no device support" : halo_status_string(st));
     return;
   }
-  e->state = 1;
+  e->state[mem] = 1;
   if (!r) return;
+  /* the report shows the last plan made (the device's, in a GPU solve) */
   r->planned = 1;
-  halo_plan_stats(e->plan, &r->stats);
-  halo_plan_describe(e->plan, r->describe, sizeof r->describe);
+  halo_plan_stats(e->plan[mem], &r->stats);
+  halo_plan_describe(e->plan[mem], r->describe, sizeof r->describe);
   if (s->view) hh_view_arm();
   double seconds = 0; /* collective, as the plan's creation */
-  if (halo_plan_model(e->plan, s->opts.params, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
+  if (halo_plan_model(e->plan[mem], s->opts.params, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
   r->modeled = seconds;
 }
 
-hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, void *send_data,
-                                     void *recv_data, hh_pkg **entry_p)
+hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, int mem,
+                                     void *send_data, void *recv_data, hh_pkg **entry_p)
 {
   hh_settings *s = hh_settings_get();
   hh_pkg *e = lookup(pkg);
   *entry_p = e;
   if (!e) return NULL;
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
-  if (!s->on || e->state < 0 || e->busy || !same_fingerprint(e)) {
+  if (mem < 0 || !s->on || e->state[mem] < 0 || e->busy || !same_fingerprint(e)) {
     if (r) r->n_hypre++;
     return NULL;
   }
-  if (e->state == 0) {
+  if (e->state[mem] == 0) {
     double tp = MPI_Wtime();
-    make_plan(e);
-    if (r) r->plan_seconds = MPI_Wtime() - tp;
+    make_plan(e, mem);
+    if (r) r->plan_seconds += MPI_Wtime() - tp;
   }
-  if (e->state < 0) {
+  if (e->state[mem] < 0) {
     if (r) r->n_hypre++;
     return NULL;
   }
+  halo_plan plan = e->plan[mem];
   double t0 = MPI_Wtime();
-  halo_status st;
+  halo_status st = HALO_SUCCESS;
   if (job == 1) {
-    st = halo_exchange_begin(e->plan, (const double *)send_data, (double *)recv_data);
+    st = halo_exchange_begin(plan, (const double *)send_data, (double *)recv_data);
   } else {
-    if (e->n_send > 0) memset(recv_data, 0, (size_t)e->n_send * sizeof(double));
-    st = halo_exchange_reverse_begin(e->plan, (const double *)send_data, (double *)recv_data);
+    /* hypre's receive buffer of a reverse exchange holds the sums: halo
+     * adds into it, from zero (in device memory, in stream order) */
+    const size_t bytes = (size_t)e->n_send * sizeof(double);
+    if (bytes && mem == HH_HOST) memset(recv_data, 0, bytes);
+#if HH_DEVICE
+    if (bytes && mem == HH_DEVICE_MEM && hh_device_zero(recv_data, bytes, hh_device_stream()))
+      st = HALO_ERR_CUDA;
+#endif
+    if (st == HALO_SUCCESS)
+      st = halo_exchange_reverse_begin(plan, (const double *)send_data, (double *)recv_data);
   }
   if (st != HALO_SUCCESS) {
-    hh_warn(1, "an exchange could not start: %s", halo_last_error());
+    hh_warn(1, "an exchange could not start: %s",
+            st == HALO_ERR_CUDA ? "cudaMemsetAsync of hypre's receive buffer failed"
+                                : halo_last_error());
     hypre_error_w_msg(HYPRE_ERROR_GENERIC, "halo-hypre: an exchange could not start\n");
   }
   e->busy = st == HALO_SUCCESS;
+  e->mem = mem;
   e->reverse = job == 2;
   e->t_start = MPI_Wtime() - t0;
   hypre_ParCSRCommHandle *h = &e->handle;
   memset(h, 0, sizeof *h);
   hypre_ParCSRCommHandleCommPkg(h) = pkg;
-  hypre_ParCSRCommHandleSendMemoryLocation(h) = HYPRE_MEMORY_HOST;
-  hypre_ParCSRCommHandleRecvMemoryLocation(h) = HYPRE_MEMORY_HOST;
+  const HYPRE_MemoryLocation loc = mem == HH_HOST ? HYPRE_MEMORY_HOST : HYPRE_MEMORY_DEVICE;
+  hypre_ParCSRCommHandleSendMemoryLocation(h) = loc;
+  hypre_ParCSRCommHandleRecvMemoryLocation(h) = loc;
   hypre_ParCSRCommHandleSendData(h) = send_data;
   hypre_ParCSRCommHandleRecvData(h) = recv_data;
   hypre_ParCSRCommHandleSendDataBuffer(h) = send_data;
@@ -552,12 +669,12 @@ hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_bu
   if (!e) return NULL;
   hh_settings *s = hh_settings_get();
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
-  if (!s->on || e->state < 0 || e->busy || !same_fingerprint(e)) return e;
-  if (e->state == 0) { /* collective: every rank multiplies */
+  if (!s->on || e->state[HH_HOST] < 0 || e->busy || !same_fingerprint(e)) return e;
+  if (e->state[HH_HOST] == 0) { /* collective: every rank multiplies */
     double tp = MPI_Wtime();
-    make_plan(e);
-    if (r) r->plan_seconds = MPI_Wtime() - tp;
-    if (e->state < 0) return e;
+    make_plan(e, HH_HOST);
+    if (r) r->plan_seconds += MPI_Wtime() - tp;
+    if (e->state[HH_HOST] < 0) return e;
   }
   if (e->mv.state == 0) { /* the buffers, once per package, agreed on every rank */
     e->mv.send = malloc((size_t)(e->n_send > 0 ? e->n_send : 1) * sizeof(double));
@@ -573,7 +690,7 @@ hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_bu
     }
   }
   if (e->mv.state < 0) return e; /* left to hypre, on every rank */
-  *plan_p = e->plan;
+  *plan_p = e->plan[HH_HOST];
   *mv_p = &e->mv;
   return e;
 }

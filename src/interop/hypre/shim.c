@@ -80,10 +80,16 @@ HH_EXPORT hypre_ParCSRCommHandle *hypre_ParCSRCommHandleCreate_v2(
 {
   const hh_real_fns *r = hh_real();
   hh_pkg *entry = NULL;
-  if ((job == 1 || job == 2) && comm_pkg &&
-      hypre_GetActualMemLocation(send_memory_location) == hypre_MEMORY_HOST &&
-      hypre_GetActualMemLocation(recv_memory_location) == hypre_MEMORY_HOST) {
-    hypre_ParCSRCommHandle *h = hh_pkg_start(job, comm_pkg, send_data, recv_data, &entry);
+  /* both buffers in host memory, or both in device memory (not unified):
+   * else (-1) left to hypre, and counted so when the package is a matrix's */
+  const hypre_MemoryLocation ms = hypre_GetActualMemLocation(send_memory_location);
+  const hypre_MemoryLocation mr = hypre_GetActualMemLocation(recv_memory_location);
+  const int mem = ms != mr                    ? -1
+                  : ms == hypre_MEMORY_HOST   ? HH_HOST
+                  : ms == hypre_MEMORY_DEVICE ? HH_DEVICE_MEM
+                                              : -1;
+  if ((job == 1 || job == 2) && comm_pkg) {
+    hypre_ParCSRCommHandle *h = hh_pkg_start(job, comm_pkg, mem, send_data, recv_data, &entry);
     if (h) return h;
   }
   if (!r->create_v2) {

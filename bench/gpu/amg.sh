@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# hypre's BoomerAMG-PCG on the GPUs, with hypre's own exchange and with halo's
+# (issue 14, GPU part). hypre is not installed on the GPU machines: its public
+# source travels as .peer/hypre-src.tar.gz (ignored by git, carried by the
+# device tool: carry [".peer"]) and is built here with CUDA, as a shared
+# library, with its test driver ij, an unmodified hypre program. Make the
+# archive where hypre's repository is (its src/ folder, any commit with CUDA 13
+# support, hypre 3.0 or later):
+#   git -C HYPRE_REPO archive --format=tar.gz HEAD src > .peer/hypre-src.tar.gz
+#   git -C HYPRE_REPO rev-parse --short HEAD > .peer/hypre-commit
+#
+#   bench/gpu/amg.sh check   build hypre and halo, then ij's BoomerAMG-PCG on the 27-point
+#                            Laplacian with and without LD_PRELOAD=libhalo_hypre.so: 2 ranks on
+#                            2 GPUs (every strategy; staged, ipc, nccl, auto; virtual nodes of
+#                            1 and 2 ranks) and 8 ranks on 2 GPUs (staged, ipc, auto; nodes of
+#                            4): the same residual history, iterations and final residual, and
+#                            HALO_HYPRE_VIEW's count of the exchanges that went through halo
+#   bench/gpu/amg.sh bench   build, then the solve and set-up times of lap3d27 AMG_N^3 (160)
+#                            with hypre's exchange and halo's, alternated, AMG_REPS (5) times,
+#                            at 2 ranks (2 GPUs) and 8 ranks (4 per GPU); the per-level table
+#                            of exchanges (HALO_HYPRE_VIEW) of each road; plan set-up against
+#                            one PCG iteration (AMG_NP: the rank counts, "2 8")
+#   bench/gpu/amg.sh all     both
+# AMG_CHECK_S, AMG_CHECK_T, AMG_CHECK_K (strategies, transports, ranks per node of the 2-rank
+# check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it.
+# Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+what=${1:-all}
+OUT=${OUT:-/tmp/halo-gpu}
+mkdir -p "$OUT"
+log=$OUT/amg-log.txt
+summary=$OUT/amg-summary.md
+runs=/tmp/amg-runs
+mkdir -p $runs
+B=build-gpu-hypre
+HY=/tmp/hypre
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+say() { echo "$*" | tee -a "$summary"; }
+run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+
+build() {
+  local t0=$SECONDS
+  [ -f .peer/hypre-src.tar.gz ] || { say "no .peer/hypre-src.tar.gz (see the header)"; exit 1; }
+  rm -rf $HY && mkdir -p $HY && tar -xzf .peer/hypre-src.tar.gz -C $HY
+  if ! run cmake -S $HY/src -B $HY/build -DHYPRE_ENABLE_CUDA=ON -DHYPRE_ENABLE_UMPIRE=OFF \
+      -DHYPRE_ENABLE_UNIFIED_MEMORY=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_SHARED_LIBS=ON \
+      -DHYPRE_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$HY/inst ||
+    ! run cmake --build $HY/build -j "$(nproc)" --target HYPRE ij; then
+    say "HYPRE BUILD FAILED (see amg-log.txt)"
+    tail -30 "$log"
+    exit 1
+  fi
+  # hypre's install wants every test driver built: its headers by hand, flat as installed
+  mkdir -p $HY/inst/include
+  find $HY/src -path $HY/src/test -prune -o \( -name '*.h' -o -name '*.hpp' \) -print |
+    grep -v -E '/(examples|docs|eig_tests)/' | xargs cp -n -t $HY/inst/include
+  cp $HY/build/HYPRE_config.h $HY/inst/include/
+  HYLIB=$(find $HY/build -name 'libHYPRE.so' | head -1)
+  IJ=$(find $HY/build -name ij -type f -perm -u+x | head -1)
+  say "- hypre $(cat .peer/hypre-commit 2>/dev/null || echo '(commit unknown)') built with CUDA in $((SECONDS - t0)) s ($IJ)"
+  t0=$SECONDS
+  if ! run cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DHALO_ENABLE_CUDA=ON -DHALO_ENABLE_NCCL=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_WERROR=ON -DHALO_ENABLE_PETSC=OFF -DHALO_ENABLE_METIS=OFF \
+      -DHALO_ENABLE_HYPRE=ON -DHYPRE_INCLUDE_DIR=$HY/inst/include \
+      -DHYPRE_LIBRARY=$HYLIB -DBUILD_TESTING=OFF ||
+    ! run cmake --build $B -j "$(nproc)" --target halo_hypre; then
+    say "HALO BUILD FAILED (see amg-log.txt)"
+    tail -30 "$log"
+    exit 1
+  fi
+  grep -q "routes its device exchanges" "$log" || { say "libhalo_hypre built without device support"; exit 1; }
+  say "- libhalo_hypre built against it in $((SECONDS - t0)) s"
+}
+
+# ij NAME NP "ENV..." ARGS...: one run of hypre's ij, its output in $runs/NAME.out
+ij() {
+  local name=$1 np=$2 env=$3
+  shift 3
+  local xs=()
+  for v in $env; do xs+=(-x "$v"); done
+  echo "+ [$name] $env mpirun -n $np ij $*" >>"$log"
+  env $env timeout "${AMG_TIMEOUT:-180}" mpirun --oversubscribe --bind-to none -n "$np" -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS \
+    "${xs[@]}" "$IJ" "$@" >"$runs/$name.out" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] || { say "- $name: ij exit $rc"; tail -5 "$runs/$name.out" | tee -a "$summary"; }
+  return $rc
+}
+
+# the lines that must agree: PCG's residual history, iterations, final residual
+answer() { grep -E '^ +[0-9]+ +[0-9.e+-]+ +[0-9.e+-]+|Iterations =|Final Relative Residual' "$runs/$1.out"; }
+
+checks=0 failures=0
+same() { # REF NAME [WORDS]: WORDS ("3step, nccl") begin every plan's description
+  checks=$((checks + 1))
+  if [ -n "${3:-}" ] && grep -E '^halo_hypre_view: .* [APR?] +[0-9]+ ' "$runs/$2.out" | grep -v -q -- "  $3"; then
+    failures=$((failures + 1))
+    say "- $2: a plan is not '$3':"
+    grep -E '^halo_hypre_view: .* [APR?] +[0-9]+ ' "$runs/$2.out" | grep -v -- "  $3" | head -2 | tee -a "$summary"
+    return
+  fi
+  if ! diff <(answer "$1") <(answer "$2") >/dev/null || [ -z "$(answer "$1")" ]; then
+    failures=$((failures + 1))
+    say "- $2: answers differ from $1"
+    diff <(answer "$1") <(answer "$2") | head -6 | tee -a "$summary"
+    return
+  fi
+  local line
+  line=$(grep '^halo_hypre_view: exchanges through halo:' "$runs/$2.out")
+  if ! python3 - "$line" <<'EOF'; then
+import re, sys
+m = re.search(r"halo: (\d+) forward, (\d+) reverse; of matrices' packages left to hypre: (\d+)", sys.argv[1])
+assert m, "no halo_hypre_view summary"
+fw, rv, left = map(int, m.groups())
+assert fw > 0 and rv > 0 and left == 0, sys.argv[1]
+EOF
+    failures=$((failures + 1))
+    say "- $2: not every exchange through halo: ${line:-no report}"
+    return
+  fi
+  echo "- $2: same answers; ${line#halo_hypre_view: }" >>"$log"
+}
+
+LIB=$PWD/$B/libhalo_hypre.so
+AMG=(-solver 1 -27pt -tol 1e-8 -iout 3)
+
+check() {
+  say ""
+  say "## Unmodified ij (BoomerAMG-PCG, device memory) with and without halo"
+  say ""
+  local t0=$SECONDS n=${AMG_CHECK_N:-48}
+  ij ref2 2 "CUDA_VISIBLE_DEVICES=0,1" "${AMG[@]}" -n $n $n $n -P 2 1 1 || return
+  say "- reference, 2 ranks on 2 GPUs, lap3d27 $n^3: $(grep -m1 'Iterations =' $runs/ref2.out | sed 's/^ *//')"
+  for s in ${AMG_CHECK_S:-standard 2step 3step split}; do
+    for t in ${AMG_CHECK_T:-staged ipc nccl auto}; do
+      for k in ${AMG_CHECK_K:-1 2}; do
+        ij "h2_${s}_${t}_k$k" 2 "CUDA_VISIBLE_DEVICES=0,1 LD_PRELOAD=$LIB HALO_STRATEGY=$s HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$k HALO_MESSAGE_CAP=4096 HALO_HYPRE_VIEW=1" \
+          "${AMG[@]}" -n $n $n $n -P 2 1 1 && same ref2 "h2_${s}_${t}_k$k" "$s, ${t/auto/}"
+      done
+    done
+  done
+  [ "${AMG_CHECK_8:-1}" = 1 ] && ij ref8 8 "CUDA_VISIBLE_DEVICES=0,1" "${AMG[@]}" -n $n $n $n -P 2 2 2 &&
+  {
+    say "- reference, 8 ranks on 2 GPUs, lap3d27 $n^3: $(grep -m1 'Iterations =' $runs/ref8.out | sed 's/^ *//')"
+    for s in standard 3step split; do
+      for t in staged ipc auto; do
+        ij "h8_${s}_$t" 8 "CUDA_VISIBLE_DEVICES=0,1 LD_PRELOAD=$LIB HALO_STRATEGY=$s HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=4 HALO_HYPRE_VIEW=1" \
+          "${AMG[@]}" -n $n $n $n -P 2 2 2 && same ref8 "h8_${s}_$t" "$s, ${t/auto/}"
+      done
+    done
+  }
+  # halo loaded but off: hypre's exchange, the same answers
+  ij h2_off 2 "CUDA_VISIBLE_DEVICES=0,1 LD_PRELOAD=$LIB HALO_HYPRE=0" "${AMG[@]}" -n $n $n $n -P 2 1 1 &&
+    { checks=$((checks + 1)); diff <(answer ref2) <(answer h2_off) >/dev/null || { failures=$((failures + 1)); say "- h2_off: answers differ"; }; }
+  say "- $checks runs compared, $failures failed ($((SECONDS - t0)) s)"
+  say ""
+  say "A view of one run (2 ranks; 3step, nccl, nodes of 1 when it ran):"
+  say ""
+  say '```'
+  grep '^halo_hypre_view' "$(ls $runs/h2_3step_nccl_k1.out $runs/h2_*.out 2>/dev/null | head -1)" | tee -a "$summary" >/dev/null
+  say '```'
+}
+
+bench() {
+  local n=${AMG_N:-160} reps=${AMG_REPS:-5}
+  say ""
+  say "## lap3d27 $n^3, BoomerAMG-PCG (ij defaults on the GPU: PMIS, ext+i, l1-Jacobi, keepT), tol 1e-8"
+  say ""
+  local cases=(hypre "halo-auto:auto" "halo-nccl:nccl" "halo-ipc:ipc" "halo-staged:staged")
+  for np in ${AMG_NP:-2 8}; do
+    local P="2 1 1" rpn=1 rows=()
+    [ $np -eq 8 ] && P="2 2 2" && rpn=4
+    for r in $(seq 1 "$reps"); do
+      for c in "${cases[@]}"; do
+        local label=${c%%:*} t=${c#*:} env="CUDA_VISIBLE_DEVICES=0,1"
+        [ $np -eq 8 ] && [ "$t" = nccl ] && continue
+        # hypre's own road with the library loaded and off times its exchanges per level
+        [ "$label" = hypre ] && env+=" LD_PRELOAD=$LIB HALO_HYPRE=0 HALO_HYPRE_VIEW=1"
+        [ "$label" != hypre ] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1"
+        ij "b${np}_${label}_$r" $np "$env" "${AMG[@]}" -n $n $n $n -P $P
+      done
+    done
+    say "### $np ranks on 2 GPUs"
+    say ""
+    say "| exchange | iterations | set-up s (median) | solve s (median) | solve / hypre's | solves (s) |"
+    say "|---|---|---|---|---|---|"
+    python3 - "$runs" "$np" "$reps" "${cases[@]%%:*}" <<'EOF' | tee -a "$summary"
+import re, statistics, sys
+runs, np_, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+labels = sys.argv[4:]
+def grab(path):
+    try:
+        t = open(path).read()
+    except OSError:
+        return None
+    def after(k):
+        m = re.search(k + r":\s*\n\s*wall clock time = ([0-9.]+)", t)
+        return float(m.group(1)) if m else None
+    it = re.search(r"Iterations = (\d+)", t)
+    return after("PCG Setup"), after("PCG Solve"), it.group(1) if it else "?"
+base = None
+for lab in labels:
+    got = [grab(f"{runs}/b{np_}_{lab}_{r}.out") for r in range(1, reps + 1)]
+    got = [g for g in got if g and g[0] is not None and g[1] is not None]
+    if not got:
+        continue
+    su = statistics.median(g[0] for g in got)
+    so = statistics.median(g[1] for g in got)
+    if lab == "hypre":
+        base = so
+    ratio = f"{so / base:.2f}" if base else "-"
+    print(f"| {lab} | {got[0][2]} | {su:.4f} | {so:.4f} | {ratio} | {' '.join(f'{g[1]:.4f}' for g in got)} |")
+EOF
+    say ""
+    for lab in hypre halo-auto; do
+      say "Per package, $lab, run 1 (xchg-ms: host time in the exchange calls, most of any rank):"
+      say ""
+      say '```'
+      grep '^halo_hypre_view' "$runs/b${np}_${lab}_1.out" | tee -a "$summary" >/dev/null
+      say '```'
+      say ""
+    done
+    python3 - "$runs/b${np}_halo-auto_1.out" <<'EOF' | tee -a "$summary"
+import re, sys
+t = open(sys.argv[1]).read()
+# per package: ... inter-B forward reverse hypre xchg-ms plan-ms  plan
+row = re.compile(r"^halo_hypre_view: .* (\d+) +(\d+) +(\d+) +(\d+) +(\d+\.\d+) +(\d+\.\d+)  ")
+plan = sum(float(m.group(6)) for m in map(row.match, t.splitlines()) if m)
+so = re.search(r"PCG Solve:\s*\n\s*wall clock time = ([0-9.]+)", t)
+it = re.search(r"Iterations = (\d+)", t)
+if so and it:
+    per = float(so.group(1)) / int(it.group(1)) * 1e3
+    print(f"- plan set-up of the hierarchy (auto, sum over packages of the most of any rank): "
+          f"{plan:.1f} ms; one PCG iteration (one V-cycle and a product): {per:.2f} ms; "
+          f"ratio {plan / per:.1f}")
+EOF
+    say ""
+  done
+}
+
+{
+  echo "# hypre BoomerAMG on $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//')"
+  echo
+  echo "- commit: $(cat .commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; $(mpirun --version 2>&1 | head -1); $(nvcc --version | tail -1)"
+} >>"$summary"
+build
+case $what in
+  check) check ;;
+  bench) bench ;;
+  all) check; bench ;;
+  *) say "unknown: $what"; exit 2 ;;
+esac
+tar -czf "$OUT/amg-runs.tar.gz" -C /tmp amg-runs
