@@ -478,6 +478,17 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
   return st;
 }
 
+/* The transport of device plans left at auto: nccl where each rank has a
+ * GPU of its own, else ipc (nccl's plans are refused when ranks share a GPU,
+ * on every rank alike: then ipc from there on). Not the model's choice of
+ * transport: in hypre's solve the exchange sits between hypre's kernels on
+ * one stream, and the transports that stay on the stream (nccl, ipc) beat
+ * staged, whose waits on the host hold back the queueing of hypre's next
+ * kernels, on every level, where the model of a lone exchange prefers staged
+ * for small messages (bench/results/amg-gpu.md). The strategy and
+ * message_cap are still the model's. */
+static halo_transport device_auto = HALO_TRANSPORT_NCCL;
+
 /* A transport moves host memory (host, rma) or device memory (the others). */
 static int host_transport(halo_transport t)
 {
@@ -501,6 +512,7 @@ static const char *plan_options(int mem, halo_plan_options *o)
 #if HH_DEVICE
   o->memory = HALO_MEMORY_DEVICE;
   if (named && host_transport(o->transport)) o->transport = HALO_TRANSPORT_STAGED;
+  if (!named) o->transport = device_auto;
   /* NULL (hypre on the legacy default stream): halo's own blocking stream,
    * which is ordered with that one */
   o->stream = hh_device_stream();
@@ -521,6 +533,12 @@ static void make_plan(hh_pkg *e, int mem)
   const char *why = plan_options(mem, &o); /* the same on every rank */
   halo_status st = why ? HALO_ERR_NOT_COMPILED
                        : halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
+  if (st != HALO_SUCCESS && mem == HH_DEVICE_MEM && o.transport == HALO_TRANSPORT_NCCL &&
+      device_auto == HALO_TRANSPORT_NCCL && hh_settings_get()->opts.transport == HALO_TRANSPORT_AUTO) {
+    device_auto = HALO_TRANSPORT_IPC; /* ranks share a GPU, or no NCCL */
+    o.transport = device_auto;
+    st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
+  }
   if (st != HALO_SUCCESS) {
     e->state[mem] = -1;
     hh_warn(0, "a package's plan in %s memory could not be made (%s): its exchanges there are "
