@@ -22,7 +22,8 @@
 #                            one PCG iteration (AMG_NP: the rank counts, "2 8")
 #   bench/gpu/amg.sh all     both
 # AMG_CHECK_S, AMG_CHECK_T, AMG_CHECK_K (strategies, transports, ranks per node of the 2-rank
-# check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it.
+# check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it; AMG_CASES the bench's roads
+# ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged").
 # Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -167,7 +168,7 @@ bench() {
   say ""
   say "## lap3d27 $n^3, BoomerAMG-PCG (ij defaults on the GPU: PMIS, ext+i, l1-Jacobi, keepT), tol 1e-8"
   say ""
-  local cases=(hypre "halo-auto:auto" "halo-nccl:nccl" "halo-ipc:ipc" "halo-staged:staged")
+  local cases=(${AMG_CASES:-hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged})
   for np in ${AMG_NP:-2 8}; do
     local P="2 1 1" rpn=1 rows=()
     [ $np -eq 8 ] && P="2 2 2" && rpn=4

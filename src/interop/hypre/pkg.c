@@ -479,14 +479,15 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
 }
 
 /* The transport of device plans left at auto: nccl where each rank has a
- * GPU of its own, else ipc (nccl's plans are refused when ranks share a GPU,
- * on every rank alike: then ipc from there on). Not the model's choice of
- * transport: in hypre's solve the exchange sits between hypre's kernels on
- * one stream, and the transports that stay on the stream (nccl, ipc) beat
- * staged, whose waits on the host hold back the queueing of hypre's next
- * kernels, on every level, where the model of a lone exchange prefers staged
- * for small messages (bench/results/amg-gpu.md). The strategy and
- * message_cap are still the model's. */
+ * GPU of its own, else staged (nccl's plans are refused when ranks share a
+ * GPU, on every rank alike: then staged from there on). Not the model's
+ * choice of transport, which prices a lone exchange: in hypre's solve the
+ * exchange sits between hypre's kernels on one stream, and measured there
+ * (bench/results/amg-gpu.md, lap3d27 160^3 on 2 H200) nccl beats ipc and
+ * staged at a rank per GPU (0.77x hypre's solve, against 0.84x and 0.95x),
+ * where the model prefers staged for the small messages of coarse levels;
+ * with 4 ranks per GPU, ipc's solve takes 10x hypre's and staged's 1.01x.
+ * The strategy and message_cap are still the model's. */
 static halo_transport device_auto = HALO_TRANSPORT_NCCL;
 
 /* A transport moves host memory (host, rma) or device memory (the others). */
@@ -535,7 +536,7 @@ static void make_plan(hh_pkg *e, int mem)
                        : halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
   if (st != HALO_SUCCESS && mem == HH_DEVICE_MEM && o.transport == HALO_TRANSPORT_NCCL &&
       device_auto == HALO_TRANSPORT_NCCL && hh_settings_get()->opts.transport == HALO_TRANSPORT_AUTO) {
-    device_auto = HALO_TRANSPORT_IPC; /* ranks share a GPU, or no NCCL */
+    device_auto = HALO_TRANSPORT_STAGED; /* ranks share a GPU, or no NCCL */
     o.transport = device_auto;
     st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
   }
