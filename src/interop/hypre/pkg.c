@@ -535,7 +535,7 @@ static void make_plan(hh_pkg *e, int mem)
   halo_status st = why ? HALO_ERR_NOT_COMPILED
                        : halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
   if (st != HALO_SUCCESS && mem == HH_DEVICE_MEM && o.transport == HALO_TRANSPORT_NCCL &&
-      device_auto == HALO_TRANSPORT_NCCL && hh_settings_get()->opts.transport == HALO_TRANSPORT_AUTO) {
+      device_auto == HALO_TRANSPORT_NCCL && s->opts.transport == HALO_TRANSPORT_AUTO) {
     device_auto = HALO_TRANSPORT_STAGED; /* ranks share a GPU, or no NCCL */
     o.transport = device_auto;
     st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
