@@ -23,7 +23,8 @@
 #   bench/gpu/amg.sh all     both
 # AMG_CHECK_S, AMG_CHECK_T, AMG_CHECK_K (strategies, transports, ranks per node of the 2-rank
 # check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it; AMG_CASES the bench's roads
-# ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged").
+# ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged"); AMG_MPS=1 runs them
+# under CUDA's multi-process service.
 # Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -247,6 +248,18 @@ EOF
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; $(mpirun --version 2>&1 | head -1); $(nvcc --version | tail -1)"
 } >>"$summary"
 build
+# AMG_MPS=1: the runs under CUDA's multi-process service (ranks that share a GPU then share one
+# context instead of time-slicing theirs), started here and stopped at the end
+if [ "${AMG_MPS:-0}" = 1 ]; then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+  if nvidia-cuda-mps-control -d; then
+    say "- under MPS (nvidia-cuda-mps-control -d)"
+    trap 'echo quit | nvidia-cuda-mps-control' EXIT
+  else
+    say "- MPS could not start: the runs share the GPUs by time-slicing"
+  fi
+fi
 case $what in
   check) check ;;
   bench) bench ;;
