@@ -104,6 +104,10 @@ int64_t halo_debug_alloc_count(void);
 /** Count one allocation or handle creation made outside halo_malloc. */
 void halo_debug_count_alloc(void);
 
+/** Failure injection (tests): the k-th host allocation from now on
+ *  (halo_malloc, halo_calloc, halo_realloc) returns NULL; 0 disarms. */
+void halo_debug_fail_alloc(int64_t k);
+
 /* ---- device memory: CUDA when compiled in; otherwise every call fails with
  * HALO_ERR_NOT_COMPILED. No CUDA type appears here, so that the planning
  * code can use them without a CUDA header. */

@@ -7,20 +7,34 @@
 #include "halo_impl.h"
 
 static atomic_llong halo_alloc_count;
+/* failure injection (tests): the allocation that brings the count to this
+ * number fails; 0: none */
+static atomic_llong halo_alloc_fail_at;
+
+/* Count one allocation; 1 when it is the one to fail. */
+static int count_one(void) {
+  const long long n = atomic_fetch_add(&halo_alloc_count, 1) + 1;
+  const long long at = atomic_load(&halo_alloc_fail_at);
+  return at > 0 && n == at;
+}
 
 void *halo_malloc(size_t bytes) {
-  atomic_fetch_add(&halo_alloc_count, 1);
+  if (count_one()) return NULL;
   return malloc(bytes ? bytes : 1);
 }
 
 void *halo_calloc(size_t count, size_t size) {
-  atomic_fetch_add(&halo_alloc_count, 1);
+  if (count_one()) return NULL;
   return calloc(count ? count : 1, size ? size : 1);
 }
 
 void *halo_realloc(void *p, size_t bytes) {
-  atomic_fetch_add(&halo_alloc_count, 1);
+  if (count_one()) return NULL;
   return realloc(p, bytes ? bytes : 1);
+}
+
+void halo_debug_fail_alloc(int64_t k) {
+  atomic_store(&halo_alloc_fail_at, k > 0 ? (long long)halo_debug_alloc_count() + k : 0);
 }
 
 void halo_free(void *p) { free(p); }

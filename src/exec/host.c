@@ -141,7 +141,7 @@ static void free_direct(host_direct *m) {
 static void host_destroy(halo_exec *ex) {
   host_data *d = ex->data;
   if (!d) return;
-  for (int i = 0; i < d->n_req; i++)
+  for (int i = 0; d->req && i < d->n_req; i++) /* req NULL: its allocation failed */
     if (d->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&d->req[i]);
   for (int t = 0; t < 2; t++) {
     host_bound *b = &d->bound[t];

@@ -194,7 +194,9 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
     HALO_TRY(halo_plan_choose(P, in, pattern, &s, transport_deferred));
   P->set = s;
   PART_DONE(HALO_SETUP_CHOICE);
-  HALO_TRY(halo_plan_schedule(P, in, pattern, &s, &P->sched));
+  /* agreed: a rank that cannot schedule must not leave the others in the
+   * handshake */
+  HALO_TRY(halo_agree(ctx->comm, halo_plan_schedule(P, in, pattern, &s, &P->sched)));
   halo_pattern_free(&own_pattern); /* the schedule holds all the exchange needs */
   PART_DONE(HALO_SETUP_SCHEDULE);
   st = halo_schedule_handshake(ctx->comm, P->topo, &P->sched, node_of_send);

@@ -30,8 +30,9 @@ halo_status halo_schedule_handshake(MPI_Comm comm, const halo_topology *t, const
   hs_record *out = NULL, *in = NULL;
   MPI_Request *req = NULL, barrier = MPI_REQUEST_NULL;
   for (int k = 0; k < s->n_phases; k++) n_out += s->phase[k].n_recv;
-  HALO_TRY(HALO_ALLOC(out, n_out));
-  HALO_TRY(HALO_ALLOC(req, n_out));
+  st = HALO_ALLOC(out, n_out);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(req, n_out);
+  HALO_TRY(halo_agree(comm, st)); /* before the NBX, where the others would wait */
   n_out = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
@@ -40,25 +41,35 @@ halo_status halo_schedule_handshake(MPI_Comm comm, const halo_topology *t, const
       int ord = 0; /* position among the receives from the same peer */
       for (int j = 0; j < i; j++) ord += ph->recv[j].peer == ph->recv[i].peer;
       out[n_out] = (hs_record){k, s->rank, ord, t->node_id, ph->recv[i].count};
-      HALO_TRY_MPI(MPI_Issend(&out[n_out], 5, MPI_INT64_T, ph->recv[i].peer, HALO_TAG_HANDSHAKE, comm,
-                              &req[n_out]));
+      HALO_TRY_MPI(MPI_Issend(&out[n_out], 5, MPI_INT64_T, ph->recv[i].peer, HALO_TAG_HANDSHAKE,
+                              comm, &req[n_out]));
       n_out++;
     }
   }
+  halo_status kept = HALO_SUCCESS;
   for (int done = 0, in_barrier = 0; !done;) {
     int flag = 0;
     MPI_Status status;
     HALO_TRY_MPI(MPI_Iprobe(MPI_ANY_SOURCE, HALO_TAG_HANDSHAKE, comm, &flag, &status));
     if (flag) {
-      if (n_in == cap_in) {
+      if (n_in == cap_in && kept == HALO_SUCCESS) {
         int cap = cap_in ? 2 * cap_in : 16;
         hs_record *q = halo_realloc(in, (size_t)cap * sizeof *in);
-        if (!q) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory checking the schedule");
-        in = q;
-        cap_in = cap;
+        if (q) {
+          in = q;
+          cap_in = cap;
+        } else {
+          kept = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory checking the schedule");
+        }
       }
-      HALO_TRY_MPI(MPI_Recv(&in[n_in++], 5, MPI_INT64_T, status.MPI_SOURCE, HALO_TAG_HANDSHAKE, comm,
-                            MPI_STATUS_IGNORE));
+      if (kept != HALO_SUCCESS) { /* received and dropped; the NBX goes on to its end */
+        int64_t rec[5];
+        HALO_TRY_MPI(MPI_Recv(rec, 5, MPI_INT64_T, status.MPI_SOURCE, HALO_TAG_HANDSHAKE, comm,
+                              MPI_STATUS_IGNORE));
+        continue;
+      }
+      HALO_TRY_MPI(MPI_Recv(&in[n_in++], 5, MPI_INT64_T, status.MPI_SOURCE, HALO_TAG_HANDSHAKE,
+                            comm, MPI_STATUS_IGNORE));
     }
     if (!in_barrier) {
       int all = 0;
@@ -71,6 +82,7 @@ halo_status halo_schedule_handshake(MPI_Comm comm, const halo_topology *t, const
       HALO_TRY_MPI(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
     }
   }
+  HALO_TRY(halo_agree(comm, kept));
   if (n_in > 1) qsort(in, (size_t)n_in, sizeof *in, cmp_hs);
   int matched = 0;
   for (int k = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {

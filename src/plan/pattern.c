@@ -76,12 +76,19 @@ halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const 
   memset(p, 0, sizeof *p);
   HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
   HALO_TRY_MPI(MPI_Comm_size(comm, &size));
-  HALO_TRY(halo_pattern_recv_side(rank, size, col_ranges, ghost_ids, n_ghost, p));
+  st = halo_pattern_recv_side(rank, size, col_ranges, ghost_ids, n_ghost, p);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(sreq, p->n_recv);
+  /* a failure here is agreed before the NBX, where the other ranks would
+   * wait for this one's requests */
+  HALO_TRY(halo_agree(comm, st));
 
   /* NBX: ask every owner for its entries with a synchronous send; once all
    * of them are matched, enter a non-blocking barrier; keep receiving
-   * requests until the barrier completes. */
-  HALO_TRY(HALO_ALLOC(sreq, p->n_recv));
+   * requests until the barrier completes. A rank that cannot keep a request
+   * (out of memory) still receives it, into nothing (the truncated receive
+   * matches it), and stays in the NBX to the end: the failure is agreed
+   * after it. */
+  halo_status kept = HALO_SUCCESS;
   for (int i = 0; i < p->n_recv; i++)
     HALO_TRY_MPI(MPI_Issend(ghost_ids + p->recv[i].offset, (int)p->recv[i].count, MPI_INT64_T,
                             p->recv[i].peer, HALO_TAG_PATTERN, comm, &sreq[i]));
@@ -92,18 +99,28 @@ halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const 
     if (flag) {
       int count;
       HALO_TRY_MPI(MPI_Get_count(&status, MPI_INT64_T, &count));
-      if (n_in == cap_in) {
+      if (n_in == cap_in && kept == HALO_SUCCESS) {
         int cap = cap_in ? 2 * cap_in : 16;
         nbx_request *q = halo_realloc(in, (size_t)cap * sizeof *in);
-        if (!q) HALO_FAIL(HALO_ERR_OUT_OF_MEMORY, "out of memory receiving ghost requests");
-        in = q;
-        cap_in = cap;
+        if (q) {
+          in = q;
+          cap_in = cap;
+        } else {
+          kept = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory receiving ghost requests");
+        }
+      }
+      int64_t *ids = NULL;
+      if (kept == HALO_SUCCESS) kept = HALO_ALLOC(ids, count);
+      if (kept != HALO_SUCCESS) { /* matched and dropped (MPI_ERR_TRUNCATE, returned) */
+        int64_t none;
+        MPI_Recv(&none, 0, MPI_INT64_T, status.MPI_SOURCE, HALO_TAG_PATTERN, comm,
+                 MPI_STATUS_IGNORE);
+        continue;
       }
       nbx_request *r = &in[n_in];
       r->source = status.MPI_SOURCE;
       r->count = count;
-      r->ids = NULL;
-      HALO_TRY(HALO_ALLOC(r->ids, count));
+      r->ids = ids;
       n_in++;
       HALO_TRY_MPI(MPI_Recv(r->ids, count, MPI_INT64_T, r->source, HALO_TAG_PATTERN, comm,
                             MPI_STATUS_IGNORE));
@@ -119,6 +136,7 @@ halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const 
       HALO_TRY_MPI(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE));
     }
   }
+  HALO_TRY(halo_agree(comm, kept));
 
   /* Send side, ordered by rank so that plans do not depend on arrival order. */
   if (n_in > 1) qsort(in, (size_t)n_in, sizeof *in, cmp_request);
@@ -142,6 +160,9 @@ halo_status halo_pattern_create(MPI_Comm comm, const int64_t *col_ranges, const 
     }
   }
 cleanup:
+  /* every rank comes here once, past the NBX: a failure of the send side
+   * (out of memory, a request for an entry not owned) is agreed too */
+  st = halo_agree(comm, st);
   for (int i = 0; i < n_in; i++) halo_free(in[i].ids);
   halo_free(in);
   halo_free(sreq);

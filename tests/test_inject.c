@@ -1,0 +1,176 @@
+/* Failure injection (issue 17 item 3), host allocations: the k-th allocation
+ * of one rank fails (halo_debug_fail_alloc), swept over every k of a step on
+ * each rank in turn. Steps: the matrix's creation, a plan's creation from it
+ * (the strategies of argv[2], on nodes of 2 ranks), an exchange-only plan
+ * from global ids, and the first exchange and product of a plan. After each:
+ * every rank must have the same outcome (all an error, the failing rank's
+ * message "out of memory" on it; or all success, with right ghost values), no
+ * rank may hang (a watchdog names the case and ends the run), and the same
+ * step without a failure must then work. Prints the number of failures
+ * injected per step. Leaks are ASan's to find (HALO_SANITIZE builds). */
+#include <signal.h>
+#include <unistd.h>
+
+#include "halo_impl.h"
+#include "verify.h"
+
+static char current[256];
+
+static void watchdog(int sig) {
+  (void)sig;
+  static const char msg[] = "test_inject: HANG (no outcome within 60 s): ";
+  if (write(2, msg, sizeof msg - 1) < 0 || write(2, current, strlen(current)) < 0 ||
+      write(2, "\n", 1) < 0) {
+  }
+  _exit(3);
+}
+
+typedef struct {
+  MPI_Comm comm;
+  int rank, P;
+  halo_csr rows;
+  int64_t b, e;
+  double *x, *y, *g;
+  halo_matrix A;
+} world;
+
+enum { STEP_MATRIX, STEP_PLAN, STEP_IDS, STEP_USE, N_STEPS };
+static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan from ids",
+                                         "first exchange and product"};
+
+/* Run step s (the matrix and, for STEP_USE, a plan made before the failure
+ * is armed); returns this rank's status and leaves nothing behind. */
+static halo_status run_step(world *w, int s, halo_strategy strategy, int64_t fail_k, int fail_rank,
+                            int *wrong) {
+  halo_plan_options o = halo_plan_options_default();
+  o.strategy = strategy;
+  o.ranks_per_node = 2;
+  o.message_cap = 64;
+  halo_status st = HALO_SUCCESS;
+  halo_matrix A = NULL;
+  halo_plan plan = NULL;
+  *wrong = 0;
+  if (s == STEP_USE) CHECK_OK(halo_plan_create(w->A, &o, &plan));
+  if (w->rank == fail_rank) halo_debug_fail_alloc(fail_k);
+  switch (s) {
+  case STEP_MATRIX:
+    st = halo_matrix_create_csr(w->comm, w->b, w->e, w->b, w->e, w->rows.row_ptr, w->rows.col_ids,
+                                w->rows.values, HALO_MEMORY_HOST, &A);
+    break;
+  case STEP_PLAN: st = halo_plan_create(w->A, &o, &plan); break;
+  case STEP_IDS: {
+    const int64_t *gid;
+    int64_t ng;
+    CHECK_OK(halo_matrix_get_local_sizes(w->A, NULL, NULL, &ng));
+    CHECK_OK(halo_matrix_get_ghost_ids(w->A, &gid));
+    st = halo_plan_create_from_ids(w->comm, w->b, w->e, ng, gid, &o, &plan);
+    break;
+  }
+  case STEP_USE:
+    st = halo_exchange_begin(plan, w->x, w->g);
+    if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
+    if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, w->x, 0.0, w->y);
+    break;
+  }
+  halo_debug_fail_alloc(0);
+  if (st == HALO_SUCCESS && plan && s != STEP_USE) { /* a plan made: its ghosts must be right */
+    halo_status su = halo_exchange_begin(plan, w->x, w->g);
+    if (su == HALO_SUCCESS) su = halo_exchange_end(plan);
+    if (su != HALO_SUCCESS) *wrong = 1;
+  }
+  if (st == HALO_SUCCESS && plan) {
+    const int64_t *gid;
+    int64_t ng;
+    CHECK_OK(halo_matrix_get_local_sizes(w->A, NULL, NULL, &ng));
+    CHECK_OK(halo_matrix_get_ghost_ids(w->A, &gid));
+    for (int64_t k = 0; k < ng; k++)
+      if (w->g[k] != test_x(gid[k])) *wrong = 1;
+  }
+  halo_plan_destroy(&plan);
+  halo_matrix_destroy(&A);
+  return st;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  world w = {.comm = MPI_COMM_WORLD};
+  MPI_Comm_rank(w.comm, &w.rank);
+  MPI_Comm_size(w.comm, &w.P);
+  signal(SIGALRM, watchdog);
+  halo_gen g;
+  int64_t *rb;
+  CHECK_OK(halo_gen_parse(argc > 1 ? argv[1] : "lap3d27:6", &g));
+  CHECK_OK(halo_gen_distributed(w.comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &w.rows));
+  w.b = rb[w.rank], w.e = rb[w.rank + 1];
+  CHECK_OK(halo_matrix_create_csr(w.comm, w.b, w.e, w.b, w.e, w.rows.row_ptr, w.rows.col_ids,
+                                  w.rows.values, HALO_MEMORY_HOST, &w.A));
+  int64_t n, ng;
+  CHECK_OK(halo_matrix_get_local_sizes(w.A, NULL, &n, &ng));
+  w.x = malloc((size_t)(n + 1) * sizeof *w.x);
+  w.y = malloc((size_t)(n + 1) * sizeof *w.y);
+  w.g = malloc((size_t)(ng + 1) * sizeof *w.g);
+  for (int64_t i = 0; i < n; i++) w.x[i] = test_x(w.b + i);
+  /* the strategies of the plans (argv[2], a list "standard,3step,split") */
+  halo_strategy strategies[HALO_N_STRATEGIES];
+  int n_strategies = 0;
+  char list[128];
+  snprintf(list, sizeof list, "%s", argc > 2 ? argv[2] : "standard");
+  for (char *tok = strtok(list, ","); tok && n_strategies < HALO_N_STRATEGIES;
+       tok = strtok(NULL, ","))
+    CHECK_OK(halo_strategy_from_name(tok, &strategies[n_strategies++]));
+  long total = 0;
+  for (int s = 0; s < N_STEPS; s++)
+    for (int si = 0; si < (s == STEP_MATRIX ? 1 : n_strategies); si++) {
+      long injected = 0;
+      for (int fr = 0; fr < w.P; fr++)
+        for (int64_t k = 1;; k++) {
+          snprintf(current, sizeof current, "%s, %s, allocation %lld of rank %d fails",
+                   step_name[s], halo_strategy_name(strategies[si]), (long long)k, fr);
+          alarm(60);
+          int64_t before = halo_debug_alloc_count(), wrong = 0;
+          int wr = 0;
+          halo_status st = run_step(&w, s, strategies[si], k, fr, &wr);
+          wrong = wr;
+          (void)before;
+          const char *msg = halo_last_error();
+          /* did the failure happen (on the failing rank)? */
+          int hit =
+              w.rank == fr && st == HALO_ERR_OUT_OF_MEMORY && strstr(msg, "out of memory") != NULL;
+          int v[3] = {st != HALO_SUCCESS, -(st != HALO_SUCCESS), hit}, m[3];
+          MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
+          alarm(0);
+          const int all_failed = m[0] == 1 && m[1] == -1, none_failed = m[0] == 0;
+          CHECK_MSG(all_failed || none_failed, "%s: the ranks disagree (this rank: %s)", current,
+                    st == HALO_SUCCESS ? "success" : msg);
+          CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
+          if (all_failed && w.rank == fr)
+            CHECK_MSG(st == HALO_ERR_OUT_OF_MEMORY, "%s: the failing rank's status is %s (%s)",
+                      current, halo_status_string(st), msg);
+          if (none_failed && !m[2]) {
+            /* no failure: k is past the step's allocations on rank fr, or the
+             * allocation that failed was not needed; stop at 2 in a row */
+            int64_t made = 0;
+            if (w.rank == fr) made = halo_debug_alloc_count() - before;
+            MPI_Bcast(&made, 1, MPI_INT64_T, fr, w.comm);
+            if (k > made) break;
+          }
+          if (all_failed && !injected && w.rank == (fr + 1) % w.P)
+            printf("test_inject: %s: rank %d's message: %s\n", current, w.rank, msg);
+          injected += all_failed;
+        }
+      if (w.rank == 0)
+        printf("test_inject: %-28s %-8s %ld failures injected; at each, every rank failed and "
+               "none hung\n",
+               step_name[s], s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected);
+      total += injected;
+    }
+  if (w.rank == 0) printf("test_inject: %ld failures injected in all\n", total);
+  halo_matrix_destroy(&w.A);
+  halo_csr_free(&w.rows);
+  free(rb);
+  free(w.x);
+  free(w.y);
+  free(w.g);
+  MPI_Finalize();
+  return 0;
+}
