@@ -162,20 +162,22 @@ static halo_status gatherv(MPI_Comm comm, const halo_vec *mine, int64_t **all_p,
   if (mine->n > INT_MAX)
     HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "a pattern of %lld words is too large", (long long)mine->n);
   int n = (int)mine->n;
-  if (rank == 0) {
-    HALO_TRY(HALO_ALLOC(counts, size));
-    HALO_TRY(HALO_ALLOC(displs, size));
-  }
+  /* the leader's failures are agreed over the node before each collective,
+   * which the node's other ranks would otherwise wait in */
+  if (rank == 0) st = HALO_ALLOC(counts, size);
+  if (rank == 0 && st == HALO_SUCCESS) st = HALO_ALLOC(displs, size);
+  HALO_TRY(halo_agree(comm, st));
   HALO_TRY_MPI(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
   if (rank == 0) {
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < size && st == HALO_SUCCESS; r++) {
       if (total > INT_MAX - counts[r])
-        HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "the patterns of one node exceed %d words", INT_MAX);
+        st = HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "the patterns of one node exceed %d words", INT_MAX);
       displs[r] = (int)total;
       total += counts[r];
     }
-    HALO_TRY(HALO_ALLOC(all, total));
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(all, total);
   }
+  HALO_TRY(halo_agree(comm, st));
   HALO_TRY_MPI(MPI_Gatherv(mine->v, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm));
   *all_p = all;
   *n_all_p = total;
@@ -192,20 +194,45 @@ cleanup:
 typedef halo_status (*make_fn)(const halo_link *l, int my_node, halo_vec *out);
 typedef halo_status (*take_fn)(halo_link *l, const int64_t *buf, int64_t n);
 
+static halo_status take_receive(halo_link *l, const int64_t *buf, int64_t n);
+
+/* The arrays of an exchange, made by the caller before it (their failure
+ * agreed over the plan's communicator): a leader that cannot make them sends
+ * nothing, and its partners would wait. */
+typedef struct {
+  halo_vec *msg;
+  MPI_Request *req;
+} exchange_arrays;
+
+static halo_status exchange_arrays_make(int n_to, exchange_arrays *a) {
+  halo_status st = HALO_CALLOC(a->msg, n_to);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(a->req, n_to);
+  for (int i = 0; st == HALO_SUCCESS && i < n_to; i++) a->req[i] = MPI_REQUEST_NULL;
+  return st;
+}
+
+/* Once the arrays are made, every link gets a message and every message is
+ * received, whatever fails on the way: a leader that cannot make a decision
+ * sends its node's id alone (a decision that says nothing, taken as a
+ * failure by the receiver), and one that cannot keep a decision receives it
+ * into nothing (the truncated receive matches it). The failure is then
+ * agreed by the caller. */
 static halo_status exchange(MPI_Comm comm, int my_node, halo_link *to, int n_to, make_fn make,
-                            halo_link *from, int n_from, take_fn take, int tag) {
+                            halo_link *from, int n_from, take_fn take, int tag,
+                            exchange_arrays *a) {
   halo_status st = HALO_SUCCESS;
-  halo_vec *msg = NULL;
-  MPI_Request *req = NULL;
+  halo_vec *msg = a->msg;
+  MPI_Request *req = a->req;
   int64_t *buf = NULL;
-  HALO_TRY(HALO_CALLOC(msg, n_to));
-  HALO_TRY(HALO_ALLOC(req, n_to));
-  for (int i = 0; i < n_to; i++) req[i] = MPI_REQUEST_NULL;
+  const int64_t failed_decision[1] = {my_node};
   for (int i = 0; i < n_to; i++) {
-    HALO_TRY(make(&to[i], my_node, &msg[i]));
-    if (msg[i].n > INT_MAX)
-      HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "a decision of %lld words", (long long)msg[i].n);
-    HALO_TRY_MPI(MPI_Isend(msg[i].v, (int)msg[i].n, MPI_INT64_T, to[i].node, tag, comm, &req[i]));
+    halo_status sm = make(&to[i], my_node, &msg[i]);
+    if (sm == HALO_SUCCESS && msg[i].n > INT_MAX)
+      sm = HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "a decision of %lld words", (long long)msg[i].n);
+    if (st == HALO_SUCCESS) st = sm;
+    const int ok = sm == HALO_SUCCESS;
+    HALO_TRY_MPI(MPI_Isend(ok ? msg[i].v : failed_decision, ok ? (int)msg[i].n : 1, MPI_INT64_T,
+                           to[i].node, tag, comm, &req[i]));
   }
   for (int i = 0; i < n_from; i++) {
     MPI_Status status;
@@ -213,12 +240,26 @@ static halo_status exchange(MPI_Comm comm, int my_node, halo_link *to, int n_to,
     HALO_TRY_MPI(MPI_Probe(from[i].node, tag, comm, &status));
     HALO_TRY_MPI(MPI_Get_count(&status, MPI_INT64_T, &count));
     HALO_FREE(buf);
-    HALO_TRY(HALO_ALLOC(buf, count));
+    halo_status sr = st == HALO_SUCCESS ? HALO_ALLOC(buf, count) : st;
+    if (sr != HALO_SUCCESS) { /* matched and dropped (MPI_ERR_TRUNCATE, returned) */
+      int64_t none;
+      MPI_Recv(&none, 0, MPI_INT64_T, from[i].node, tag, comm, MPI_STATUS_IGNORE);
+      st = sr;
+      continue;
+    }
     HALO_TRY_MPI(MPI_Recv(buf, count, MPI_INT64_T, from[i].node, tag, comm, MPI_STATUS_IGNORE));
     if (count < 1 || buf[0] != from[i].node)
-      HALO_FAIL(HALO_ERR_INTERNAL, "decision from node %d names node %lld", from[i].node,
-                count ? (long long)buf[0] : -1LL);
-    HALO_TRY(take(&from[i], buf + 1, count - 1));
+      st = HALO_ERROR(HALO_ERR_INTERNAL, "decision from node %d names node %lld", from[i].node,
+                      count ? (long long)buf[0] : -1LL);
+    else if (count == 1 && (take == take_receive || from[i].n_pieces > 0))
+      /* the id alone: a receive decision has pieces, a send decision one per
+       * piece; a link without pieces cannot tell, and the sender's own
+       * failure is agreed anyway */
+      st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY,
+                      "node %d could not make its decision (out of memory, or too large)",
+                      from[i].node);
+    else
+      st = take(&from[i], buf + 1, count - 1);
   }
   HALO_TRY_MPI(MPI_Waitall(n_to, req, MPI_STATUSES_IGNORE));
 cleanup:
@@ -227,6 +268,8 @@ cleanup:
     for (int i = 0; i < n_to; i++) halo_vec_free(&msg[i]);
   halo_free(msg);
   halo_free(req);
+  a->msg = NULL;
+  a->req = NULL;
   return st;
 }
 
@@ -305,14 +348,29 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   HALO_TRY(halo_agree(comm, st));
 
   /* 4, 5 */
+  exchange_arrays xa = {0};
+  if (leader) st = exchange_arrays_make(L.n_in, &xa);
+  st = halo_agree(comm, st);
+  if (st != HALO_SUCCESS) {
+    halo_free(xa.msg);
+    halo_free(xa.req);
+    goto cleanup;
+  }
   if (leader)
     st = exchange(comm, t->node_id, L.in, L.n_in, make_receive, L.out, L.n_out, take_receive,
-                  HALO_TAG_RECEIVE_DECISION);
+                  HALO_TAG_RECEIVE_DECISION, &xa);
   if (leader && st == HALO_SUCCESS) st = halo_node_decide_send(d, &in, &L);
   HALO_TRY(halo_agree(comm, st));
+  if (leader) st = exchange_arrays_make(L.n_out, &xa);
+  st = halo_agree(comm, st);
+  if (st != HALO_SUCCESS) {
+    halo_free(xa.msg);
+    halo_free(xa.req);
+    goto cleanup;
+  }
   if (leader)
     st = exchange(comm, t->node_id, L.out, L.n_out, make_send, L.in, L.n_in, take_send,
-                  HALO_TAG_SEND_DECISION);
+                  HALO_TAG_SEND_DECISION, &xa);
   HALO_TRY(halo_agree(comm, st));
 
   /* 6 */
@@ -336,7 +394,9 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   HALO_TRY(halo_agree(comm, st));
   int my_count = 0;
   HALO_TRY_MPI(MPI_Scatter(counts, 1, MPI_INT, &my_count, 1, MPI_INT, 0, t->node_comm));
-  HALO_TRY(HALO_ALLOC(my_sched, my_count));
+  /* agreed over the node: its leader would otherwise leave the others in the
+   * scatter */
+  HALO_TRY(halo_agree(t->node_comm, HALO_ALLOC(my_sched, my_count)));
   HALO_TRY_MPI(MPI_Scatterv(packed.v, counts, displs, MPI_INT64_T, my_sched, my_count, MPI_INT64_T,
                             0, t->node_comm));
   int64_t pos = 0;
