@@ -377,7 +377,9 @@ static void plan_hierarchy(MPI_Comm comm, hypre_ParCSRMatrix **mats, int n)
     }
     MPI_Allreduce(MPI_IN_PLACE, want, n, MPI_INT, MPI_MIN, comm);
     for (int i = 0; i < n; i++) {
-      if (!want[i]) continue; /* then at its first exchange, as any package */
+      /* not wanted: at its first exchange, as any package; made already: a
+       * package listed twice (the same on every rank) */
+      if (!want[i] || es[i]->state[mems[i]] != 0) continue;
       hh_record *r = es[i]->rec >= 0 ? hh_record_at(es[i]->rec) : NULL;
       double tp = MPI_Wtime();
       make_plan(es[i], mems[i]);
