@@ -335,7 +335,9 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   HALO_TRY(peer_nodes(comm, t, p, recv_node, send_node));
   st = pack_input(rank, p, ghost_ids, recv_node, send_node, &mine);
   HALO_TRY(halo_agree(comm, st));
-  HALO_TRY(gatherv(t->node_comm, &mine, &all, &n_all));
+  /* the gather's failures are agreed over the node: then over all nodes, or
+   * the other nodes' ranks would be one agreement ahead of this one's */
+  HALO_TRY(halo_agree(comm, gatherv(t->node_comm, &mine, &all, &n_all)));
   halo_vec_free(&mine);
 
   /* 3 */
@@ -397,6 +399,8 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   /* agreed over the node: its leader would otherwise leave the others in the
    * scatter */
   HALO_TRY(halo_agree(t->node_comm, HALO_ALLOC(my_sched, my_count)));
+  /* from here a failure is one node's or one rank's: halo_plan_schedule
+   * agrees it over all ranks */
   HALO_TRY_MPI(MPI_Scatterv(packed.v, counts, displs, MPI_INT64_T, my_sched, my_count, MPI_INT64_T,
                             0, t->node_comm));
   int64_t pos = 0;
