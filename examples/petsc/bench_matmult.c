@@ -18,7 +18,9 @@
 
    This is a plain PETSc program: it contains no halo call and includes no halo header. halo can
    only come in through PETSc options, e.g. -dll_append libhalo_petsc.so -halo_sf. */
+#include <petscdevice.h>
 #include <petscmat.h>
+#include <string.h>
 
 #include "matrices.h"
 
@@ -73,7 +75,16 @@ static PetscErrorCode CaseCreate(MPI_Comm comm, PetscInt n, const char *file, co
   PetscCall(MatMPIAIJGetSeqAIJ(c->A, &Ad, &Ao, &garray));
   PetscCall(MatGetSize(Ao, NULL, &nghost));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &c->is));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost, &c->lvec));
+  { /* the sequential type of x's (seq for mpi, seqcuda for mpicuda), as MatMult's lvec */
+    VecType xtype;
+    char ltype[64] = "seq";
+
+    PetscCall(VecGetType(c->x, &xtype));
+    if (xtype && !strncmp(xtype, "mpi", 3)) PetscCall(PetscSNPrintf(ltype, sizeof ltype, "seq%s", xtype + 3));
+    PetscCall(VecCreate(PETSC_COMM_SELF, &c->lvec));
+    PetscCall(VecSetSizes(c->lvec, nghost, nghost));
+    PetscCall(VecSetType(c->lvec, ltype));
+  }
   PetscCall(VecScatterCreate(c->x, c->is, c->lvec, NULL, &c->sc));
   if (sf_type) {
     if (had) PetscCall(PetscOptionsSetValue(NULL, "-sf_type", saved));
@@ -101,6 +112,14 @@ static PetscErrorCode TimeOp(MPI_Comm comm, int op, Case *c, PetscReal *us) {
   PetscCallMPI(MPI_Barrier(comm));
   t0 = MPI_Wtime();
   PetscCall(RunOp(op, c->A, c->sc, c->x, c->y, c->lvec));
+#if defined(PETSC_HAVE_CUDA) || defined(PETSC_HAVE_HIP)
+  { /* a GPU's operation is enqueued: time it to its end */
+    PetscDeviceContext dctx;
+
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+#endif
   dt = MPI_Wtime() - t0;
   PetscCallMPI(MPI_Allreduce(&dt, &dtmax, 1, MPI_DOUBLE, MPI_MAX, comm));
   *us = (PetscReal)(1e6 * dtmax);

@@ -44,6 +44,7 @@ static PetscErrorCode HaloMatStateDestroy(void *ctx) {
   PetscCall(PetscFree(hm));
   PetscFunctionReturn(0);
 }
+HALO_PETSC_CONTAINER_DESTROY(HaloMatStateDestroy)
 
 static PetscErrorCode HaloMatGetState(Mat A, HaloMat **hm_p) {
   PetscContainer c = NULL;
@@ -197,7 +198,7 @@ static PetscErrorCode HaloMatInstall(Mat A) {
   hm->destroy = A->ops->destroy;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, hm));
-  PetscCall(PetscContainerSetUserDestroy(c, HaloMatStateDestroy));
+  PetscCall(HaloPetscContainerSetDestroy(c, HaloMatStateDestroy));
   PetscCall(PetscObjectCompose((PetscObject)A, halo_mat_key, (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
   A->ops->mult = HaloMatMult;

@@ -17,6 +17,29 @@
 #define HALO_PETSC_SCALAR_OK 1
 #endif
 
+/* Star forests in CUDA memory go through halo's device plans where PETSc has
+ * CUDA (3.20 or later: PetscGetCurrentCUDAStream) and halo was built with it
+ * (HALO_PETSC_CUDA, set by CMake); elsewhere they stay PETSc's. */
+#if defined(PETSC_HAVE_CUDA) && defined(HALO_PETSC_CUDA) && HALO_PETSC_CUDA && \
+    PETSC_VERSION_GE(3, 20, 0)
+#define HALO_PETSC_DEVICE 1
+#else
+#define HALO_PETSC_DEVICE 0
+#endif
+
+/* A container's destroy function: PETSc 3.23 passes it the address of the
+ * context (PetscContainerSetCtxDestroy), earlier releases the context. After
+ * a function fn(void *ctx), HALO_PETSC_CONTAINER_DESTROY(fn) makes what
+ * HaloPetscContainerSetDestroy(c, fn) sets. */
+#if PETSC_VERSION_GE(3, 23, 0)
+#define HALO_PETSC_CONTAINER_DESTROY(fn)                                                           \
+  static PetscErrorCode fn##_ctx(PetscCtxRt ctx) { return fn(*(void **)ctx); }
+#define HaloPetscContainerSetDestroy(c, fn) PetscContainerSetCtxDestroy(c, fn##_ctx)
+#else
+#define HALO_PETSC_CONTAINER_DESTROY(fn)
+#define HaloPetscContainerSetDestroy(c, fn) PetscContainerSetUserDestroy(c, fn)
+#endif
+
 /** The -halo_sf_* options, read once by HaloPetscInitialize(). */
 typedef struct {
   PetscBool sf;             /* -halo_sf: wrap the type basic */

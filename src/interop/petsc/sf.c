@@ -9,36 +9,57 @@
  * whenever halo does not take the call.
  *
  * Which calls halo takes. A star forest is planned at its first call that
- * halo could run (unit MPIU_SCALAR, host memory, Bcast with MPI_REPLACE or
- * Reduce with MPI_SUM), and only when, on every rank of its communicator
+ * halo could run (unit MPIU_SCALAR, Bcast with MPI_REPLACE or Reduce with
+ * MPI_SUM, both arrays in host memory or, where PETSc and halo have CUDA,
+ * both in CUDA memory), and only when, on every rank of its communicator
  * (one MPI_Allreduce), it was made by VecScatterCreate with block size 1 and
  * not remapped, its leaves are contiguous and none of them is on its own
  * rank. Every condition of a call is one that all ranks share (PETSc's
  * collective semantics), so all ranks take the same route. A second
  * operation started while halo's is in flight goes to basic; a scatter
  * remapped after it was planned drops its plan.
+ *
+ * Memory. A star forest has a plan per memory it is called with, made at
+ * its first call in that memory (a PETSc Vec has one type on every rank, so
+ * every rank calls in the same memory). A device plan's exchanges are
+ * ordered on PETSc's current CUDA stream: the plan is made on the stream of
+ * its first call, and a call on another stream is tied to the plan's by
+ * events, both ways.
  */
 #include "petsc_impl.h"
 
 #include <string.h>
 
+#if HALO_PETSC_DEVICE
+#include <petscdevice_cuda.h>
+#endif
+
 typedef enum { HALO_SF_UNDECIDED = 0, HALO_SF_HALO, HALO_SF_BASIC } HaloSFRoute;
 typedef enum { HALO_SF_IDLE = 0, HALO_SF_BCAST, HALO_SF_REDUCE } HaloSFFlight;
+typedef enum { HALO_SF_HOST = 0, HALO_SF_DEVICE = 1 } HaloSFMem;
 
 typedef struct {
   HaloSFRoute route;
   const char *why; /* why it went to basic */
-  halo_plan plan;
-  double modeled_seconds;
+  halo_plan plan[2]; /* per memory, made at the first call in it */
+  double modeled_seconds[2];
+  PetscBool reduce_bitwise[2]; /* -halo_sf_verify: a Reduce must be basic's bit for bit */
+  PetscInt64 n_bcast[2], n_reduce[2];
   PetscInt leafstart; /* leaves are [leafstart, leafstart + nleaves) */
   HaloSFFlight flight;
+  HaloSFMem fl_mem;
   const void *fl_src; /* the caller's pointers of the operation in flight */
   void *fl_dst;
   PetscScalar *scratch; /* a copy of the input when the caller aliases it */
   PetscInt n_scratch;
-  PetscScalar *vroot, *vleaf; /* -halo_sf_verify: the inputs as they were */
-  PetscBool reduce_bitwise;   /* -halo_sf_verify: a Reduce must be basic's bit for bit */
-  PetscInt64 n_bcast, n_reduce;
+  PetscScalar *vroot, *vleaf, *vresult; /* -halo_sf_verify: the inputs as they were */
+#if HALO_PETSC_DEVICE
+  cudaStream_t stream;     /* the device plan's */
+  cudaStream_t fl_stream;  /* PETSc's, of the call in flight */
+  cudaEvent_t event;       /* ties the two when they differ */
+  PetscScalar *d_scratch;  /* the aliased input's copy in device memory */
+  PetscInt n_d_scratch;
+#endif
 } HaloSF;
 
 static const char halo_sf_key[] = "HaloSF_state";
@@ -47,11 +68,24 @@ static struct _PetscSFOps halo_sf_basic_ops; /* basic's operations, as its creat
 
 static PetscErrorCode HaloSFFreePlan(HaloSF *st) {
   PetscFunctionBegin;
-  halo_plan_destroy(&st->plan);
+  for (int m = 0; m < 2; m++) {
+    halo_plan_destroy(&st->plan[m]);
+    st->modeled_seconds[m] = 0;
+    st->reduce_bitwise[m] = PETSC_FALSE;
+    st->n_bcast[m] = st->n_reduce[m] = 0;
+  }
   PetscCall(PetscFree(st->scratch));
-  PetscCall(PetscFree2(st->vroot, st->vleaf));
+  PetscCall(PetscFree3(st->vroot, st->vleaf, st->vresult));
   st->n_scratch = 0;
   st->flight = HALO_SF_IDLE;
+#if HALO_PETSC_DEVICE
+  if (st->d_scratch) PetscCallCUDA(cudaFree(st->d_scratch));
+  st->d_scratch = NULL;
+  st->n_d_scratch = 0;
+  if (st->event) PetscCallCUDA(cudaEventDestroy(st->event));
+  st->event = NULL;
+  st->stream = NULL;
+#endif
   PetscFunctionReturn(0);
 }
 
@@ -63,6 +97,7 @@ static PetscErrorCode HaloSFStateDestroy(void *ctx) {
   PetscCall(PetscFree(st));
   PetscFunctionReturn(0);
 }
+HALO_PETSC_CONTAINER_DESTROY(HaloSFStateDestroy)
 
 static PetscErrorCode HaloSFGetState(PetscSF sf, HaloSF **st_p) {
   PetscContainer c = NULL;
@@ -74,13 +109,17 @@ static PetscErrorCode HaloSFGetState(PetscSF sf, HaloSF **st_p) {
   PetscFunctionReturn(0);
 }
 
-/* The summary -halo_sf_view prints, recorded before the plan goes. */
+/* The summary -halo_sf_view prints, recorded before the plans go. */
 static PetscErrorCode HaloSFRecord(PetscSF sf, HaloSF *st) {
+  static const char *const owner[2] = {"PetscSF", "PetscSF, CUDA memory"};
+
   PetscFunctionBegin;
   if (!halo_petsc_config.view) PetscFunctionReturn(0);
-  if (st->route == HALO_SF_HALO && st->plan) {
-    PetscCall(HaloPetscViewRecordPlan("PetscSF", st->plan, st->modeled_seconds, st->n_bcast,
-                                      st->n_reduce));
+  if (st->route == HALO_SF_HALO) {
+    for (int m = 0; m < 2; m++)
+      if (st->plan[m])
+        PetscCall(HaloPetscViewRecordPlan(owner[m], st->plan[m], st->modeled_seconds[m],
+                                          st->n_bcast[m], st->n_reduce[m]));
   } else if (st->route == HALO_SF_BASIC) {
     PetscCall(HaloPetscViewRecordBasic(st->why));
   } else if (sf->setupcalled) {
@@ -105,18 +144,18 @@ static const char *HaloSFGraphWhyNot(PetscSF sf, PetscMPIInt rank) {
   return NULL;
 }
 
-/* Does a Reduce through halo add in basic's order? Under the standard
- * strategy each owner adds the messages in increasing rank order, as basic
- * does; it agrees bit for bit unless two leaves of one rank name one root
- * (halo sums those first, basic adds them one by one). */
-static PetscErrorCode HaloSFReduceBitwise(PetscSF sf, HaloSF *st) {
+/* Does a Reduce through the plan of memory mem add in basic's order? Under
+ * the standard strategy each owner adds the messages in increasing rank
+ * order, as basic does; it agrees bit for bit unless two leaves of one rank
+ * name one root (halo sums those first, basic adds them one by one). */
+static PetscErrorCode HaloSFReduceBitwise(PetscSF sf, HaloSF *st, HaloSFMem mem) {
   halo_stats stats;
   PetscInt64 *keys;
   PetscBool dup = PETSC_FALSE;
   PetscMPIInt local, all;
 
   PetscFunctionBegin;
-  HaloPetscCall(halo_plan_stats(st->plan, &stats));
+  HaloPetscCall(halo_plan_stats(st->plan[mem], &stats));
   PetscCall(PetscMalloc1(sf->nleaves + 1, &keys));
   for (PetscInt i = 0; i < sf->nleaves; i++)
     keys[i] = ((PetscInt64)sf->remote[i].rank << 32) + (PetscInt64)sf->remote[i].index;
@@ -125,16 +164,15 @@ static PetscErrorCode HaloSFReduceBitwise(PetscSF sf, HaloSF *st) {
   PetscCall(PetscFree(keys));
   local = !dup;
   PetscCallMPI(MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)sf)));
-  st->reduce_bitwise = stats.strategy == HALO_STRATEGY_STANDARD && all;
+  st->reduce_bitwise[mem] = stats.strategy == HALO_STRATEGY_STANDARD && all;
   PetscFunctionReturn(0);
 }
 
+/* Does halo take this star forest? Decided once, on every rank together. */
 static PetscErrorCode HaloSFDecide(PetscSF sf, HaloSF *st) {
   MPI_Comm comm = PetscObjectComm((PetscObject)sf);
   PetscMPIInt rank, ok, all_ok;
   const char *why;
-  int *owner_ranks = NULL;
-  int64_t *owner_indices = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -147,31 +185,65 @@ static PetscErrorCode HaloSFDecide(PetscSF sf, HaloSF *st) {
     PetscFunctionReturn(0);
   }
   st->leafstart = sf->mine && sf->nleaves > 0 ? sf->mine[0] : 0;
+  st->route = HALO_SF_HALO;
+  PetscFunctionReturn(0);
+}
+
+/* The plan of memory mem (collective): roots are the owned entries, leaves
+ * the ghosts. -halo_sf_transport names a transport of one memory; the
+ * other memory's plans take host, or staged (the road through host memory).
+ * A device plan is ordered on PETSc's current CUDA stream. */
+static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem) {
+  MPI_Comm comm = PetscObjectComm((PetscObject)sf);
+  halo_plan_options o = halo_petsc_config.opts;
+  const PetscBool named = o.transport != HALO_TRANSPORT_AUTO;
+  const PetscBool host_transport = o.transport == HALO_TRANSPORT_HOST || o.transport == HALO_TRANSPORT_RMA;
+  int *owner_ranks = NULL;
+  int64_t *owner_indices = NULL;
+  halo_status hs;
+
+  PetscFunctionBegin;
+  if (mem == HALO_SF_HOST) {
+    o.memory = HALO_MEMORY_HOST;
+    if (named && !host_transport) o.transport = HALO_TRANSPORT_HOST;
+  } else {
+#if HALO_PETSC_DEVICE
+    o.memory = HALO_MEMORY_DEVICE;
+    if (named && host_transport) o.transport = HALO_TRANSPORT_STAGED;
+    PetscCall(PetscGetCurrentCUDAStream(&st->stream));
+    o.stream = (void *)st->stream;
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: a device plan without device support");
+#endif
+  }
   PetscCall(PetscMalloc2(sf->nleaves, &owner_ranks, sf->nleaves, &owner_indices));
   for (PetscInt i = 0; i < sf->nleaves; i++) {
     owner_ranks[i] = (int)sf->remote[i].rank;
     owner_indices[i] = (int64_t)sf->remote[i].index;
   }
-  {
-    halo_status hs = halo_plan_create_from_pairs(comm, sf->nroots, sf->nleaves, owner_ranks,
-                                                 owner_indices, &halo_petsc_config.opts, &st->plan);
-    PetscCall(PetscFree2(owner_ranks, owner_indices));
-    PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "halo: %s", halo_last_error());
-  }
-  st->route = HALO_SF_HALO;
-  PetscCall(HaloPetscViewModel(comm, st->plan, &st->modeled_seconds));
-  if (halo_petsc_config.verify) PetscCall(HaloSFReduceBitwise(sf, st));
+  hs = halo_plan_create_from_pairs(comm, sf->nroots, sf->nleaves, owner_ranks, owner_indices, &o,
+                                   &st->plan[mem]);
+  PetscCall(PetscFree2(owner_ranks, owner_indices));
+  PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "halo: %s", halo_last_error());
+  PetscCall(HaloPetscViewModel(comm, st->plan[mem], &st->modeled_seconds[mem]));
+  if (halo_petsc_config.verify) PetscCall(HaloSFReduceBitwise(sf, st, mem));
   PetscFunctionReturn(0);
 }
 
-/* May halo take this call? Every condition is the same on every rank. */
+/* May halo take this call, and in which memory? Every condition is the
+ * same on every rank. */
 static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, PetscMemType a,
-                                  PetscMemType b, PetscBool *takes_p) {
+                                  PetscMemType b, PetscBool *takes_p, HaloSFMem *mem_p) {
+  HaloSFMem mem;
+
   PetscFunctionBegin;
   *takes_p = PETSC_FALSE;
-  if (!st || st->flight != HALO_SF_IDLE || unit != MPIU_SCALAR || a != PETSC_MEMTYPE_HOST ||
-      b != PETSC_MEMTYPE_HOST)
-    PetscFunctionReturn(0);
+  if (!st || st->flight != HALO_SF_IDLE || unit != MPIU_SCALAR) PetscFunctionReturn(0);
+  if (a == PETSC_MEMTYPE_HOST && b == PETSC_MEMTYPE_HOST) mem = HALO_SF_HOST;
+#if HALO_PETSC_DEVICE
+  else if (a == PETSC_MEMTYPE_CUDA && b == PETSC_MEMTYPE_CUDA) mem = HALO_SF_DEVICE;
+#endif
+  else PetscFunctionReturn(0);
   if (st->route == HALO_SF_HALO && sf->vscat.from_n < 0) { /* VecScatterRemap since the plan */
     PetscCall(HaloSFRecord(sf, st));
     PetscCall(HaloSFFreePlan(st));
@@ -179,18 +251,66 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, Pet
     st->why = "remapped after it was planned";
   }
   if (st->route == HALO_SF_UNDECIDED) PetscCall(HaloSFDecide(sf, st));
-  *takes_p = st->route == HALO_SF_HALO;
+  if (st->route != HALO_SF_HALO) PetscFunctionReturn(0);
+  if (!st->plan[mem]) PetscCall(HaloSFMakePlan(sf, st, mem));
+  *takes_p = PETSC_TRUE;
+  *mem_p = mem;
+  PetscFunctionReturn(0);
+}
+
+/* Device memory: the device plan's exchange is ordered after the work on
+ * PETSc's current stream, and that stream's later work after the exchange;
+ * where the two streams differ, an event ties them, both ways. */
+static PetscErrorCode HaloSFStreamEnter(HaloSF *st, HaloSFMem mem) {
+  PetscFunctionBegin;
+#if HALO_PETSC_DEVICE
+  if (mem == HALO_SF_DEVICE) {
+    PetscCall(PetscGetCurrentCUDAStream(&st->fl_stream));
+    if (st->fl_stream != st->stream) {
+      if (!st->event) PetscCallCUDA(cudaEventCreateWithFlags(&st->event, cudaEventDisableTiming));
+      PetscCallCUDA(cudaEventRecord(st->event, st->fl_stream));
+      PetscCallCUDA(cudaStreamWaitEvent(st->stream, st->event, 0));
+    }
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HaloSFStreamLeave(HaloSF *st, HaloSFMem mem) {
+  PetscFunctionBegin;
+#if HALO_PETSC_DEVICE
+  if (mem == HALO_SF_DEVICE && st->fl_stream != st->stream) {
+    PetscCallCUDA(cudaEventRecord(st->event, st->stream));
+    PetscCallCUDA(cudaStreamWaitEvent(st->fl_stream, st->event, 0));
+  }
+#endif
   PetscFunctionReturn(0);
 }
 
 /* The input, copied when it overlaps the output (x scattered into itself):
- * halo reads its input until the end of the exchange. */
-static PetscErrorCode HaloSFStableInput(HaloSF *st, const PetscScalar *in, PetscInt n_in,
-                                        const PetscScalar *out, PetscInt n_out,
+ * halo reads its input until the end of the exchange. In device memory the
+ * copy is in stream order, before the exchange. */
+static PetscErrorCode HaloSFStableInput(HaloSF *st, HaloSFMem mem, const PetscScalar *in,
+                                        PetscInt n_in, const PetscScalar *out, PetscInt n_out,
                                         const PetscScalar **use_p) {
   PetscFunctionBegin;
   *use_p = in;
   if (n_in == 0 || n_out == 0 || in + n_in <= out || out + n_out <= in) PetscFunctionReturn(0);
+#if HALO_PETSC_DEVICE
+  if (mem == HALO_SF_DEVICE) {
+    if (st->n_d_scratch < n_in) {
+      if (st->d_scratch) PetscCallCUDA(cudaFree(st->d_scratch));
+      st->d_scratch = NULL;
+      st->n_d_scratch = 0;
+      PetscCallCUDA(cudaMalloc((void **)&st->d_scratch, (size_t)n_in * sizeof(PetscScalar)));
+      st->n_d_scratch = n_in;
+    }
+    PetscCallCUDA(cudaMemcpyAsync(st->d_scratch, in, (size_t)n_in * sizeof(PetscScalar),
+                                  cudaMemcpyDeviceToDevice, st->stream));
+    *use_p = st->d_scratch;
+    PetscFunctionReturn(0);
+  }
+#endif
   if (st->n_scratch < n_in) {
     PetscCall(PetscFree(st->scratch));
     PetscCall(PetscMalloc1(n_in, &st->scratch));
@@ -201,31 +321,52 @@ static PetscErrorCode HaloSFStableInput(HaloSF *st, const PetscScalar *in, Petsc
   PetscFunctionReturn(0);
 }
 
-/* -halo_sf_verify: keep the inputs of the operation halo runs. */
-static PetscErrorCode HaloSFVerifyKeep(PetscSF sf, HaloSF *st, const PetscScalar *root,
-                                       const PetscScalar *leaf) {
+/* -halo_sf_verify: n values of the caller's memory into host memory (device
+ * memory: once the work on PETSc's stream is done). */
+static PetscErrorCode HaloSFVerifyCopy(HaloSF *st, HaloSFMem mem, PetscScalar *dst,
+                                       const PetscScalar *src, PetscInt n) {
   PetscFunctionBegin;
-  if (!halo_petsc_config.verify) PetscFunctionReturn(0);
-  if (!st->vroot) PetscCall(PetscMalloc2(sf->nroots + 1, &st->vroot, st->leafstart + sf->nleaves + 1, &st->vleaf));
-  PetscCall(PetscArraycpy(st->vroot, root, sf->nroots));
-  PetscCall(PetscArraycpy(st->vleaf + st->leafstart, leaf + st->leafstart, sf->nleaves));
+  if (n == 0) PetscFunctionReturn(0);
+#if HALO_PETSC_DEVICE
+  if (mem == HALO_SF_DEVICE) {
+    PetscCallCUDA(cudaStreamSynchronize(st->fl_stream));
+    PetscCallCUDA(cudaMemcpy(dst, src, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscFunctionReturn(0);
+  }
+#endif
+  PetscCall(PetscArraycpy(dst, src, n));
   PetscFunctionReturn(0);
 }
 
-/* -halo_sf_verify: run basic on the kept inputs and compare with halo's
- * result; a Bcast must agree bit for bit, a Reduce too where it adds in
- * basic's order (HaloSFReduceBitwise), else to 1e-13 relative (its sums may
- * associate differently: see halo_exchange_reverse_begin). */
-static PetscErrorCode HaloSFVerifyCheck(PetscSF sf, HaloSF *st, PetscBool bcast,
+/* -halo_sf_verify: keep the inputs of the operation halo runs. */
+static PetscErrorCode HaloSFVerifyKeep(PetscSF sf, HaloSF *st, HaloSFMem mem,
+                                       const PetscScalar *root, const PetscScalar *leaf) {
+  PetscFunctionBegin;
+  if (!halo_petsc_config.verify) PetscFunctionReturn(0);
+  if (!st->vroot)
+    PetscCall(PetscMalloc3(sf->nroots + 1, &st->vroot, st->leafstart + sf->nleaves + 1, &st->vleaf,
+                           PetscMax(sf->nroots, sf->nleaves) + 1, &st->vresult));
+  PetscCall(HaloSFVerifyCopy(st, mem, st->vroot, root, sf->nroots));
+  PetscCall(HaloSFVerifyCopy(st, mem, st->vleaf + st->leafstart, leaf + st->leafstart, sf->nleaves));
+  PetscFunctionReturn(0);
+}
+
+/* -halo_sf_verify: run basic (in host memory) on the kept inputs and compare
+ * with halo's result; a Bcast must agree bit for bit, a Reduce too where it
+ * adds in basic's order (HaloSFReduceBitwise), else to 1e-13 relative (its
+ * sums may associate differently: see halo_exchange_reverse_begin). */
+static PetscErrorCode HaloSFVerifyCheck(PetscSF sf, HaloSF *st, HaloSFMem mem, PetscBool bcast,
                                         const PetscScalar *result) {
   MPI_Comm comm = PetscObjectComm((PetscObject)sf);
   PetscInt n = bcast ? sf->nleaves : sf->nroots, off = bcast ? st->leafstart : 0;
   PetscScalar *expect = bcast ? st->vleaf : st->vroot;
+  PetscBool bitwise = bcast || st->reduce_bitwise[mem];
   PetscInt64 bad = 0, all_bad;
   double worst = 0;
 
   PetscFunctionBegin;
   if (!halo_petsc_config.verify) PetscFunctionReturn(0);
+  PetscCall(HaloSFVerifyCopy(st, mem, st->vresult, result + off, n));
   if (bcast) {
     PetscCall(halo_sf_basic_ops.BcastBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, st->vroot,
                                            PETSC_MEMTYPE_HOST, st->vleaf, MPI_REPLACE));
@@ -235,18 +376,18 @@ static PetscErrorCode HaloSFVerifyCheck(PetscSF sf, HaloSF *st, PetscBool bcast,
                                             PETSC_MEMTYPE_HOST, st->vroot, MPI_SUM));
     PetscCall(halo_sf_basic_ops.ReduceEnd(sf, MPIU_SCALAR, st->vleaf, st->vroot, MPI_SUM));
   }
-  for (PetscInt i = off; i < off + n; i++) {
-    double a = PetscRealPart(expect[i]), b = PetscRealPart(result[i]);
+  for (PetscInt i = 0; i < n; i++) {
+    double a = PetscRealPart(expect[off + i]), b = PetscRealPart(st->vresult[i]);
     double d = PetscAbsReal(a - b), mag = PetscMax(PetscAbsReal(a), PetscAbsReal(b));
-    if (bcast || st->reduce_bitwise ? memcmp(&a, &b, sizeof a) != 0 : d > 1e-13 * mag) bad++;
+    if (bitwise ? memcmp(&a, &b, sizeof a) != 0 : d > 1e-13 * mag) bad++;
     if (d > 0 && mag > 0) worst = PetscMax(worst, d / mag);
   }
   PetscCallMPI(MPI_Allreduce(&bad, &all_bad, 1, MPIU_INT64, MPI_SUM, comm));
   PetscCheck(all_bad == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "halo: -halo_sf_verify: %s through halo differs from PETSc's basic %s in %" PetscInt64_FMT
+             "halo: -halo_sf_verify: %s through halo (%s memory) differs from PETSc's basic %s in %" PetscInt64_FMT
              " entries (this rank: %" PetscInt64_FMT ", worst relative difference %g)",
-             bcast ? "Bcast" : "Reduce", bcast || st->reduce_bitwise ? "bit for bit" : "to 1e-13",
-             all_bad, bad, worst);
+             bcast ? "Bcast" : "Reduce", mem == HALO_SF_HOST ? "host" : "CUDA",
+             bitwise ? "bit for bit" : "to 1e-13", all_bad, bad, worst);
   PetscFunctionReturn(0);
 }
 
@@ -255,10 +396,11 @@ static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemTy
                                        MPI_Op op) {
   HaloSF *st;
   PetscBool takes = PETSC_FALSE;
+  HaloSFMem mem = HALO_SF_HOST;
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  if (op == MPI_REPLACE) PetscCall(HaloSFTakes(sf, st, unit, rootmtype, leafmtype, &takes));
+  if (op == MPI_REPLACE) PetscCall(HaloSFTakes(sf, st, unit, rootmtype, leafmtype, &takes, &mem));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.BcastBegin(sf, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscFunctionReturn(0);
@@ -267,14 +409,16 @@ static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemTy
     const PetscScalar *root = (const PetscScalar *)rootdata, *src;
     PetscScalar *ghost = (PetscScalar *)leafdata + st->leafstart;
 
-    PetscCall(HaloSFVerifyKeep(sf, st, root, (PetscScalar *)leafdata));
-    PetscCall(HaloSFStableInput(st, root, sf->nroots, ghost, sf->nleaves, &src));
-    HaloPetscCall(halo_exchange_begin(st->plan, src, ghost));
+    PetscCall(HaloSFStreamEnter(st, mem));
+    PetscCall(HaloSFVerifyKeep(sf, st, mem, root, (PetscScalar *)leafdata));
+    PetscCall(HaloSFStableInput(st, mem, root, sf->nroots, ghost, sf->nleaves, &src));
+    HaloPetscCall(halo_exchange_begin(st->plan[mem], src, ghost));
   }
   st->flight = HALO_SF_BCAST;
+  st->fl_mem = mem;
   st->fl_src = rootdata;
   st->fl_dst = leafdata;
-  st->n_bcast++;
+  st->n_bcast[mem]++;
   PetscFunctionReturn(0);
 }
 
@@ -287,8 +431,9 @@ static PetscErrorCode HaloSFBcastEnd(PetscSF sf, MPI_Datatype unit, const void *
   if (st && st->flight == HALO_SF_BCAST && st->fl_src == rootdata && st->fl_dst == leafdata &&
       op == MPI_REPLACE) {
     st->flight = HALO_SF_IDLE;
-    HaloPetscCall(halo_exchange_end(st->plan));
-    PetscCall(HaloSFVerifyCheck(sf, st, PETSC_TRUE, (const PetscScalar *)leafdata));
+    HaloPetscCall(halo_exchange_end(st->plan[st->fl_mem]));
+    PetscCall(HaloSFStreamLeave(st, st->fl_mem));
+    PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_TRUE, (const PetscScalar *)leafdata));
     PetscFunctionReturn(0);
   }
   PetscCall(halo_sf_basic_ops.BcastEnd(sf, unit, rootdata, leafdata, op));
@@ -300,10 +445,12 @@ static PetscErrorCode HaloSFReduceBegin(PetscSF sf, MPI_Datatype unit, PetscMemT
                                         void *rootdata, MPI_Op op) {
   HaloSF *st;
   PetscBool takes = PETSC_FALSE;
+  HaloSFMem mem = HALO_SF_HOST;
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  if (op == MPI_SUM || op == MPIU_SUM) PetscCall(HaloSFTakes(sf, st, unit, leafmtype, rootmtype, &takes));
+  if (op == MPI_SUM || op == MPIU_SUM)
+    PetscCall(HaloSFTakes(sf, st, unit, leafmtype, rootmtype, &takes, &mem));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.ReduceBegin(sf, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscFunctionReturn(0);
@@ -311,14 +458,16 @@ static PetscErrorCode HaloSFReduceBegin(PetscSF sf, MPI_Datatype unit, PetscMemT
   {
     const PetscScalar *ghost = (const PetscScalar *)leafdata + st->leafstart, *src;
 
-    PetscCall(HaloSFVerifyKeep(sf, st, (PetscScalar *)rootdata, (const PetscScalar *)leafdata));
-    PetscCall(HaloSFStableInput(st, ghost, sf->nleaves, (PetscScalar *)rootdata, sf->nroots, &src));
-    HaloPetscCall(halo_exchange_reverse_begin(st->plan, src, (PetscScalar *)rootdata));
+    PetscCall(HaloSFStreamEnter(st, mem));
+    PetscCall(HaloSFVerifyKeep(sf, st, mem, (PetscScalar *)rootdata, (const PetscScalar *)leafdata));
+    PetscCall(HaloSFStableInput(st, mem, ghost, sf->nleaves, (PetscScalar *)rootdata, sf->nroots, &src));
+    HaloPetscCall(halo_exchange_reverse_begin(st->plan[mem], src, (PetscScalar *)rootdata));
   }
   st->flight = HALO_SF_REDUCE;
+  st->fl_mem = mem;
   st->fl_src = leafdata;
   st->fl_dst = rootdata;
-  st->n_reduce++;
+  st->n_reduce[mem]++;
   PetscFunctionReturn(0);
 }
 
@@ -331,8 +480,9 @@ static PetscErrorCode HaloSFReduceEnd(PetscSF sf, MPI_Datatype unit, const void 
   if (st && st->flight == HALO_SF_REDUCE && st->fl_src == leafdata && st->fl_dst == rootdata &&
       (op == MPI_SUM || op == MPIU_SUM)) {
     st->flight = HALO_SF_IDLE;
-    HaloPetscCall(halo_exchange_reverse_end(st->plan));
-    PetscCall(HaloSFVerifyCheck(sf, st, PETSC_FALSE, (const PetscScalar *)rootdata));
+    HaloPetscCall(halo_exchange_reverse_end(st->plan[st->fl_mem]));
+    PetscCall(HaloSFStreamLeave(st, st->fl_mem));
+    PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_FALSE, (const PetscScalar *)rootdata));
     PetscFunctionReturn(0);
   }
   PetscCall(halo_sf_basic_ops.ReduceEnd(sf, unit, leafdata, rootdata, op));
@@ -359,7 +509,6 @@ static PetscErrorCode HaloSFReset(PetscSF sf) {
     PetscCall(HaloSFFreePlan(st));
     st->route = HALO_SF_UNDECIDED;
     st->why = NULL;
-    st->n_bcast = st->n_reduce = 0;
   }
   if (halo_sf_basic_ops.Reset) PetscCall(halo_sf_basic_ops.Reset(sf));
   PetscFunctionReturn(0);
@@ -385,19 +534,21 @@ static PetscErrorCode HaloSFView(PetscSF sf, PetscViewer viewer) {
   PetscCall(HaloSFGetState(sf, &st));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!st || !ascii) PetscFunctionReturn(0);
-  if (st->route == HALO_SF_HALO) {
-    char line[512];
-
-    HaloPetscCall(halo_plan_describe(st->plan, line, sizeof line));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  halo: %s; %" PetscInt64_FMT " Bcast, %" PetscInt64_FMT " Reduce through halo\n",
-                                     line, st->n_bcast, st->n_reduce));
-  } else {
+  if (st->route != HALO_SF_HALO || (!st->plan[0] && !st->plan[1])) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  halo: %s\n",
                                      st->route == HALO_SF_BASIC ? st->why : "not planned yet"));
+    PetscFunctionReturn(0);
+  }
+  for (int m = 0; m < 2; m++) {
+    char line[512];
+
+    if (!st->plan[m]) continue;
+    HaloPetscCall(halo_plan_describe(st->plan[m], line, sizeof line));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  halo (%s memory): %s; %" PetscInt64_FMT " Bcast, %" PetscInt64_FMT " Reduce through halo\n",
+                                     m == HALO_SF_HOST ? "host" : "CUDA", line, st->n_bcast[m], st->n_reduce[m]));
   }
   PetscFunctionReturn(0);
 }
-
 /* The creator of the wrapped type: basic's, then the wrapper's operations. */
 static PetscErrorCode HaloSFCreate(PetscSF sf) {
   HaloSF *st;
@@ -412,7 +563,7 @@ static PetscErrorCode HaloSFCreate(PetscSF sf) {
   PetscCall(PetscNew(&st));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, st));
-  PetscCall(PetscContainerSetUserDestroy(c, HaloSFStateDestroy));
+  PetscCall(HaloPetscContainerSetDestroy(c, HaloSFStateDestroy));
   PetscCall(PetscObjectCompose((PetscObject)sf, halo_sf_key, (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
   sf->ops->SetUp = HaloSFSetUp;
