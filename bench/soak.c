@@ -249,6 +249,15 @@ int main(int argc, char **argv) {
   used_plan u = {0};
   OK(halo_matrix_get_local_sizes(A, NULL, &u.n, &u.ng));
   OK(halo_matrix_get_ghost_ids(A, &u.gid));
+#if HALO_HAVE_CUDA
+  if (device) { /* the GPU halo's plans take (the rank on its node modulo the visible devices),
+                   before the buffers make a context on the first one */
+    halo_node_info ni;
+    int n_dev = 0;
+    OK(halo_comm_get_node_info(MPI_COMM_WORLD, 0, &ni));
+    if (cudaGetDeviceCount(&n_dev) == cudaSuccess && n_dev > 0) cudaSetDevice(ni.local_rank % n_dev);
+  }
+#endif
   double *hx = malloc((size_t)(u.n + 1) * sizeof *hx);
   u.h = malloc((size_t)(u.ng + 1) * sizeof *u.h);
   u.x = buf_alloc(device, (size_t)(u.n + 1) * sizeof(double));

@@ -14,7 +14,7 @@
 
 typedef struct HaloViewPlan {
   struct HaloViewPlan *next;
-  char owner[16];
+  char owner[32];
   char describe[256];
   halo_stats stats;
   double modeled_seconds;
