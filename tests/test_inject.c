@@ -7,7 +7,19 @@
  * message "out of memory" on it; or all success, with right ghost values), no
  * rank may hang (a watchdog names the case and ends the run), and the same
  * step without a failure must then work. Prints the number of failures
- * injected per step. Leaks are ASan's to find (HALO_SANITIZE builds). */
+ * injected per step. Leaks are ASan's to find (HALO_SANITIZE builds).
+ *
+ * The second kind of failure: the k-th of the MPI calls that act on this
+ * rank alone (persistent requests, groups: wrapped below through MPI's
+ * profiling interface) returns MPI_ERR_OTHER, swept the same way over the
+ * matrix's and the plans' creation. Not in the first exchange: a call that
+ * fails on one rank there leaves its peers waiting for its messages, and an
+ * exchange has no collective to agree a failure with (the failing rank
+ * returns the error; ending the others is the application's, MPI_Abort).
+ * Nor calls that send or receive (MPI_Isend, MPI_Irecv, MPI_Issend): their
+ * peers wait for a message that never comes, and MPI leaves its state after
+ * such an error undefined; tried: the first one, in the pattern's NBX,
+ * hangs. */
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,6 +27,37 @@
 #include "verify.h"
 
 static char current[256];
+
+/* ---- failures of MPI calls (the profiling interface) --------------------------- */
+
+static long mpi_calls;   /* the wrapped calls made so far */
+static long mpi_fail_at; /* the call that brings mpi_calls to this fails; 0: none */
+
+static int mpi_fails(void) { return ++mpi_calls == mpi_fail_at; }
+
+int MPI_Send_init(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request *r) {
+  return mpi_fails() ? MPI_ERR_OTHER : PMPI_Send_init(b, n, t, d, tag, c, r);
+}
+int MPI_Recv_init(void *b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c, MPI_Request *r) {
+  return mpi_fails() ? MPI_ERR_OTHER : PMPI_Recv_init(b, n, t, s, tag, c, r);
+}
+int MPI_Comm_group(MPI_Comm c, MPI_Group *g) {
+  return mpi_fails() ? MPI_ERR_OTHER : PMPI_Comm_group(c, g);
+}
+int MPI_Group_translate_ranks(MPI_Group a, int n, const int *ra, MPI_Group b, int *rb) {
+  return mpi_fails() ? MPI_ERR_OTHER : PMPI_Group_translate_ranks(a, n, ra, b, rb);
+}
+
+enum { FAIL_ALLOC, FAIL_MPI, N_KINDS };
+static const char *kind_name[N_KINDS] = {"allocation", "local MPI call"};
+
+/* Arm (k > 0) or disarm (0) the failure of the k-th next event of a kind. */
+static void fail_next(int kind, int64_t k) {
+  if (kind == FAIL_ALLOC) halo_debug_fail_alloc(k);
+  else mpi_fail_at = k > 0 ? mpi_calls + (long)k : 0;
+}
+
+static int64_t events(int kind) { return kind == FAIL_ALLOC ? halo_debug_alloc_count() : mpi_calls; }
 
 static void watchdog(int sig) {
   (void)sig;
@@ -40,8 +83,8 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
 
 /* Run step s (the matrix and, for STEP_USE, a plan made before the failure
  * is armed); returns this rank's status and leaves nothing behind. */
-static halo_status run_step(world *w, int s, halo_strategy strategy, int64_t fail_k, int fail_rank,
-                            int *wrong) {
+static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, int64_t fail_k,
+                            int fail_rank, int *wrong) {
   halo_plan_options o = halo_plan_options_default();
   o.strategy = strategy;
   o.ranks_per_node = 2;
@@ -51,7 +94,7 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int64_t fai
   halo_plan plan = NULL;
   *wrong = 0;
   if (s == STEP_USE) CHECK_OK(halo_plan_create(w->A, &o, &plan));
-  if (w->rank == fail_rank) halo_debug_fail_alloc(fail_k);
+  if (w->rank == fail_rank) fail_next(kind, fail_k);
   switch (s) {
   case STEP_MATRIX:
     st = halo_matrix_create_csr(w->comm, w->b, w->e, w->b, w->e, w->rows.row_ptr, w->rows.col_ids,
@@ -72,7 +115,7 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int64_t fai
     if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, w->x, 0.0, w->y);
     break;
   }
-  halo_debug_fail_alloc(0);
+  fail_next(kind, 0);
   if (st == HALO_SUCCESS && plan && s != STEP_USE) { /* a plan made: its ghosts must be right */
     halo_status su = halo_exchange_begin(plan, w->x, w->g);
     if (su == HALO_SUCCESS) su = halo_exchange_end(plan);
@@ -119,23 +162,25 @@ int main(int argc, char **argv) {
        tok = strtok(NULL, ","))
     CHECK_OK(halo_strategy_from_name(tok, &strategies[n_strategies++]));
   long total = 0;
-  for (int s = 0; s < N_STEPS; s++)
+  for (int kind = 0; kind < N_KINDS; kind++)
+  for (int s = 0; s < (kind == FAIL_MPI ? STEP_USE : N_STEPS); s++)
     for (int si = 0; si < (s == STEP_MATRIX ? 1 : n_strategies); si++) {
       long injected = 0;
+      const halo_status expect = kind == FAIL_ALLOC ? HALO_ERR_OUT_OF_MEMORY : HALO_ERR_MPI;
       for (int fr = 0; fr < w.P; fr++)
         for (int64_t k = 1;; k++) {
-          snprintf(current, sizeof current, "%s, %s, allocation %lld of rank %d fails",
-                   step_name[s], halo_strategy_name(strategies[si]), (long long)k, fr);
+          snprintf(current, sizeof current, "%s, %s, %s %lld of rank %d fails", step_name[s],
+                   halo_strategy_name(strategies[si]), kind_name[kind], (long long)k, fr);
           alarm(60);
-          int64_t before = halo_debug_alloc_count(), wrong = 0;
+          int64_t before = events(kind), wrong = 0;
           int wr = 0;
-          halo_status st = run_step(&w, s, strategies[si], k, fr, &wr);
+          halo_status st = run_step(&w, s, strategies[si], kind, k, fr, &wr);
           wrong = wr;
           (void)before;
           const char *msg = halo_last_error();
           /* did the failure happen (on the failing rank)? */
-          int hit =
-              w.rank == fr && st == HALO_ERR_OUT_OF_MEMORY && strstr(msg, "out of memory") != NULL;
+          int hit = w.rank == fr && st == expect &&
+                    strstr(msg, kind == FAIL_ALLOC ? "out of memory" : "MPI") != NULL;
           int v[3] = {st != HALO_SUCCESS, -(st != HALO_SUCCESS), hit}, m[3];
           MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
           alarm(0);
@@ -144,13 +189,13 @@ int main(int argc, char **argv) {
                     st == HALO_SUCCESS ? "success" : msg);
           CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
           if (all_failed && w.rank == fr)
-            CHECK_MSG(st == HALO_ERR_OUT_OF_MEMORY, "%s: the failing rank's status is %s (%s)",
-                      current, halo_status_string(st), msg);
+            CHECK_MSG(st == expect, "%s: the failing rank's status is %s (%s)", current,
+                      halo_status_string(st), msg);
           if (none_failed && !m[2]) {
             /* no failure: k is past the step's allocations on rank fr, or the
              * allocation that failed was not needed; stop at 2 in a row */
             int64_t made = 0;
-            if (w.rank == fr) made = halo_debug_alloc_count() - before;
+            if (w.rank == fr) made = events(kind) - before;
             MPI_Bcast(&made, 1, MPI_INT64_T, fr, w.comm);
             if (k > made) break;
           }
@@ -159,9 +204,10 @@ int main(int argc, char **argv) {
           injected += all_failed;
         }
       if (w.rank == 0)
-        printf("test_inject: %-28s %-8s %ld failures injected; at each, every rank failed and "
-               "none hung\n",
-               step_name[s], s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected);
+        printf("test_inject: %-14s %-28s %-8s %ld failures injected; at each, every rank failed "
+               "and none hung\n",
+               kind_name[kind], step_name[s],
+               s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected);
       total += injected;
     }
   if (w.rank == 0) printf("test_inject: %ld failures injected in all\n", total);
