@@ -12,7 +12,8 @@ static halo_status shell_create(MPI_Comm comm, halo_memory mem, halo_matrix *A_p
   halo_matrix A = halo_calloc(1, sizeof *A);
   if (!A) st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a matrix");
   st = halo_agree(ctx->comm, st);
-  if (st != HALO_SUCCESS) {
+  if (st != HALO_SUCCESS) { /* here, or on another rank */
+    halo_free(A);
     halo_context_release(&ctx);
     return st;
   }

@@ -16,8 +16,12 @@ static halo_status plan_from_ids(halo_context *ctx, const int64_t *ranges, int64
   halo_status st;
   halo_leaves L;
   int64_t *ids = NULL, n_ids = 0;
-  st = halo_leaves_build(n_slots, slot_ids, &ids, &n_ids, &L);
-  HALO_CHECK(halo_agree(ctx->comm, st));
+  st = halo_agree(ctx->comm, halo_leaves_build(n_slots, slot_ids, &ids, &n_ids, &L));
+  if (st != HALO_SUCCESS) { /* built here (or freed by the build), failed elsewhere */
+    halo_leaves_free(&L);
+    halo_free(ids);
+    return st;
+  }
   const halo_plan_input in = {.n_local = ranges[ctx->rank + 1] - ranges[ctx->rank],
                               .col_ranges = ranges,
                               .n_ghost = n_ids,
