@@ -8,8 +8,8 @@
 # adapters (src/interop) on the public headers alone. The adapters live in
 # another library's process (PETSc's, hypre's): they allocate their own small
 # records, and the hypre adapter, which has no options database to use, reads
-# its environment variables in one place (pkg.c's settings) and prints only
-# its warnings (hh_warn, pkg.c), its report (view.c) and the load-order check
+# its environment variables in one place (its settings.c) and prints only
+# its warnings (hh_warn, settings.c), its report (view.c) and the load-order check
 # (shim.c).
 set -u
 src=$1/src
@@ -19,15 +19,15 @@ hits=$(grep -rnE '\b(malloc|calloc|realloc|free|strdup)\s*\(' "$src" --include='
 [ -n "$hits" ] && { echo "raw allocation outside src/core/memory.c:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '\b(exit|abort)\s*\(' "$src")
 [ -n "$hits" ] && { echo "exit/abort in the library:"; echo "$hits"; fail=1; }
-hits=$(grep -rn 'MPI_COMM_WORLD' "$src" | grep -vE 'src/interop/hypre/(pkg|view)\.c')
+hits=$(grep -rn 'MPI_COMM_WORLD' "$src" | grep -vE 'src/interop/hypre/(settings|view)\.c')
 [ -n "$hits" ] && { echo "MPI_COMM_WORLD in the library:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '\b(printf|vprintf|puts|putchar|perror)\s*\(|\bstd(out|err)\b' "$src" |
-       grep -vE 'src/interop/hypre/(pkg|view|shim)\.c')
+       grep -vE 'src/interop/hypre/(settings|view|shim)\.c')
 [ -n "$hits" ] && { echo "printing in the library:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '#include\s*[<"](cuda|cusparse|nccl)' "$src/plan")
 [ -n "$hits" ] && { echo "CUDA header in src/plan:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '\bgetenv\s*\(' "$src" | grep -v 'src/core/settings.c' |
-       grep -v 'src/interop/hypre/pkg\.c')
+       grep -v 'src/interop/hypre/settings\.c')
 [ -n "$hits" ] && { echo "the environment read outside src/core/settings.c:"; echo "$hits"; fail=1; }
 # floor by floor, what a folder must not include
 check_floor() { # folder, pattern of forbidden includes

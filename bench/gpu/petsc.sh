@@ -26,18 +26,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
-OUT=${OUT:-/tmp/halo-gpu}
-mkdir -p "$OUT"
-log=$OUT/petsc-log.txt
-summary=$OUT/petsc-summary.md
-runs=/tmp/petsc-runs
-mkdir -p $runs
+. bench/gpu/common.sh
+gpu_script_init petsc
 B=build-gpu-petsc
 P=/tmp/petsc-cuda
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-say() { echo "$*" | tee -a "$summary"; }
-run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
 
 build() {
   local t0=$SECONDS

@@ -204,10 +204,20 @@ typedef struct {
   MPI_Request *req;
 } exchange_arrays;
 
-static halo_status exchange_arrays_make(int n_to, exchange_arrays *a) {
-  halo_status st = HALO_CALLOC(a->msg, n_to);
-  if (st == HALO_SUCCESS) st = HALO_ALLOC(a->req, n_to);
-  for (int i = 0; st == HALO_SUCCESS && i < n_to; i++) a->req[i] = MPI_REQUEST_NULL;
+/* Make them on a leader (n_to links) and agree over comm (collective); on
+ * failure, anywhere, nothing is left. */
+static halo_status exchange_arrays_make(MPI_Comm comm, int leader, int n_to, exchange_arrays *a) {
+  halo_status st = HALO_SUCCESS;
+  if (leader) st = HALO_CALLOC(a->msg, n_to);
+  if (leader && st == HALO_SUCCESS) st = HALO_ALLOC(a->req, n_to);
+  for (int i = 0; leader && st == HALO_SUCCESS && i < n_to; i++) a->req[i] = MPI_REQUEST_NULL;
+  st = halo_agree(comm, st);
+  if (st != HALO_SUCCESS) {
+    halo_free(a->msg);
+    halo_free(a->req);
+    a->msg = NULL;
+    a->req = NULL;
+  }
   return st;
 }
 
@@ -351,25 +361,13 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
 
   /* 4, 5 */
   exchange_arrays xa = {0};
-  if (leader) st = exchange_arrays_make(L.n_in, &xa);
-  st = halo_agree(comm, st);
-  if (st != HALO_SUCCESS) {
-    halo_free(xa.msg);
-    halo_free(xa.req);
-    goto cleanup;
-  }
+  HALO_TRY(exchange_arrays_make(comm, leader, L.n_in, &xa));
   if (leader)
     st = exchange(comm, t->node_id, L.in, L.n_in, make_receive, L.out, L.n_out, take_receive,
                   HALO_TAG_RECEIVE_DECISION, &xa);
   if (leader && st == HALO_SUCCESS) st = halo_node_decide_send(d, &in, &L);
   HALO_TRY(halo_agree(comm, st));
-  if (leader) st = exchange_arrays_make(L.n_out, &xa);
-  st = halo_agree(comm, st);
-  if (st != HALO_SUCCESS) {
-    halo_free(xa.msg);
-    halo_free(xa.req);
-    goto cleanup;
-  }
+  HALO_TRY(exchange_arrays_make(comm, leader, L.n_out, &xa));
   if (leader)
     st = exchange(comm, t->node_id, L.out, L.n_out, make_send, L.in, L.n_in, take_send,
                   HALO_TAG_SEND_DECISION, &xa);

@@ -1,5 +1,6 @@
 /* halo for hypre: what the interposed entry points (shim.c), the package
- * registry (pkg.c), the matrix products (matvec.c) and the report (view.c)
+ * registry (pkg.c), the settings (settings.c), the matrix products
+ * (matvec.c) and the report (view.c)
  * share. Uses hypre's internal headers: the library is built against the
  * hypre it loads into (checked at load). */
 #ifndef HALO_HYPRE_IMPL_H
@@ -77,7 +78,7 @@ extern int hh_in_amg_setup;
  *  (then halo is off: the message says why). */
 const hh_real_fns *hh_real(void);
 
-/* ---- settings (pkg.c) -------------------------------------------------------- */
+/* ---- settings (settings.c: the adapter's one reader of the environment) ------- */
 
 /** The options of the environment, read once: the plan options, and whether
  *  halo routes (HALO_HYPRE), reports (HALO_HYPRE_VIEW). */
@@ -91,8 +92,7 @@ typedef struct {
 } hh_settings;
 
 /** This process's rank as the launcher tells it before MPI starts
- *  (Open MPI's and PMI's rank variables), -1 when it does not. With
- *  read_settings, the adapter's only readers of the environment. */
+ *  (Open MPI's and PMI's rank variables), -1 when it does not. */
 int hh_launcher_rank(void);
 
 /** The settings (read from the environment at the first call). */
@@ -147,6 +147,9 @@ void hh_pkg_count(hh_pkg *entry, int reverse, int through_halo, double seconds);
 void hh_pkg_register(hypre_ParCSRMatrix *A);
 /** Forget a package (before hypre frees it): its plan is destroyed. */
 void hh_pkg_unregister(hypre_ParCSRCommPkg *comm_pkg);
+/** Destroy every package's plans: the next exchange makes them with the
+ *  options of now (halo_hypre_set_options). */
+void hh_pkg_drop_plans(void);
 /** The level tags of an AMG hierarchy just set up (matrices to levels). */
 void hh_pkg_tag_hierarchy(void *amg_vdata);
 /** Drop the level tags of a hierarchy about to be destroyed. */

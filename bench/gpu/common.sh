@@ -1,0 +1,17 @@
+# What the peer scripts of bench/gpu (amg.sh, petsc.sh) share, sourced from
+# the repository's root: gpu_script_init NAME sets OUT (default
+# /tmp/halo-gpu), log ($OUT/NAME-log.txt), summary ($OUT/NAME-summary.md) and
+# runs (/tmp/NAME-runs, every run's output), keeps NVLink multicast off and
+# lets Open MPI run as root; say prints to the summary, run logs a command.
+gpu_script_init() {
+  OUT=${OUT:-/tmp/halo-gpu}
+  mkdir -p "$OUT"
+  log=$OUT/$1-log.txt
+  summary=$OUT/$1-summary.md
+  runs=/tmp/$1-runs
+  mkdir -p "$runs"
+  export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+}
+say() { echo "$*" | tee -a "$summary"; }
+run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }

@@ -1,0 +1,170 @@
+/* halo for hypre: the adapter's settings, from the environment (hypre has no
+ * options database: its own run-time choices are environment variables and
+ * function calls, and so are the adapter's), and its warnings. The variables
+ * of the plans' options that the core reads itself (HALO_RANKS_PER_NODE,
+ * HALO_PARAMS, HALO_TRANSPORT's default) are checked here through
+ * halo_plan_options_resolve; this file is the adapter's one reader of the
+ * environment. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hypre_impl.h"
+
+static hh_settings settings;
+static int warned_once;
+
+void hh_warn(int every_rank, const char *fmt, ...)
+{
+  int rank = 0, init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!every_rank && rank != 0) return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (every_rank)
+    fprintf(stderr, "halo-hypre: [%d] %s\n", rank, msg);
+  else
+    fprintf(stderr, "halo-hypre: %s\n", msg);
+  fflush(stderr);
+}
+
+/* Turn routing off for good, with the reason (printed on rank 0). */
+static void turn_off(const char *why)
+{
+  settings.ok = 0;
+  settings.on = 0;
+  snprintf(settings.why_off, sizeof settings.why_off, "%s", why);
+  if (!warned_once) {
+    warned_once = 1;
+    hh_warn(0, "%s; every exchange is left to hypre", why);
+  }
+}
+
+static int env_flag(const char *name, int dflt, int *ok)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return dflt;
+  if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true")) return 1;
+  if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false")) return 0;
+  char why[160];
+  snprintf(why, sizeof why, "%s=%s is not 0 or 1", name, v);
+  turn_off(why);
+  *ok = 0;
+  return dflt;
+}
+
+static void read_settings(void)
+{
+  settings.read = 1;
+  settings.ok = 1;
+  settings.opts = halo_plan_options_default();
+  int ok = 1;
+  int on = env_flag("HALO_HYPRE", 1, &ok);
+  settings.view = env_flag("HALO_HYPRE_VIEW", 0, &ok);
+  if (!ok) return; /* turned off, with the message */
+  settings.on = on;
+  char why[256];
+  const char *v = getenv("HALO_STRATEGY");
+  if (v && *v && halo_strategy_from_name(v, &settings.opts.strategy) != HALO_SUCCESS) {
+    snprintf(why, sizeof why, "HALO_STRATEGY=%s: %s", v, halo_last_error());
+    turn_off(why);
+    return;
+  }
+  v = getenv("HALO_TRANSPORT");
+  if (v && *v && halo_transport_from_name(v, &settings.opts.transport) != HALO_SUCCESS) {
+    snprintf(why, sizeof why, "HALO_TRANSPORT=%s: %s", v, halo_last_error());
+    turn_off(why);
+    return;
+  }
+  v = getenv("HALO_MESSAGE_CAP");
+  if (v && *v) {
+    char *end = NULL;
+    long long cap = strtoll(v, &end, 10);
+    if (!end || *end || cap < 8) {
+      snprintf(why, sizeof why, "HALO_MESSAGE_CAP=%s is not a number of bytes of at least 8", v);
+      turn_off(why);
+      return;
+    }
+    settings.opts.message_cap = cap;
+  }
+  settings.opts.memory = HALO_MEMORY_HOST;
+  /* auto chooses by the model alone unless HALO_AUTOTUNE asks for the timed
+   * trial: an AMG hierarchy has tens of packages, and timing the candidates
+   * of each costs more than a solve (measured: bench/results/amg-gpu.md) */
+  v = getenv("HALO_AUTOTUNE");
+  if (!v || !*v) settings.opts.autotune = 0;
+  /* The options the core reads itself (HALO_RANKS_PER_NODE, HALO_PARAMS)
+   * are checked here too, so that a bad value turns halo off at once. */
+  halo_plan_options resolved;
+  if (halo_plan_options_resolve(&settings.opts, &resolved) != HALO_SUCCESS) {
+    snprintf(why, sizeof why, "%s", halo_last_error());
+    turn_off(why);
+    return;
+  }
+  if (!HH_SCALAR_OK) {
+    turn_off("hypre's HYPRE_Complex is not double (halo moves doubles)");
+    return;
+  }
+  HYPRE_Int major = 0, minor = 0, patch = 0, single = 0;
+  HYPRE_VersionNumber(&major, &minor, &patch, &single);
+  int loaded = (int)(major * 10000 + minor * 100 + patch);
+  if (loaded != HYPRE_RELEASE_NUMBER) {
+    snprintf(why, sizeof why,
+             "libhalo_hypre was built against hypre %s but libHYPRE %d.%d.%d is loaded "
+             "(rebuild halo against it)",
+             HYPRE_RELEASE_VERSION, (int)major, (int)minor, (int)patch);
+    turn_off(why);
+    return;
+  }
+}
+
+int hh_launcher_rank(void)
+{
+  const char *r = getenv("OMPI_COMM_WORLD_RANK");
+  if (!r) r = getenv("PMI_RANK");
+  return r ? atoi(r) : -1;
+}
+
+hh_settings *hh_settings_get(void)
+{
+  if (!settings.read) read_settings();
+  return &settings;
+}
+
+void halo_hypre_set_enabled(int on)
+{
+  hh_settings *s = hh_settings_get();
+  if (s->ok) s->on = on ? 1 : 0;
+}
+
+int halo_hypre_enabled(void) { return hh_settings_get()->on; }
+
+halo_status halo_hypre_set_options(const halo_plan_options *opts)
+{
+  hh_settings *s = hh_settings_get();
+  if (!s->ok) return HALO_ERR_UNSUPPORTED;
+  halo_plan_options o, resolved;
+  if (opts) {
+    o = *opts;
+  } else { /* the environment's again */
+    const int on = s->on;
+    settings.read = 0;
+    read_settings();
+    if (!settings.ok) return HALO_ERR_UNSUPPORTED;
+    settings.on = on;
+    o = settings.opts;
+  }
+  o.memory = HALO_MEMORY_HOST; /* each plan's is hypre's buffers' (plan_options) */
+  o.stream = NULL;
+  halo_status st = halo_plan_options_resolve(&o, &resolved);
+  if (st != HALO_SUCCESS) return st;
+  s->opts = o;
+  hh_pkg_drop_plans();
+  return HALO_SUCCESS;
+}
+
