@@ -373,6 +373,19 @@ typedef struct {
   /** Device memory: 1 times the staged transport's copies with events
    *  (halo_plan_copy_times); -1 (default): HALO_EXEC_TIMING, else 0. */
   int copy_timing;
+  /** Device memory, transport ipc: how a sender and a receiver tell each
+   *  other that a message is packed and that it was read. 1 ("device"):
+   *  64-bit flags in device memory, written and waited for by the GPUs'
+   *  streams (cuStreamWriteValue64 / cuStreamWaitValue64), so that the host
+   *  never waits for a peer and the exchange stays ordered on the stream;
+   *  0 ("host"): interprocess events and 0-byte MPI messages. A
+   *  communication helper (a rank without rows) and its peers always use
+   *  "host", and so does every rank where one rank's GPU lacks 64-bit stream
+   *  memory operations. 2 ("auto"): "device" where every rank has a GPU of
+   *  its own, else "host" (ranks that share a GPU measured slower with
+   *  "device", with and without MPS). -1 (default): HALO_IPC_SIGNAL, else
+   *  "auto". */
+  int ipc_signal;
   /** Largest count of one MPI message, in values: larger messages travel in
    *  pieces (a test of the path of counts past 2^31); -1 (default):
    *  HALO_DEBUG_MAX_COUNT, else INT_MAX. */

@@ -54,6 +54,22 @@ static int transport_usable(halo_transport t) {
   return t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_AUTO;
 }
 
+/* The transports of the loops, and one more: ipc with the signals its default
+ * (ipc_signal auto) does not take here: on the host (0) where each rank has
+ * a GPU of its own, on the GPU (1) where ranks share one. */
+#define N_VARIANTS (HALO_N_TRANSPORTS + 1)
+static int variant_usable(int v) {
+  return transport_usable(v == HALO_N_TRANSPORTS ? HALO_TRANSPORT_IPC : (halo_transport)v);
+}
+static void variant_set(int v, halo_plan_options *o) {
+  o->transport = v == HALO_N_TRANSPORTS ? HALO_TRANSPORT_IPC : (halo_transport)v;
+  o->ipc_signal = v == HALO_N_TRANSPORTS ? ranks_per_gpu > 1 : -1;
+}
+static const char *variant_name(int v) {
+  if (v != HALO_N_TRANSPORTS) return halo_transport_name((halo_transport)v);
+  return ranks_per_gpu > 1 ? "ipc (signals on the GPU)" : "ipc (signals on the host)";
+}
+
 static int n_cases;
 
 /* The reverse exchange and the transpose product of a device plan against
@@ -134,16 +150,17 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
   double *dy = to_device(hx, (size_t)n * sizeof *hx), *ds = NULL;
   CUDA_OK(cudaMalloc((void **)&ds, (size_t)(ns + 1) * sizeof(double)));
   for (int s = 0; s < HALO_N_STRATEGIES; s++)
-    for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++) {
-      if (!transport_usable((halo_transport)t)) continue;
+    for (int t = HALO_TRANSPORT_STAGED; t < N_VARIANTS; t++) {
+      if (!variant_usable(t)) continue;
       halo_plan_options o = halo_plan_options_default();
-      o.strategy = (halo_strategy)s, o.transport = (halo_transport)t;
+      o.strategy = (halo_strategy)s;
+      variant_set(t, &o);
       o.ranks_per_node = node_sizes[n_node_sizes - 1];
       o.message_cap = 64;
       o.max_exchanges = 2; /* a handle beside the plan's own */
       char what[256];
       snprintf(what, sizeof what, "%s, exchange-only, %s, %s", label,
-               halo_strategy_name(o.strategy), halo_transport_name(o.transport));
+               halo_strategy_name(o.strategy), variant_name(t));
       halo_plan pd, ph;
       o.memory = HALO_MEMORY_DEVICE;
       CHECK_OK(halo_plan_create_from_ids(comm, cb, cb + n, ns, ids, &o, &pd));
@@ -254,17 +271,17 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
   int have_ref = 0;
   for (int ki = 0; ki < n_node_sizes; ki++)
     for (int s = 0; s < HALO_N_STRATEGIES; s++)
-      for (int t = HALO_TRANSPORT_STAGED; t < HALO_N_TRANSPORTS; t++) {
-        if (!transport_usable((halo_transport)t)) continue;
+      for (int t = HALO_TRANSPORT_STAGED; t < N_VARIANTS; t++) {
+        if (!variant_usable(t)) continue;
         halo_plan_options o = halo_plan_options_default();
         o.strategy = (halo_strategy)s;
-        o.transport = (halo_transport)t;
+        variant_set(t, &o);
         const int K = node_sizes[ki];
         o.ranks_per_node = K;
         o.message_cap = 64;
         char what[256];
         snprintf(what, sizeof what, "%s, K=%d, %s, %s", label, K, halo_strategy_name(o.strategy),
-                 halo_transport_name(o.transport));
+                 variant_name(t));
         halo_plan plan = NULL;
         /* half the cases plan the host matrix on the device (uploaded once) */
         o.memory = HALO_MEMORY_DEVICE;

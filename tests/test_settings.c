@@ -28,6 +28,7 @@ static const setting settings[] = {
     {"HALO_COMPUTE_STREAM", "nonblocking", "async", "HALO_COMPUTE_STREAM='async' (option compute_stream): expected blocking or nonblocking"},
     {"HALO_TIMELINE", "1", "on", "HALO_TIMELINE='on' (option timeline): expected 0 or 1"},
     {"HALO_EXEC_TIMING", "1", "-1", "HALO_EXEC_TIMING='-1' (option copy_timing): expected 0 or 1"},
+    {"HALO_IPC_SIGNAL", "host", "gpu", "HALO_IPC_SIGNAL='gpu' (option ipc_signal): expected host, device or auto"},
     {"HALO_AUTOTUNE", "model", "fast", "HALO_AUTOTUNE='fast' (option autotune): expected model or a number, 0 to 1000000"},
     {"HALO_DEBUG_MAX_COUNT", "7", "0", "HALO_DEBUG_MAX_COUNT='0' (option max_message_count): expected 1 or more"},
 };
@@ -57,6 +58,7 @@ int main(int argc, char **argv) {
   CHECK(r.spmv_carveout == -1 && r.product_first == 1 && r.compute_stream == 0);
   CHECK(r.spmv_long_row == 0);
   CHECK(r.timeline == 0 && r.copy_timing == 0 && r.max_message_count == INT32_MAX);
+  CHECK(r.ipc_signal == 2);
   CHECK(r.gpu_aware_mpi == -1 && r.params == NULL && r.ranks_per_node == 0);
   CHECK(r.strategy == HALO_STRATEGY_AUTO && r.autotune == HALO_AUTOTUNE_CLOSE);
   for (int i = 0; i < (int)(sizeof settings / sizeof settings[0]); i++) {

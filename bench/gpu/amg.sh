@@ -23,24 +23,17 @@
 #   bench/gpu/amg.sh all     both
 # AMG_CHECK_S, AMG_CHECK_T, AMG_CHECK_K (strategies, transports, ranks per node of the 2-rank
 # check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it; AMG_CASES the bench's roads
-# ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged"); AMG_MPS=1 runs them
+# ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged"; a road may add
+# environment variables, LABEL:TRANSPORT:VAR=VALUE,VAR=VALUE); AMG_MPS=1 runs them
 # under CUDA's multi-process service.
 # Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
-OUT=${OUT:-/tmp/halo-gpu}
-mkdir -p "$OUT"
-log=$OUT/amg-log.txt
-summary=$OUT/amg-summary.md
-runs=/tmp/amg-runs
-mkdir -p $runs
+. bench/gpu/common.sh
+gpu_script_init amg
 B=build-gpu-hypre
 HY=/tmp/hypre
-export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-say() { echo "$*" | tee -a "$summary"; }
-run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
 
 build() {
   local t0=$SECONDS
@@ -175,11 +168,13 @@ bench() {
     [ $np -eq 8 ] && P="2 2 2" && rpn=4
     for r in $(seq 1 "$reps"); do
       for c in "${cases[@]}"; do
-        local label=${c%%:*} t=${c#*:} env="CUDA_VISIBLE_DEVICES=0,1"
+        local label=${c%%:*} rest=${c#*:} env="CUDA_VISIBLE_DEVICES=0,1" extra=
+        local t=${rest%%:*}
+        [[ $rest == *:* ]] && extra=${rest#*:} && extra=${extra//,/ }
         [ $np -eq 8 ] && [ "$t" = nccl ] && continue
         # hypre's own road with the library loaded and off times its exchanges per level
         [ "$label" = hypre ] && env+=" LD_PRELOAD=$LIB HALO_HYPRE=0 HALO_HYPRE_VIEW=1"
-        [ "$label" != hypre ] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1"
+        [ "$label" != hypre ] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1 $extra"
         ij "b${np}_${label}_$r" $np "$env" "${AMG[@]}" -n $n $n $n -P $P
       done
     done

@@ -59,7 +59,10 @@
 #                              (HALO_COMPUTE_STREAM), with and without a capped grid; cga:
 #                              NCCL_CGA_CLUSTER_SIZE 4 (Hopper's default), 0 and 1;
 #                              carveout: the product's shared-memory carveout left to
-#                              the driver or 100 % (HALO_SPMV_CARVEOUT)
+#                              the driver or 100 % (HALO_SPMV_CARVEOUT); signal: ipc's
+#                              signals on the GPU against on the host (HALO_IPC_SIGNAL), with
+#                              2 ranks on 2 GPUs (beside every transport), 4 ranks on 1 GPU
+#                              and 8 ranks on 2 GPUs, SIGNAL_REPS (3) interleaved repeats
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,7 +79,7 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
         -x HALO_TIMELINE -x HALO_BENCH_GPN -x HALO_TEST_RANKS_PER_NODE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
-        -x HALO_SPMV_CARVEOUT)
+        -x HALO_SPMV_CARVEOUT -x HALO_IPC_SIGNAL)
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
@@ -389,6 +392,22 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
     "1 4 0" "1 0 0" "1 1 0" "1 4 264" "1 0 264" -- "${std[@]}" --transport nccl ;;
   carveout) interleave "VARS=HALO_TIMELINE HALO_SPMV_CARVEOUT HALO_SPMV_MAX_BLOCKS" \
     "1 - 0" "1 100 0" "1 - 264" "1 100 264" -- "${std[@]}" --transport all ;;
+  signal) # ipc's signals on the GPU against on the host, beside the other transports
+    for rep in $(seq 1 "${SIGNAL_REPS:-3}"); do
+      for g in 160 100; do
+        [ "$ngpu" -ge 2 ] && spmv "lap$g 2 ranks 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g \
+          --iterations 100 --warmup 20 --strategy standard --transport all
+        [ "$ngpu" -ge 2 ] && HALO_IPC_SIGNAL=host spmv "lap$g 2 ranks 2 GPUs ipc signals on the host rep$rep" \
+          2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 --strategy standard --transport ipc
+      done
+      for sig in device host; do
+        HALO_IPC_SIGNAL=$sig spmv "lap160 4 ranks 1 GPU ipc signals $sig rep$rep" 4 0 "${lap[@]}" \
+          --strategy standard --transport ipc
+        [ "$ngpu" -ge 2 ] && HALO_IPC_SIGNAL=$sig spmv "lap160 8 ranks 2 GPUs K4 ipc signals $sig rep$rep" \
+          8 "$all_gpus" "${lap[@]}" --strategy all --transport ipc --ranks-per-node 4
+      done
+      spmv "lap160 4 ranks 1 GPU staged rep$rep" 4 0 "${lap[@]}" --strategy standard --transport staged
+    done ;;
   esac
   case $what in
   timeline | nthreads | stream | cga | carveout)

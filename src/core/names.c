@@ -131,6 +131,7 @@ halo_plan_options halo_plan_options_default(void) {
   o.compute_stream = -1;
   o.timeline = -1;
   o.copy_timing = -1;
+  o.ipc_signal = -1;
   o.max_message_count = -1;
   return o;
 }

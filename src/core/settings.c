@@ -97,6 +97,7 @@ static halo_status resolve_int(const char *option, int64_t value, const char *en
 
 static const char *const kernel_words[] = {"halo", "cusparse", NULL};
 static const char *const stream_words[] = {"blocking", "nonblocking", NULL};
+static const char *const signal_words[] = {"host", "device", "auto", NULL};
 /* HALO_AUTOTUNE: "model" (0), or a number of timed calls; "close" is the
  * default, kept as a value no caller can give (HALO_AUTOTUNE_CLOSE) */
 static const char *const autotune_words[] = {"model", NULL};
@@ -183,6 +184,9 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   s->timeline = (int)v;
   HALO_CHECK(resolve_int("copy_timing", o.copy_timing, "HALO_EXEC_TIMING", 0, 0, 1, 0, NULL, &v));
   s->copy_timing = (int)v;
+  HALO_CHECK(resolve_int("ipc_signal", o.ipc_signal, "HALO_IPC_SIGNAL", 2, 0, 2, 0, signal_words,
+                         &v));
+  s->ipc_signal = (int)v;
   HALO_CHECK(resolve_int("max_message_count", o.max_message_count, "HALO_DEBUG_MAX_COUNT",
                          INT_MAX, 1, INT_MAX, 0, NULL, &v));
   s->max_count = (int)v;
@@ -198,6 +202,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   o.compute_stream = s->compute_nonblocking;
   o.timeline = s->timeline;
   o.copy_timing = s->copy_timing;
+  o.ipc_signal = s->ipc_signal;
   o.max_message_count = s->max_count;
   o.params = s->params;
   s->opts = o;
@@ -235,6 +240,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"compute_stream", "HALO_COMPUTE_STREAM"},
                             {"timeline", "HALO_TIMELINE"},
                             {"copy_timing", "HALO_EXEC_TIMING"},
+                            {"ipc_signal", "HALO_IPC_SIGNAL"},
                             {"max_message_count", "HALO_DEBUG_MAX_COUNT"},
                             {"params", "HALO_PARAMS"}};
   enum { N = sizeof names / sizeof names[0] };
@@ -245,7 +251,8 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                         s->spmv_group,       s->spmv_unroll,      s->spmv_max_blocks,
                         s->spmv_carveout,    s->spmv_long_row,    s->product_first,
                         s->compute_nonblocking,
-                        s->timeline,         s->copy_timing,      s->max_count,
+                        s->timeline,         s->copy_timing,      s->ipc_signal,
+                        s->max_count,
                         hash_string(s->params ? s->params : "(the machine's file)")};
   int64_t lo[N], hi[N];
   HALO_MPI(MPI_Allreduce(v, lo, N, MPI_INT64_T, MPI_MIN, comm));

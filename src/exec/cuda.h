@@ -22,6 +22,23 @@ halo_status halo_error_nccl(ncclResult_t r, const char *call, const char *file, 
 
 /* ---- kernels (cuda_kernels.cu); each returns the launch's error ---- */
 
+/* A message copied by halo_cuda_pull: n values from src (a peer's buffer,
+ * opened through CUDA IPC) to dst. */
+typedef struct {
+  const double *src;
+  double *dst;
+  int64_t n;
+} halo_cuda_piece;
+
+/* Largest count of pieces of one halo_cuda_pull (the grid's y extent). */
+#define HALO_CUDA_MAX_PIECES 65535
+
+/* Copy every piece (the array in device memory; n_pieces at most
+ * HALO_CUDA_MAX_PIECES; the longest of n_max values) in one launch: a row of
+ * blocks per piece. */
+cudaError_t halo_cuda_pull(const halo_cuda_piece *pieces, int n_pieces, int64_t n_max,
+                           cudaStream_t s);
+
 /* out[i] = src(idx[i]): src(j) = x[j] for j < n_local, else work[j - n_local] */
 cudaError_t halo_cuda_gather(double *out, const int32_t *idx, int64_t n, const double *x,
                              const double *work, int64_t n_local, cudaStream_t s);

@@ -131,6 +131,7 @@ static halo_status cuda_begin(halo_exec *ex, const double *src, double *dst) {
         HALO_CUDA(cudaMemsetAsync(d->work, 0, (size_t)s->n_work * sizeof *d->work, d->xs));
     }
   }
+  d->epoch++; /* the exchange's number (ipc signals on the GPU) */
   for (int k = 0; k < s->n_phases; k++) HALO_CUDA_EACH(arm, ex, d, k);
   return phase_start(ex, d, 0);
 }

@@ -25,6 +25,12 @@ typedef struct {
   int peer; /* plan rank */
   MPI_Request ready, done;
   cudaEvent_t remote_event; /* opened: the peer's ready (we receive) or done (we send) */
+  /* signals on the GPU (ipc_signal "device"; neither side a helper): the
+   * sender writes the exchange's number into the receiver's ready flag after
+   * its pack, the receiver into the sender's done flag after its copy */
+  int sig;
+  uint64_t *flag;        /* ours, in device memory: the peer writes it */
+  uint64_t *flag_remote; /* the peer's, opened: we write it */
 } ipc_peer;
 
 typedef struct {
@@ -61,6 +67,11 @@ typedef struct {
   int n_ipc_to, n_ipc_from; /* peers we send to / receive from over ipc */
   ipc_peer *ipc_to, *ipc_from;
   cudaEvent_t ev_ready, ev_done; /* interprocess: ours as sender, ours as receiver */
+  /* the ipc receives copied by one kernel from the senders' buffers (a rank
+   * with rows; a helper copies each to the host) */
+  int n_pull;
+  int64_t pull_max;
+  halo_cuda_piece *d_pull;
   cudaEvent_t ev_t[4];           /* copy_timing: around the copy down, the copy up */
   int timed_down, timed_up;      /* the last exchange recorded them */
 } cphase;
@@ -89,6 +100,15 @@ typedef struct {
   int32_t *maps;   /* every index map of the executor, one allocation (map_batch) */
   const double *x; /* the source of the exchange in flight */
   double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
+  /* ipc signals on the GPU: the flags of every phase (ready per sender, then
+   * done per receiver), carved from the IPC chunks; the number of the
+   * exchange in flight, counted from a base agreed at set-up above any
+   * number an earlier plan on this memory wrote */
+  uint64_t *flags;
+  size_t flags_bytes;
+  int flags_chunk;
+  int64_t flags_off;
+  uint64_t epoch;
   int timing;      /* copy_timing: time the staged copies */
   double t_down, t_up;
   int64_t bytes_down, bytes_up, n_down, n_up;

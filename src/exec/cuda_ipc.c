@@ -1,17 +1,96 @@
 /* Transport ipc of the CUDA executor, between the ranks of one machine: the
  * receiver copies each message from the sender's device buffer, opened
  * through a CUDA IPC handle at plan time (send buffers are carved from the
- * communicator's exported chunks, opened once by each peer). Interprocess
- * events order the copy after the sender's pack and the sender's next pack
- * after the copy; 0-byte MPI messages say they were recorded. The messages
- * to ranks of other machines go staged (cuda_mpi.c). */
+ * communicator's exported chunks, opened once by each peer): all of a
+ * phase's messages in one kernel where each rank has a GPU of its own, else
+ * one copy each (to the host for a helper). The
+ * messages to ranks of other machines go staged (cuda_mpi.c).
+ *
+ * Two ways for a sender and a receiver to tell each other that a message is
+ * packed ("ready") and that it was read ("done"), per (phase, peer):
+ *
+ *   device  (ipc_signal 1; auto where every rank has a GPU of its own) a 64-bit
+ *           flag in device memory on each side, carved from the IPC chunks
+ *           and opened by the peer: the sender's stream writes the number of
+ *           the exchange into the receiver's ready flag after its pack, the
+ *           receiver's stream waits for it, copies, and writes the number into
+ *           the sender's done flag, which the sender's stream waits for before
+ *           its next pack (cuStreamWriteValue64 / cuStreamWaitValue64, from
+ *           the driver through the runtime's entry points). The host enqueues
+ *           and never waits for a peer: the exchange stays ordered on the
+ *           stream between the caller's kernels. The numbers count from a
+ *           base agreed at set-up above every number an earlier plan of this
+ *           process wrote, so a late write into reused memory cannot pass for
+ *           one of this plan's;
+ *   host    (ipc_signal 0; auto where ranks share a GPU; always where
+ *           either side is a communication helper, which runs its phases on
+ *           the host) interprocess events order the copy after the sender's
+ *           pack and the sender's next pack after the copy; 0-byte MPI
+ *           messages say they were recorded. */
 #include "halo_impl.h"
 
 #if HALO_HAVE_CUDA
+#include <cuda.h> /* types of the stream memory operations; no link to the driver */
 #include <string.h>
 
 #include "exec/cuda_exec.h"
 #include "tags.h"
+
+typedef CUresult (*sig_wait_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+typedef CUresult (*sig_write_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
+typedef CUresult (*sig_attr_fn)(int *, CUdevice_attribute, CUdevice);
+typedef CUresult (*sig_get_fn)(CUdevice *, int);
+static sig_wait_fn sig_wait;
+static sig_write_fn sig_write;
+/* numbers above any this process's plans wrote: the next base */
+static uint64_t sig_next = 1;
+/* each plan's numbers stay below its base + this */
+#define SIG_SPAN (UINT64_C(1) << 40)
+
+static int sig_entry(const char *name, void *fn) {
+  void *p = NULL;
+  enum cudaDriverEntryPointQueryResult q;
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess || !p) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  memcpy(fn, &p, sizeof p);
+  return 1;
+}
+
+/* Whether this rank's GPU takes 64-bit stream memory operations; loads them. */
+static int sig_capable(int device) {
+  sig_attr_fn attr = NULL;
+  sig_get_fn get = NULL;
+  CUdevice dev;
+  int v = 0;
+  if (!sig_entry("cuDeviceGetAttribute", &attr) || !sig_entry("cuDeviceGet", &get) ||
+      !sig_entry("cuStreamWaitValue64", &sig_wait) || !sig_entry("cuStreamWriteValue64", &sig_write))
+    return 0;
+  if (get(&dev, device) != CUDA_SUCCESS) return 0;
+  if (attr(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) != CUDA_SUCCESS) return 0;
+  return v != 0;
+}
+
+static halo_status sig_error(CUresult r, const char *call) {
+  return HALO_ERROR(HALO_ERR_CUDA, "%s failed: CUDA driver error %d", call, (int)r);
+}
+
+/* The stream waits until *flag (device memory) reaches value. */
+static halo_status sig_wait_for(cudaStream_t s, const uint64_t *flag, uint64_t value) {
+  const CUresult r = sig_wait((CUstream)s, (CUdeviceptr)(uintptr_t)flag, value,
+                              CU_STREAM_WAIT_VALUE_GEQ);
+  return r == CUDA_SUCCESS ? HALO_SUCCESS : sig_error(r, "cuStreamWaitValue64");
+}
+
+/* The stream writes value into *flag (a peer's), after its earlier work,
+ * with a fence before the write. */
+static halo_status sig_post(cudaStream_t s, uint64_t *flag, uint64_t value) {
+  const CUresult r =
+      sig_write((CUstream)s, (CUdeviceptr)(uintptr_t)flag, value, CU_STREAM_WRITE_VALUE_DEFAULT);
+  return r == CUDA_SUCCESS ? HALO_SUCCESS : sig_error(r, "cuStreamWriteValue64");
+}
 
 static void ipc_peers_free(ipc_peer *q, int n) {
   for (int i = 0; i < n; i++) {
@@ -23,7 +102,6 @@ static void ipc_peers_free(ipc_peer *q, int n) {
 }
 
 static void ipc_destroy(halo_exec *ex, cuda_data *d) {
-  (void)ex;
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     cphase *p = &d->ph[k];
     ipc_peers_free(p->ipc_to, p->n_ipc_to);
@@ -34,14 +112,36 @@ static void ipc_destroy(halo_exec *ex, cuda_data *d) {
     if (p->ev_done) cudaEventDestroy(p->ev_done);
     p->ev_ready = p->ev_done = NULL;
   }
+  for (int k = 0; k < HALO_MAX_PHASES; k++) {
+    halo_dev_free(d->ph[k].d_pull);
+    d->ph[k].d_pull = NULL;
+    d->ph[k].n_pull = 0;
+  }
+  halo_device_ipc_release(ex->cfg.dev, d->flags, d->flags_bytes);
+  d->flags = NULL;
+  d->flags_bytes = 0;
 }
 
+/* Where a flag is, for the peer that writes it. */
+typedef struct {
+  unsigned char mem[HALO_IPC_HANDLE_BYTES]; /* the chunk of the flags */
+  int64_t chunk, offset;
+} ipc_flag_at;
+
+/* From a sender to a receiver, per message. */
 typedef struct {
   unsigned char mem[HALO_IPC_HANDLE_BYTES]; /* the sender's chunk */
-  cudaIpcEventHandle_t event;
-  int64_t chunk;  /* the chunk's number on the sender */
-  int64_t offset; /* bytes into the chunk */
+  cudaIpcEventHandle_t event;               /* signals on the host: the sender's ready event */
+  int64_t chunk;                            /* the chunk's number on the sender */
+  int64_t offset;                           /* bytes into the chunk */
+  ipc_flag_at done;                         /* signals on the GPU: the sender's done flag */
 } ipc_record;
+
+/* From a receiver to a sender, per (phase, sender). */
+typedef struct {
+  cudaIpcEventHandle_t event; /* signals on the host: the receiver's done event */
+  ipc_flag_at ready;          /* signals on the GPU: the receiver's ready flag */
+} ipc_back;
 
 /* Add peer to a phase's ipc peer list (unique). */
 halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
@@ -60,43 +160,159 @@ halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot)
   return HALO_SUCCESS;
 }
 
+/* The flags of the peers that signal on the GPU: carved from the IPC chunks
+ * (ready per sender, done per receiver, phase by phase), set to the base. */
+static halo_status flags_make(halo_exec *ex, cuda_data *d, uint64_t base) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  int64_t n = 0;
+  uint64_t *h = NULL;
+  for (int k = 0; k < s->n_phases; k++) {
+    const cphase *p = &d->ph[k];
+    for (int i = 0; i < p->n_ipc_from; i++) n += p->ipc_from[i].sig;
+    for (int i = 0; i < p->n_ipc_to; i++) n += p->ipc_to[i].sig;
+  }
+  if (n == 0) return HALO_SUCCESS;
+  d->flags_bytes = (size_t)n * sizeof *d->flags;
+  HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->flags_bytes, (void **)&d->flags, &d->flags_chunk,
+                                 &d->flags_off));
+  HALO_TRY(HALO_ALLOC(h, n));
+  for (int64_t i = 0; i < n; i++) h[i] = base;
+  /* done before any peer hears where the flags are, and may write them */
+  HALO_TRY_CUDA(cudaMemcpyAsync(d->flags, h, d->flags_bytes, cudaMemcpyHostToDevice, d->xs));
+  HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
+  int64_t f = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < p->n_ipc_from; i++)
+      if (p->ipc_from[i].sig) p->ipc_from[i].flag = d->flags + f++;
+    for (int i = 0; i < p->n_ipc_to; i++)
+      if (p->ipc_to[i].sig) p->ipc_to[i].flag = d->flags + f++;
+  }
+cleanup:
+  halo_free(h);
+  return st;
+}
+
+static halo_status flag_at(const cuda_data *d, const unsigned char *handle, const uint64_t *flag,
+                           ipc_flag_at *at) {
+  memcpy(at->mem, handle, HALO_IPC_HANDLE_BYTES);
+  at->chunk = d->flags_chunk;
+  at->offset = d->flags_off + (int64_t)((const char *)flag - (const char *)d->flags);
+  return HALO_SUCCESS;
+}
+
+static halo_status flag_open(halo_exec *ex, int peer, const ipc_flag_at *at, uint64_t **flag_p) {
+  char *base;
+  HALO_CHECK(halo_device_ipc_open(ex->cfg.dev, peer, (int)at->chunk, at->mem, &base));
+  *flag_p = (uint64_t *)(void *)(base + at->offset);
+  return HALO_SUCCESS;
+}
+
+/* The pieces of each phase's pull kernel, on the device: every ipc receive,
+ * from the sender's buffer to where it lands; where each rank has a GPU of
+ * its own and rows. Ranks that share a GPU copy message by message: without
+ * MPS their contexts take turns on the GPU, and a kernel waits for its turn
+ * where the copy engines' copies do not (lap3d27:160, 8 ranks on 2 H100,
+ * standard: 4.1-6.2 ms per SpMV with the kernel, 1.4-1.7 ms with copies). */
+static halo_status pull_make(halo_exec *ex, cuda_data *d) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  halo_cuda_piece *h = NULL;
+  if (d->host_fwd || halo_device_ranks_per_gpu(ex->cfg.dev) > 1) return HALO_SUCCESS;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    int n = 0;
+    for (int i = 0; i < ph->n_recv; i++)
+      n += ph->recv[i].peer != s->rank && p->recv[i].ch == CH_IPC && ph->recv[i].count > 0;
+    if (n == 0 || n > HALO_CUDA_MAX_PIECES) continue; /* none, or copies one by one */
+    HALO_FREE(h);
+    HALO_TRY(HALO_ALLOC(h, n));
+    n = 0;
+    p->pull_max = 0;
+    for (int i = 0; i < ph->n_recv; i++) {
+      const cmsg *c = &p->recv[i];
+      const int64_t cnt = ph->recv[i].count;
+      if (ph->recv[i].peer == s->rank || c->ch != CH_IPC || cnt == 0) continue;
+      h[n].src = (const double *)(const void *)c->remote;
+      h[n].dst = c->direct ? c->direct : p->d_recv + c->buf_off;
+      h[n++].n = cnt;
+      if (cnt > p->pull_max) p->pull_max = cnt;
+    }
+    HALO_TRY(halo_dev_malloc((void **)&p->d_pull, (size_t)n * sizeof *h));
+    HALO_TRY(halo_host_to_dev(p->d_pull, h, (size_t)n * sizeof *h));
+    p->n_pull = n;
+  }
+cleanup:
+  halo_free(h);
+  return st;
+}
+
 /* IPC set-up: senders tell receivers where each message is (arena handle,
- * ready event, offset); receivers tell senders their done event; every rank
- * opens what it was told; persistent 0-byte requests for the signals. */
+ * offset; the ready event, or where their done flag is); receivers tell
+ * senders their done event, or where their ready flag is; every rank opens
+ * what it was told; persistent 0-byte requests for the signals on the host.
+ * The ranks agree whether signals go on the GPU (every rank's GPU can) and
+ * on the base of the exchanges' numbers. */
 static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
   const MPI_Comm setup = ex->cfg.comm, comm = ex->cfg.comm;
   int n_out = 0, n_in = 0, n_req = 0;
   ipc_record *out = NULL, *in = NULL;
-  cudaIpcEventHandle_t *done_out = NULL, *done_in = NULL;
+  ipc_back *back_out = NULL, *back_in = NULL;
   MPI_Request *req = NULL;
-  unsigned char arena_handle[HALO_IPC_HANDLE_BYTES];
+  unsigned char arena_handle[HALO_IPC_HANDLE_BYTES], flags_handle[HALO_IPC_HANDLE_BYTES];
+  memset(arena_handle, 0, sizeof arena_handle);
+  memset(flags_handle, 0, sizeof flags_handle);
   int any = 0;
   for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
-  int any_all = 0;
-  HALO_TRY_MPI(MPI_Allreduce(&any, &any_all, 1, MPI_INT, MPI_MAX, setup));
-  if (!any_all) return HALO_SUCCESS;
+  /* most of: any ipc, a GPU that cannot signal, the next base */
+  const int want = ex->cfg.ipc_signal == 1 ||
+                   (ex->cfg.ipc_signal == 2 && halo_device_ranks_per_gpu(ex->cfg.dev) == 1);
+  int64_t mine[3] = {any != 0, want && !sig_capable(halo_device_id(ex->cfg.dev)),
+                     (int64_t)sig_next},
+          most[3];
+  HALO_TRY_MPI(MPI_Allreduce(mine, most, 3, MPI_INT64_T, MPI_MAX, setup));
+  if (!most[0]) return HALO_SUCCESS;
+  const int sig = want && !most[1];
+  const uint64_t base = (uint64_t)most[2];
+  sig_next = base + SIG_SPAN;
+  d->epoch = base;
+  for (int k = 0; k < s->n_phases; k++) { /* both sides of a pair decide alike */
+    cphase *p = &d->ph[k];
+    for (int i = 0; i < p->n_ipc_to; i++)
+      p->ipc_to[i].sig = sig && !d->host_fwd && !d->peer_host_fwd[p->ipc_to[i].peer];
+    for (int i = 0; i < p->n_ipc_from; i++)
+      p->ipc_from[i].sig = sig && !d->host_fwd && !d->peer_host_fwd[p->ipc_from[i].peer];
+  }
+  HALO_TRY(flags_make(ex, d, base));
   if (d->arena) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle));
+  if (d->flags) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->flags_chunk, flags_handle));
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     for (int i = 0; i < ph->n_send; i++) n_out += d->ph[k].send[i].ch == CH_IPC;
     for (int i = 0; i < ph->n_recv; i++) n_in += d->ph[k].recv[i].ch == CH_IPC;
   }
-  HALO_TRY(HALO_ALLOC(out, n_out));
-  HALO_TRY(HALO_ALLOC(in, n_in));
-  int n_done_out = 0, n_done_in = 0;
+  HALO_TRY(HALO_CALLOC(out, n_out));
+  HALO_TRY(HALO_CALLOC(in, n_in));
+  int n_back_out = 0, n_back_in = 0;
   for (int k = 0; k < s->n_phases; k++)
-    n_done_out += d->ph[k].n_ipc_from, n_done_in += d->ph[k].n_ipc_to;
-  HALO_TRY(HALO_ALLOC(done_out, n_done_out));
-  HALO_TRY(HALO_ALLOC(done_in, n_done_in));
-  HALO_TRY(HALO_ALLOC(req, n_out + n_in + n_done_out + n_done_in));
-  /* events of this rank: ready (as sender) and done (as receiver) */
+    n_back_out += d->ph[k].n_ipc_from, n_back_in += d->ph[k].n_ipc_to;
+  HALO_TRY(HALO_CALLOC(back_out, n_back_out));
+  HALO_TRY(HALO_CALLOC(back_in, n_back_in));
+  HALO_TRY(HALO_ALLOC(req, n_out + n_in + n_back_out + n_back_in));
+  /* events of this rank, for the peers that signal on the host: ready (as
+   * sender) and done (as receiver) */
   for (int k = 0; k < s->n_phases; k++) {
     cphase *p = &d->ph[k];
-    if (p->n_ipc_to)
+    int host_to = 0, host_from = 0;
+    for (int i = 0; i < p->n_ipc_to; i++) host_to += !p->ipc_to[i].sig;
+    for (int i = 0; i < p->n_ipc_from; i++) host_from += !p->ipc_from[i].sig;
+    if (host_to)
       HALO_TRY(halo_event_create(&p->ev_ready, cudaEventDisableTiming | cudaEventInterprocess));
-    if (p->n_ipc_from)
+    if (host_from)
       HALO_TRY(halo_event_create(&p->ev_done, cudaEventDisableTiming | cudaEventInterprocess));
   }
   int a = 0, b = 0, c = 0, e = 0;
@@ -106,8 +322,15 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
     for (int i = 0; i < ph->n_send; i++) {
       const cmsg *m = &p->send[i];
       if (m->ch != CH_IPC) continue;
+      const ipc_peer *q = NULL;
+      for (int j = 0; j < p->n_ipc_to; j++)
+        if (p->ipc_to[j].peer == ph->send[i].peer) q = &p->ipc_to[j];
+      if (!q) HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: no ipc peer for a message", k);
       memcpy(out[a].mem, arena_handle, sizeof arena_handle);
-      HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
+      if (q->sig)
+        HALO_TRY(flag_at(d, flags_handle, q->flag, &out[a].done));
+      else
+        HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
       out[a].chunk = d->arena_chunk;
       out[a].offset = d->arena_off + (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
       HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer,
@@ -120,12 +343,16 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
                              HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
     }
     for (int i = 0; i < p->n_ipc_from; i++) {
-      HALO_TRY_CUDA(cudaIpcGetEventHandle(&done_out[c], p->ev_done));
-      HALO_TRY_MPI(MPI_Isend(&done_out[c++], (int)sizeof *done_out, MPI_BYTE, p->ipc_from[i].peer,
+      const ipc_peer *q = &p->ipc_from[i];
+      if (q->sig)
+        HALO_TRY(flag_at(d, flags_handle, q->flag, &back_out[c].ready));
+      else
+        HALO_TRY_CUDA(cudaIpcGetEventHandle(&back_out[c].event, p->ev_done));
+      HALO_TRY_MPI(MPI_Isend(&back_out[c++], (int)sizeof *back_out, MPI_BYTE, q->peer,
                              HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
     }
     for (int i = 0; i < p->n_ipc_to; i++)
-      HALO_TRY_MPI(MPI_Irecv(&done_in[e++], (int)sizeof *done_in, MPI_BYTE, p->ipc_to[i].peer,
+      HALO_TRY_MPI(MPI_Irecv(&back_in[e++], (int)sizeof *back_in, MPI_BYTE, p->ipc_to[i].peer,
                              HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
   }
   HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
@@ -138,58 +365,90 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
       cmsg *m = &p->recv[i];
       if (m->ch != CH_IPC) continue;
       ipc_peer *q = &p->ipc_from[m->ipc_slot];
-      char *base;
-      HALO_TRY(
-          halo_device_ipc_open(ex->cfg.dev, ph->recv[i].peer, (int)in[b].chunk, in[b].mem, &base));
-      m->remote = base + in[b].offset;
-      if (!q->remote_event) {
+      char *base_p;
+      HALO_TRY(halo_device_ipc_open(ex->cfg.dev, ph->recv[i].peer, (int)in[b].chunk, in[b].mem,
+                                    &base_p));
+      m->remote = base_p + in[b].offset;
+      if (q->sig && !q->flag_remote) {
+        HALO_TRY(flag_open(ex, q->peer, &in[b].done, &q->flag_remote));
+      } else if (!q->sig && !q->remote_event) {
         halo_debug_count_alloc();
         HALO_TRY_CUDA(cudaIpcOpenEventHandle(&q->remote_event, in[b].event));
       }
       b++;
     }
-    for (int i = 0; i < p->n_ipc_to; i++) {
-      halo_debug_count_alloc();
-      HALO_TRY_CUDA(cudaIpcOpenEventHandle(&p->ipc_to[i].remote_event, done_in[e++]));
+    for (int i = 0; i < p->n_ipc_to; i++, e++) {
+      ipc_peer *q = &p->ipc_to[i];
+      if (q->sig) {
+        HALO_TRY(flag_open(ex, q->peer, &back_in[e].ready, &q->flag_remote));
+      } else {
+        halo_debug_count_alloc();
+        HALO_TRY_CUDA(cudaIpcOpenEventHandle(&q->remote_event, back_in[e].event));
+      }
     }
-    /* the signals: ready from sender to receiver, done back */
+    /* the signals on the host: ready from sender to receiver, done back */
     const int ready = halo_exec_tag_ready(ex, k), done = halo_exec_tag_done(ex, k);
     for (int i = 0; i < p->n_ipc_to; i++) {
+      if (p->ipc_to[i].sig) continue;
       HALO_TRY_MPI(
           MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, ready, comm, &p->ipc_to[i].ready));
       HALO_TRY_MPI(
           MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_to[i].peer, done, comm, &p->ipc_to[i].done));
     }
     for (int i = 0; i < p->n_ipc_from; i++) {
+      if (p->ipc_from[i].sig) continue;
       HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, ready, comm,
                                  &p->ipc_from[i].ready));
       HALO_TRY_MPI(
           MPI_Send_init(NULL, 0, MPI_BYTE, p->ipc_from[i].peer, done, comm, &p->ipc_from[i].done));
     }
   }
+  HALO_TRY(pull_make(ex, d));
 cleanup:
   halo_free(req);
-  halo_free(done_in);
-  halo_free(done_out);
+  halo_free(back_in);
+  halo_free(back_out);
   halo_free(in);
   halo_free(out);
   return st;
 }
 
+/* Tell each peer of a list what this side has done: as receivers (q the
+ * senders) that the copies are done, as sender (q the receivers) that the
+ * pack is: the exchange's number into its flag from the stream, or the
+ * 0-byte message (done to a sender, ready to a receiver). */
+static halo_status signal_peers(cuda_data *d, ipc_peer *q, int n, int as_sender) {
+  for (int i = 0; i < n; i++) {
+    if (q[i].sig)
+      HALO_CHECK(sig_post(d->xs, q[i].flag_remote, d->epoch));
+    else
+      HALO_MPI(MPI_Start(as_sender ? &q[i].ready : &q[i].done));
+  }
+  return HALO_SUCCESS;
+}
+
 /* The ipc receives of phase k: once each sender says its data is ready,
  * copy it from the sender's buffer (into device memory, or a helper's host
- * memory), then tell the senders the copies are enqueued after our done
- * event. */
+ * memory), then tell the senders the copies are done (on the GPU) or
+ * enqueued after our done event (on the host). */
 halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
+  int host = 0;
   for (int i = 0; i < p->n_ipc_from; i++) {
-    HALO_MPI(MPI_Wait(&p->ipc_from[i].ready, MPI_STATUS_IGNORE));
-    HALO_CUDA(cudaStreamWaitEvent(d->xs, p->ipc_from[i].remote_event, 0));
+    ipc_peer *q = &p->ipc_from[i];
+    if (q->sig) {
+      HALO_CHECK(sig_wait_for(d->xs, q->flag, d->epoch));
+      continue;
+    }
+    host = 1;
+    HALO_MPI(MPI_Wait(&q->ready, MPI_STATUS_IGNORE));
+    HALO_CUDA(cudaStreamWaitEvent(d->xs, q->remote_event, 0));
   }
   if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
-  for (int i = 0; i < ph->n_recv; i++) {
+  if (p->n_pull) HALO_CUDA(halo_cuda_pull(p->d_pull, p->n_pull, p->pull_max, d->xs));
+  for (int i = 0; i < ph->n_recv && !p->n_pull; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
     double *to = d->host_fwd ? p->h_recv + c->buf_off
@@ -199,17 +458,18 @@ halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
                               d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice,
                               d->xs));
   }
-  HALO_CUDA(cudaEventRecord(p->ev_done, d->xs));
+  if (host) HALO_CUDA(cudaEventRecord(p->ev_done, d->xs));
   if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 3));
-  for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].done));
-  return HALO_SUCCESS;
+  return signal_peers(d, p->ipc_from, p->n_ipc_from, 0);
 }
 
 static halo_status ipc_arm(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
   cphase *p = &d->ph[k];
-  for (int i = 0; i < p->n_ipc_from; i++) HALO_MPI(MPI_Start(&p->ipc_from[i].ready));
-  for (int i = 0; i < p->n_ipc_to; i++) HALO_MPI(MPI_Start(&p->ipc_to[i].done));
+  for (int i = 0; i < p->n_ipc_from; i++)
+    if (!p->ipc_from[i].sig) HALO_MPI(MPI_Start(&p->ipc_from[i].ready));
+  for (int i = 0; i < p->n_ipc_to; i++)
+    if (!p->ipc_to[i].sig) HALO_MPI(MPI_Start(&p->ipc_to[i].done));
   return HALO_SUCCESS;
 }
 
@@ -217,8 +477,13 @@ static halo_status ipc_arm(halo_exec *ex, cuda_data *d, int k) {
 static halo_status ipc_before_pack(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
   cphase *p = &d->ph[k];
-  for (int i = 0; i < p->n_ipc_to; i++)
-    HALO_CUDA(cudaStreamWaitEvent(d->xs, p->ipc_to[i].remote_event, 0));
+  for (int i = 0; i < p->n_ipc_to; i++) {
+    const ipc_peer *q = &p->ipc_to[i];
+    if (q->sig)
+      HALO_CHECK(sig_wait_for(d->xs, q->flag, d->epoch - 1));
+    else
+      HALO_CUDA(cudaStreamWaitEvent(d->xs, q->remote_event, 0));
+  }
   return HALO_SUCCESS;
 }
 
@@ -226,26 +491,26 @@ static halo_status ipc_before_pack(halo_exec *ex, cuda_data *d, int k) {
 static halo_status ipc_send(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
   cphase *p = &d->ph[k];
-  if (!p->n_ipc_to) return HALO_SUCCESS;
-  HALO_CUDA(cudaEventRecord(p->ev_ready, d->xs));
-  for (int i = 0; i < p->n_ipc_to; i++) HALO_MPI(MPI_Start(&p->ipc_to[i].ready));
-  return HALO_SUCCESS;
+  if (p->ev_ready) HALO_CUDA(cudaEventRecord(p->ev_ready, d->xs));
+  return signal_peers(d, p->ipc_to, p->n_ipc_to, 1);
 }
 
 static halo_status ipc_receive(halo_exec *ex, cuda_data *d, int k) {
   return d->ph[k].n_ipc_from ? halo_cuda_ipc_pull(ex, d, k) : HALO_SUCCESS;
 }
 
-/* Every signal of the exchange went: the receivers' copies are enqueued. */
+/* Every signal on the host of the exchange went: the receivers' copies are
+ * enqueued. */
 static halo_status ipc_complete(halo_exec *ex, cuda_data *d) {
   for (int k = 0; k < S(ex)->n_phases; k++) {
     cphase *p = &d->ph[k];
     for (int i = 0; i < p->n_ipc_to; i++) {
+      if (p->ipc_to[i].sig) continue;
       HALO_MPI(MPI_Wait(&p->ipc_to[i].ready, MPI_STATUS_IGNORE));
       HALO_MPI(MPI_Wait(&p->ipc_to[i].done, MPI_STATUS_IGNORE)); /* its copy is enqueued */
     }
     for (int i = 0; i < p->n_ipc_from; i++)
-      HALO_MPI(MPI_Wait(&p->ipc_from[i].done, MPI_STATUS_IGNORE));
+      if (!p->ipc_from[i].sig) HALO_MPI(MPI_Wait(&p->ipc_from[i].done, MPI_STATUS_IGNORE));
   }
   return HALO_SUCCESS;
 }

@@ -74,6 +74,20 @@ __global__ void add_by_dst_kernel(const int32_t *__restrict__ u_dst,
   }
 }
 
+struct piece {
+  const double *src;
+  double *dst;
+  int64_t n;
+};
+
+// One row of blocks (blockIdx.y) per piece, striding over its values.
+__global__ void pull_kernel(const piece *__restrict__ pieces) {
+  const piece p = pieces[blockIdx.y];
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < p.n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    p.dst[i] = p.src[i];
+}
+
 __global__ void slot_gather_kernel(double *__restrict__ out, const double *__restrict__ ghost,
                                    const int32_t *__restrict__ to_ghost, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -127,6 +141,15 @@ cudaError_t halo_cuda_add_by_dst(const int32_t *u_dst, const int32_t *u_ptr, con
   if (n_u <= 0) return cudaSuccess;
   add_by_dst_kernel<<<grid_for(n_u), kThreads, 0, s>>>(u_dst, u_ptr, refs, n_u, recv, x, n_local,
                                                        dst, work, n_dst);
+  return cudaGetLastError();
+}
+
+cudaError_t halo_cuda_pull(const void *pieces, int n_pieces, int64_t n_max, cudaStream_t s) {
+  if (n_pieces <= 0 || n_max <= 0) return cudaSuccess;
+  int64_t bx = (n_max + kThreads - 1) / kThreads;
+  if (bx > 64) bx = 64;
+  pull_kernel<<<dim3((unsigned)bx, (unsigned)n_pieces), kThreads, 0, s>>>(
+      static_cast<const piece *>(pieces));
   return cudaGetLastError();
 }
 

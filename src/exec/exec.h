@@ -47,6 +47,7 @@ typedef struct {
   void *comp;             /* the plan's compute stream (cudaStream_t) */
   halo_timeline *tl;      /* NULL: no timeline */
   int copy_timing;        /* time the staged copies */
+  int ipc_signal;         /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
   halo_rma_windows **rma; /* the context's windows (transport rma) */
 } halo_exec_config;
 

@@ -112,6 +112,7 @@ static halo_status plan_executors(halo_plan P) {
   cfg.leaves = &P->leaves;
   cfg.dev = P->dev;
   cfg.comp = P->comp;
+  cfg.ipc_signal = s->ipc_signal;
   cfg.rma = &P->ctx->rma;
   /* the windows of rma plans destroyed since the last plan, where every rank destroyed them */
   HALO_CHECK(halo_agree(P->ctx->comm, halo_rma_windows_collect(P->ctx->rma, P->ctx->comm)));
