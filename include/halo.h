@@ -613,6 +613,26 @@ void halo_exchange_destroy(halo_exchange *ex_p);
 halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y);
 
 /**
+ * halo_spmv() enqueued on a CUDA stream, returning without waiting for the
+ * GPU or for any other rank: the product waits for the work enqueued on
+ * stream before the call, and the work enqueued after it waits for the
+ * product. stream (cudaStream_t) NULL: the plan's stream. The whole product
+ * must run in stream order, so the plan's exchange must not wait on the host
+ * on any rank: transport nccl, or ipc with its signals on the GPU (option
+ * ipc_signal), every rank with rows; and to be captured into a CUDA graph
+ * (cudaStreamBeginCapture on stream, examples/cg_graph.cu uses
+ * cudaStreamCaptureModeRelaxed; the graph's every launch is a product; every
+ * rank must launch it alike) transport nccl: ipc's signals carry each
+ * exchange's number, which a graph would replay unchanged. Device plans made
+ * from a matrix; the option timeline off.
+ * @return HALO_ERR_INVALID_ARG for a host plan, HALO_ERR_UNSUPPORTED saying
+ *         why the plan's exchange cannot run in stream order (or be captured),
+ *         on every rank alike.
+ */
+halo_status halo_spmv_async(halo_plan plan, void *stream, double alpha, const double *x,
+                            double beta, double *y);
+
+/**
  * y = alpha*A^T*x + beta*y: x has this rank's rows, y its columns (its part of
  * the column layout). The off-diagonal block's contributions go to their
  * owners by the reverse exchange while the diagonal block's transpose is

@@ -346,6 +346,109 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
  * long rows get a launch of their own; otherwise one launch takes both):
  * y = A*x, 2Ax - y and the diagonal block against the host's within 1e-12,
  * and the same bits in 10 products. */
+/* The generated matrix spec, its rows spread evenly, as a host matrix. */
+static void gen_matrix(MPI_Comm comm, const char *spec, halo_csr *rows, int64_t **rb,
+                       halo_matrix *A) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  halo_gen g;
+  CHECK_OK(halo_gen_parse(spec, &g));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, rb, rows));
+  const int64_t *r = *rb;
+  CHECK_OK(halo_matrix_create_csr(comm, r[rank], r[rank + 1], r[rank], r[rank + 1], rows->row_ptr,
+                                  rows->col_ids, rows->values, HALO_MEMORY_HOST, A));
+}
+
+/* halo_spmv_async: halo_spmv's bits on a stream of the caller's where the
+ * exchange runs in stream order (nccl; ipc with its signals on the GPU; any
+ * transport on one rank), and captured into a CUDA graph launched twice
+ * (nccl, one rank); refused with the reason where the host would wait
+ * (staged, ipc with events) or a graph would replay ipc's numbers. */
+static void async_product(MPI_Comm comm) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  halo_csr rows;
+  int64_t *rb;
+  halo_matrix A;
+  gen_matrix(comm, "lap3d27:16", &rows, &rb, &A);
+  const int64_t b = rb[rank], n = rb[rank + 1] - b;
+  double *hx = malloc((size_t)(n + 1) * sizeof *hx), *ref = malloc((size_t)(n + 1) * sizeof *ref);
+  double *got = malloc((size_t)(n + 1) * sizeof *got);
+  for (int64_t j = 0; j < n; j++) hx[j] = test_x(b + j);
+  double *dx = to_device(hx, (size_t)n * sizeof *hx), *dy = NULL;
+  CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const struct {
+    halo_transport t;
+    int sig;
+  } cases[] = {{HALO_TRANSPORT_STAGED, -1},
+               {HALO_TRANSPORT_IPC, 0},
+               {HALO_TRANSPORT_IPC, 1},
+               {HALO_TRANSPORT_NCCL, -1}};
+  for (int c = 0; c < 4; c++) {
+    if (!transport_usable(cases[c].t)) continue;
+    halo_plan_options o = halo_plan_options_default();
+    o.strategy = HALO_STRATEGY_STANDARD, o.transport = cases[c].t, o.ipc_signal = cases[c].sig;
+    o.memory = HALO_MEMORY_DEVICE;
+    char what[128];
+    snprintf(what, sizeof what, "halo_spmv_async, %s, ipc_signal %d", halo_transport_name(o.transport),
+             o.ipc_signal);
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(A, &o, &plan));
+    CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy)); /* the reference, and NCCL's connection */
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(ref, dy, (size_t)n * sizeof *ref);
+    CUDA_OK(cudaMemset(dy, 0xff, (size_t)(n + 1) * sizeof(double)));
+    const int ordered = P == 1 || o.transport == HALO_TRANSPORT_NCCL || cases[c].sig == 1;
+    const int capturable = P == 1 || o.transport == HALO_TRANSPORT_NCCL;
+    halo_status st = halo_spmv_async(plan, s, 1.0, dx, 0.0, dy);
+    if (!ordered) {
+      CHECK_ERR(st, HALO_ERR_UNSUPPORTED, "host");
+      halo_plan_destroy(&plan);
+      continue;
+    }
+    CHECK_OK(st);
+    CUDA_OK(cudaStreamSynchronize(s));
+    to_host(got, dy, (size_t)n * sizeof *got);
+    CHECK_MSG(n == 0 || memcmp(got, ref, (size_t)n * sizeof *got) == 0, "%s: y differs from halo_spmv's",
+              what);
+    cudaGraph_t graph = NULL;
+    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    st = halo_spmv_async(plan, s, 1.0, dx, 0.0, dy);
+    CUDA_OK(cudaStreamEndCapture(s, &graph));
+    if (!capturable) {
+      CHECK_ERR(st, HALO_ERR_UNSUPPORTED, "replay");
+    } else {
+      CHECK_OK(st);
+      cudaGraphExec_t exec;
+      CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+      for (int rep = 0; rep < 2; rep++) {
+        CUDA_OK(cudaMemsetAsync(dy, 0xff, (size_t)(n + 1) * sizeof(double), s));
+        CUDA_OK(cudaGraphLaunch(exec, s));
+        CUDA_OK(cudaStreamSynchronize(s));
+        to_host(got, dy, (size_t)n * sizeof *got);
+        CHECK_MSG(n == 0 || memcmp(got, ref, (size_t)n * sizeof *got) == 0,
+                  "%s: the graph's launch %d differs from halo_spmv", what, rep);
+      }
+      CUDA_OK(cudaGraphExecDestroy(exec));
+    }
+    if (graph) CUDA_OK(cudaGraphDestroy(graph));
+    n_cases++;
+    halo_plan_destroy(&plan);
+  }
+  CUDA_OK(cudaStreamDestroy(s));
+  CUDA_OK(cudaFree(dx));
+  CUDA_OK(cudaFree(dy));
+  free(got);
+  free(ref);
+  free(hx);
+  halo_matrix_destroy(&A);
+  halo_csr_free(&rows);
+  halo_io_free(rb);
+}
+
 static void long_rows(MPI_Comm comm) {
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -444,15 +547,11 @@ static void long_rows(MPI_Comm comm) {
 static void no_alloc(MPI_Comm comm, halo_transport t) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  halo_gen g;
   halo_csr rows;
   int64_t *rb;
-  CHECK_OK(halo_gen_parse("lap3d27:16", &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
-  const int64_t n = rb[rank + 1] - rb[rank];
   halo_matrix A;
-  CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
-                                  rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
+  gen_matrix(comm, "lap3d27:16", &rows, &rb, &A);
+  const int64_t n = rb[rank + 1] - rb[rank];
   for (int s = 0; s < HALO_N_STRATEGIES; s++) {
     halo_plan_options o = halo_plan_options_default();
     o.memory = HALO_MEMORY_DEVICE, o.transport = t, o.strategy = (halo_strategy)s;
@@ -490,14 +589,10 @@ static void choice(MPI_Comm comm) {
   int rank, P;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
-  halo_gen g;
   halo_csr rows;
   int64_t *rb;
-  CHECK_OK(halo_gen_parse("lap2d:16", &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
   halo_matrix A;
-  CHECK_OK(halo_matrix_create_csr(comm, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
-                                  rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
+  gen_matrix(comm, "lap2d:16", &rows, &rb, &A);
   halo_plan plan = NULL;
   halo_plan_options o = halo_plan_options_default();
   halo_stats st;
@@ -623,6 +718,7 @@ int main(int argc, char **argv) {
   }
   choice(comm);
   long_rows(comm);
+  async_product(comm);
   const char *gens[] = {"lap3d27:12", "irregular:3000,2", "lap2d:40"};
   for (int i = 0; i < 3; i++) {
     halo_gen g;

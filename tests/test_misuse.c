@@ -185,6 +185,10 @@ int main(int argc, char **argv) {
     CHECK_ERR(halo_spmv(plan, 1.0, x, 0.0, NULL), HALO_ERR_INVALID_ARG, "y is NULL");
   }
   CHECK_OK(halo_spmv(plan, 1.0, x, 0.0, y));
+  /* a host plan's product cannot be enqueued on a stream */
+  CHECK_ERR(halo_spmv_async(plan, NULL, 1.0, x, 0.0, y), HALO_ERR_INVALID_ARG,
+            "the plan is in host memory: halo_spmv");
+  CHECK_ERR(halo_spmv_async(NULL, NULL, 1.0, x, 0.0, y), HALO_ERR_INVALID_ARG, "plan is NULL");
   /* destroying a plan with an exchange in flight completes it first */
   CHECK_OK(halo_exchange_begin(plan, x, NULL));
   halo_plan_destroy(&plan);

@@ -62,7 +62,10 @@
 #                              the driver or 100 % (HALO_SPMV_CARVEOUT); signal: ipc's
 #                              signals on the GPU against on the host (HALO_IPC_SIGNAL), with
 #                              2 ranks on 2 GPUs (beside every transport), 4 ranks on 1 GPU
-#                              and 8 ranks on 2 GPUs, SIGNAL_REPS (3) interleaved repeats
+#                              and 8 ranks on 2 GPUs, SIGNAL_REPS (3) interleaved repeats;
+#                              graph: examples/cg_graph (CG, each iteration one CUDA graph,
+#                              against the same calls eagerly) on lap3d27 100^3 and 160^3, 2
+#                              ranks on 2 GPUs and 1 rank, 3 repeats
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -408,6 +411,20 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
       spmv "lap160 4 ranks 1 GPU staged rep$rep" 4 0 "${lap[@]}" --strategy standard --transport staged
     done ;;
+  graph) # CG with each iteration one CUDA graph (examples/cg_graph.cu) against the same calls
+    say ""
+    say "## CG, eager against one CUDA graph per iteration (examples/cg_graph)"
+    say ""
+    say '```'
+    for rep in 1 2 3; do
+      for N in 100 160; do
+        [ "$ngpu" -ge 2 ] && { CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/examples/cg_graph $N 200 \
+          2>>"$log" || say "cg_graph $N on 2 GPUs: FAILED (exit $?)"; } | tee -a "$summary"
+        { CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 1 $B/examples/cg_graph $N 200 2>>"$log" ||
+          say "cg_graph $N on 1 GPU: FAILED (exit $?)"; } | tee -a "$summary"
+      done
+    done
+    say '```' ;;
   esac
   case $what in
   timeline | nthreads | stream | cga | carveout)

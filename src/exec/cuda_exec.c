@@ -164,6 +164,28 @@ static halo_status cuda_end(halo_exec *ex) {
   return HALO_SUCCESS;
 }
 
+static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
+  const cuda_data *d = ex->data;
+  const char *t = halo_transport_name(ex->cfg.transport);
+  if (d->host_waits & HOST_WAIT_HELPER)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED, "a communication helper (a rank without rows and "
+                                            "ghosts) runs its phases on the host");
+  if (d->host_waits & HOST_WAIT_MPI)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "transport %s: the host waits for MPI between the device's copies%s", t,
+                      ex->cfg.transport == HALO_TRANSPORT_IPC ? " (messages to other machines)"
+                                                              : "");
+  if (d->host_waits & HOST_WAIT_IPC_EVENTS)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "transport ipc with its signals on the host (events and MPI: ipc_signal "
+                      "host, or ranks that share a GPU): ipc_signal device keeps them on the GPU");
+  if (capture && d->numbered)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "transport ipc's signals on the GPU carry each exchange's number, which a "
+                      "captured graph would replay unchanged: capture with transport nccl");
+  return HALO_SUCCESS;
+}
+
 const halo_exec_ops halo_exec_cuda_ops = {
     .name = "cuda",
     .setup = halo_cuda_exec_setup,
@@ -171,6 +193,7 @@ const halo_exec_ops halo_exec_cuda_ops = {
     .end = cuda_end,
     .mark_start = cuda_mark_start,
     .copy_times = cuda_copy_times,
+    .stream_ordered = cuda_stream_ordered,
     .destroy = halo_cuda_exec_destroy,
 };
 

@@ -12,6 +12,9 @@
 
 typedef enum { CH_STAGED = 0, CH_MPI = 1, CH_NCCL = 2, CH_IPC = 3, N_CH = 4 } channel;
 
+/* Why an exchange waits on the host (cuda_data.host_waits). */
+enum { HOST_WAIT_MPI = 1, HOST_WAIT_IPC_EVENTS = 2, HOST_WAIT_HELPER = 4 };
+
 typedef struct {
   int index; /* in the schedule's list */
   channel ch;
@@ -109,6 +112,9 @@ typedef struct {
   int flags_chunk;
   int64_t flags_off;
   uint64_t epoch;
+  /* what makes the host wait in an exchange on some rank (agreed at set-up):
+   * HOST_WAIT_* bits; and whether ipc signals carry numbers on some rank */
+  int host_waits, numbered;
   int timing;      /* copy_timing: time the staged copies */
   double t_down, t_up;
   int64_t bytes_down, bytes_up, n_down, n_up;

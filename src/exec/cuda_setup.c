@@ -197,6 +197,29 @@ cleanup:
   return st;
 }
 
+/* What makes the host wait in an exchange, on any rank: host MPI (staged and
+ * mpi channels), ipc signals through events, a helper's phases on the host;
+ * and whether ipc signals carry the exchange's number. */
+static halo_status host_waits_agree(const halo_exec *ex, cuda_data *d) {
+  int mine[2] = {d->host_fwd ? HOST_WAIT_HELPER : 0, 0}, all[2];
+  for (int k = 0; k < S(ex)->n_phases; k++) {
+    const cphase *p = &d->ph[k];
+    if (p->n_send_req || p->n_recv_req) mine[0] |= HOST_WAIT_MPI;
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      if (!p->ipc_to[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
+      mine[1] |= p->ipc_to[i].sig;
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      if (!p->ipc_from[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
+      mine[1] |= p->ipc_from[i].sig;
+    }
+  }
+  HALO_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_BOR, ex->cfg.comm));
+  d->host_waits = all[0];
+  d->numbered = all[1];
+  return HALO_SUCCESS;
+}
+
 halo_status halo_cuda_exec_setup(halo_exec *ex) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
@@ -424,6 +447,7 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
   HALO_TRY(map_upload(&mb, &d->maps));
   for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) /* every rank runs every one */
     if (halo_cuda_transports[t]->setup) HALO_TRY(halo_cuda_transports[t]->setup(ex, d));
+  HALO_TRY(host_waits_agree(ex, d));
   /* the receive buffers of an exchange are free at its start */
   for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));

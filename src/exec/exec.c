@@ -151,6 +151,13 @@ halo_status halo_exec_mark_start(halo_exec *ex, int on) {
   return ex->ops->mark_start ? ex->ops->mark_start(ex, on) : HALO_SUCCESS;
 }
 
+halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture) {
+  if (!ex->ops->stream_ordered)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED, "the %s backend runs its exchanges on the host",
+                      ex->ops->name);
+  return ex->ops->stream_ordered(ex, capture);
+}
+
 void halo_exec_destroy(halo_exec *ex) {
   if (!ex) return;
   if (ex->ops && ex->ops->destroy) ex->ops->destroy(ex);

@@ -72,6 +72,11 @@ typedef struct {
    *  last call. NULL: not timed. */
   halo_status (*copy_times)(halo_exec *ex, double *t_down, double *t_up, int64_t *bytes_down,
                             int64_t *bytes_up);
+  /** Device: whether an exchange runs in stream order alone (no host wait
+   *  between its start and its end, on any rank: the answer is agreed at set
+   *  up), and, with capture, can be captured into a CUDA graph and replayed;
+   *  HALO_ERR_UNSUPPORTED saying why not. NULL: the host runs it. */
+  halo_status (*stream_ordered)(const halo_exec *ex, int capture);
   /** Release everything setup made. */
   void (*destroy)(halo_exec *ex);
 } halo_exec_ops;
@@ -111,6 +116,8 @@ halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
 halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst);
 halo_status halo_exec_end(halo_exec *ex);
 halo_status halo_exec_mark_start(halo_exec *ex, int on);
+/** ops.stream_ordered, or HALO_ERR_UNSUPPORTED for a backend run by the host. */
+halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture);
 void halo_exec_destroy(halo_exec *ex);
 
 /**

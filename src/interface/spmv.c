@@ -103,6 +103,25 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
   return L->offd(plan, alpha, ghost, y);
 }
 
+halo_status halo_spmv_async(halo_plan plan, void *stream, double alpha, const double *x,
+                            double beta, double *y) {
+  HALO_CHECK(check_product(plan, x, y, 0));
+  if (plan->memory != HALO_MEMORY_DEVICE)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_spmv_async enqueues on a CUDA stream, but the "
+                                            "plan is in host memory: halo_spmv");
+  if (plan->set.timeline)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED, "the plan records a timeline (option timeline), "
+                                            "which the host reads between products: halo_spmv");
+  int capturing = 0;
+  HALO_CHECK(halo_spmv_device_capturing(plan->dsp, stream, &capturing));
+  HALO_CHECK(halo_exec_stream_ordered(halo_plan_own(plan), capturing));
+  const int other = stream && stream != plan->comp;
+  if (other) HALO_CHECK(halo_spmv_device_stream_in(plan->dsp, stream));
+  HALO_CHECK(halo_spmv(plan, alpha, x, beta, y));
+  if (other) HALO_CHECK(halo_spmv_device_stream_out(plan->dsp, stream));
+  return HALO_SUCCESS;
+}
+
 halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, double beta,
                                 double *y) {
   HALO_CHECK(check_product(plan, x, y, 1));

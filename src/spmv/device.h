@@ -43,4 +43,12 @@ halo_status halo_spmv_device_diag_t(halo_spmv_device *sp, double alpha, const do
 halo_status halo_spmv_device_offd_t(halo_spmv_device *sp, double alpha, const double *x,
                                     double *g);
 
+/** The product's stream (the plan's) waits for the work enqueued on stream
+ *  so far (a caller's stream that is not the plan's). */
+halo_status halo_spmv_device_stream_in(halo_spmv_device *sp, void *stream);
+/** stream waits for the work enqueued on the product's stream so far. */
+halo_status halo_spmv_device_stream_out(halo_spmv_device *sp, void *stream);
+/** Whether stream (NULL: the product's) is being captured into a CUDA graph. */
+halo_status halo_spmv_device_capturing(const halo_spmv_device *sp, void *stream, int *capturing_p);
+
 #endif

@@ -58,6 +58,7 @@ struct halo_spmv_device_s {
   double *y_off;
   const int32_t *offd_rows;
   int64_t n_offd_rows;
+  cudaEvent_t ev_in, ev_out; /* a caller's stream: its work before, and after, a product */
 };
 
 static void long_free(long_rows *l) {
@@ -84,6 +85,8 @@ void halo_spmv_device_destroy(halo_spmv_device **sp_p) {
   halo_dev_free(sp->buf_d);
   halo_dev_free(sp->buf_o);
   halo_dev_free(sp->y_off);
+  if (sp->ev_in) cudaEventDestroy(sp->ev_in);
+  if (sp->ev_out) cudaEventDestroy(sp->ev_out);
   if (sp->h) cusparseDestroy(sp->h);
   halo_free(sp);
   *sp_p = NULL;
@@ -264,6 +267,8 @@ halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv
   sp->offd_rows = A->d_offd.rows;
   sp->has_offd = sp->n_offd_rows > 0 && A->n_ghost > 0 && A->d_offd.nnz > 0;
   if (o->transpose) HALO_TRY(halo_matrix_upload_transpose(A));
+  HALO_TRY(halo_event_create(&sp->ev_in, cudaEventDisableTiming));
+  HALO_TRY(halo_event_create(&sp->ev_out, cudaEventDisableTiming));
   if (!o->cusparse) {
     HALO_TRY(long_setup(A->diag.n_rows, A->diag.row_ptr, A->d_diag.longest_row,
                         long_above_for(sp->group_d, o->unroll, o->long_row), &sp->long_d));
@@ -349,6 +354,25 @@ halo_status halo_spmv_device_offd_t(halo_spmv_device *sp, double alpha, const do
   return HALO_SUCCESS;
 }
 
+halo_status halo_spmv_device_stream_in(halo_spmv_device *sp, void *stream) {
+  HALO_CUDA(cudaEventRecord(sp->ev_in, (cudaStream_t)stream));
+  HALO_CUDA(cudaStreamWaitEvent(sp->stream, sp->ev_in, 0));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_spmv_device_stream_out(halo_spmv_device *sp, void *stream) {
+  HALO_CUDA(cudaEventRecord(sp->ev_out, sp->stream));
+  HALO_CUDA(cudaStreamWaitEvent((cudaStream_t)stream, sp->ev_out, 0));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_spmv_device_capturing(const halo_spmv_device *sp, void *stream, int *capturing_p) {
+  enum cudaStreamCaptureStatus c = cudaStreamCaptureStatusNone;
+  HALO_CUDA(cudaStreamIsCapturing(stream ? (cudaStream_t)stream : sp->stream, &c));
+  *capturing_p = c != cudaStreamCaptureStatusNone;
+  return HALO_SUCCESS;
+}
+
 #else /* no CUDA: every entry says so */
 
 halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv_device_options *o,
@@ -382,6 +406,19 @@ halo_status halo_spmv_device_diag_t(halo_spmv_device *sp, double alpha, const do
 halo_status halo_spmv_device_offd_t(halo_spmv_device *sp, double alpha, const double *x,
                                     double *g) {
   (void)sp, (void)alpha, (void)x, (void)g;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_spmv_device_stream_in(halo_spmv_device *sp, void *stream) {
+  (void)sp, (void)stream;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_spmv_device_stream_out(halo_spmv_device *sp, void *stream) {
+  (void)sp, (void)stream;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_spmv_device_capturing(const halo_spmv_device *sp, void *stream, int *capturing_p) {
+  (void)sp, (void)stream;
+  *capturing_p = 0;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 
