@@ -5,14 +5,23 @@
 #include <stdlib.h>
 
 #include "halo_impl.h"
+#include "settings.h"
 
 static atomic_llong halo_alloc_count;
 /* failure injection (tests): the allocation that brings the count to this
  * number fails; 0: none */
 static atomic_llong halo_alloc_fail_at;
 
+/* HALO_DEBUG_FAIL_ALLOC, read at the first allocation */
+static atomic_int fail_env_read;
+
 /* Count one allocation; 1 when it is the one to fail. */
 static int count_one(void) {
+  if (!atomic_load_explicit(&fail_env_read, memory_order_relaxed)) {
+    atomic_store(&fail_env_read, 1);
+    const int64_t k = halo_settings_fail_alloc();
+    if (k > 0) atomic_store(&halo_alloc_fail_at, (long long)k);
+  }
   const long long n = atomic_fetch_add(&halo_alloc_count, 1) + 1;
   const long long at = atomic_load(&halo_alloc_fail_at);
   return at > 0 && n == at;

@@ -282,6 +282,15 @@ halo_status halo_settings_max_count(int *count_p) {
   return HALO_SUCCESS;
 }
 
+int64_t halo_settings_fail_alloc(void) {
+  const char *text = env_value("HALO_DEBUG_FAIL_ALLOC");
+  if (!text) return 0;
+  char *end;
+  errno = 0;
+  const long long k = strtoll(text, &end, 10);
+  return errno || end == text || *end != '\0' || k < 1 ? 0 : (int64_t)k;
+}
+
 halo_status halo_settings_input_limit(int64_t *bytes_p) {
   static const struct {
     char suffix;

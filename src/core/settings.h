@@ -59,6 +59,15 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s);
  */
 halo_status halo_settings_max_count(int *count_p);
 
+/**
+ * Failure injection from the environment (tests): HALO_DEBUG_FAIL_ALLOC=K
+ * makes the K-th counted host allocation of this process fail (counted from
+ * its start; a launcher sets it on the rank that is to fail). 0 when unset;
+ * a value that is not a whole number above 0 is ignored (the allocator that
+ * reads it cannot report an error). Allocates nothing.
+ */
+int64_t halo_settings_fail_alloc(void);
+
 /** Default of HALO_INPUT_LIMIT, in bytes. */
 #define HALO_INPUT_LIMIT_DEFAULT (INT64_C(1) << 30)
 

@@ -92,19 +92,23 @@ halo_status halo_context_get(MPI_Comm comm, halo_context **ctx_p) {
     *ctx_p = ctx;
     return HALO_SUCCESS;
   }
-  /* the first plan or matrix of this communicator: every rank is here */
-  ctx = halo_calloc(1, sizeof *ctx);
-  if (ctx) {
-    ctx->comm = MPI_COMM_NULL;
-    rc = MPI_Comm_dup(comm, &ctx->comm);
-    if (rc != MPI_SUCCESS) {
-      ctx->comm = MPI_COMM_NULL;
-      st = halo_error_mpi(rc, "MPI_Comm_dup", __FILE__, __LINE__);
-    }
-  } else {
+  /* the first plan or matrix of this communicator: every rank is here, and
+   * every rank duplicates the communicator (collective) before anything that
+   * can fail on one rank alone */
+  MPI_Comm dup = MPI_COMM_NULL;
+  rc = MPI_Comm_dup(comm, &dup);
+  if (rc != MPI_SUCCESS) {
+    dup = MPI_COMM_NULL;
+    st = halo_error_mpi(rc, "MPI_Comm_dup", __FILE__, __LINE__);
+  } else if (!(ctx = halo_calloc(1, sizeof *ctx))) {
     st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a communicator's context");
+  } else {
+    ctx->comm = dup;
+    dup = MPI_COMM_NULL;
   }
-  HALO_TRY(halo_agree(comm, st));
+  st = halo_agree(comm, st);
+  if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup); /* only where the context was not made */
+  if (st != HALO_SUCCESS) goto cleanup;
   ctx->refs = 1; /* the attribute's */
   ctx->outer = comm;
   HALO_TRY_MPI(MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN));

@@ -9,11 +9,15 @@ enum { TAG_SCATTER_PTR = 301, TAG_SCATTER_COL = 302, TAG_SCATTER_VAL = 303, TAG_
 
 void halo_io_free(void *p) { halo_free(p); }
 
+/* Every rank allocates all it will receive (the root: a row pointer's
+ * scratch too) before any message goes, and the ranks agree on it: a failure
+ * anywhere ends every rank here, none left waiting for a message. */
 halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *G, const int64_t *row_begin,
                              halo_csr *local) {
   halo_status st = HALO_SUCCESS;
   int rank, size;
-  int64_t sizes[2] = {0, 0};
+  int64_t sizes[2] = {0, 0}, nnz = 0, most = 0;
+  int64_t *counts = NULL, *ptr = NULL;
   halo_csr out = {0};
   memset(local, 0, sizeof *local);
   HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
@@ -25,40 +29,44 @@ halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *G, const i
   out.row_begin = row_begin[rank];
   out.row_end = row_begin[rank + 1];
   const int64_t n = out.row_end - out.row_begin;
+  if (rank == root) { /* each rank's entries */
+    st = HALO_ALLOC(counts, size);
+    for (int r = 0; st == HALO_SUCCESS && r < size; r++) {
+      counts[r] = G->row_ptr[row_begin[r + 1]] - G->row_ptr[row_begin[r]];
+      if (row_begin[r + 1] - row_begin[r] > most) most = row_begin[r + 1] - row_begin[r];
+    }
+  }
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY_MPI(MPI_Scatter(counts, 1, MPI_INT64_T, &nnz, 1, MPI_INT64_T, root, comm));
+  st = HALO_ALLOC(out.row_ptr, n + 1);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(out.col_ids, nnz);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(out.values, nnz);
+  if (st == HALO_SUCCESS && rank == root) st = HALO_ALLOC(ptr, most + 1);
+  HALO_TRY(halo_agree(comm, st));
   if (rank == root) {
-    int64_t *ptr = NULL;
     for (int r = 0; r < size; r++) {
       const int64_t b = row_begin[r], e = row_begin[r + 1], base = G->row_ptr[b];
-      const int64_t nnz = G->row_ptr[e] - base;
-      HALO_TRY(HALO_ALLOC(ptr, e - b + 1));
-      for (int64_t i = 0; i <= e - b; i++) ptr[i] = G->row_ptr[b + i] - base;
+      int64_t *to = r == root ? out.row_ptr : ptr;
+      for (int64_t i = 0; i <= e - b; i++) to[i] = G->row_ptr[b + i] - base;
       if (r == root) {
-        out.row_ptr = ptr;
-        ptr = NULL;
-        HALO_TRY(HALO_ALLOC(out.col_ids, nnz));
-        HALO_TRY(HALO_ALLOC(out.values, nnz));
         if (nnz) memcpy(out.col_ids, G->col_ids + base, (size_t)nnz * sizeof *out.col_ids);
         if (nnz) memcpy(out.values, G->values + base, (size_t)nnz * sizeof *out.values);
         continue;
       }
-      st = halo_send_large(ptr, e - b + 1, MPI_INT64_T, r, TAG_SCATTER_PTR, comm);
-      HALO_FREE(ptr);
-      if (st != HALO_SUCCESS) goto cleanup;
-      HALO_TRY(halo_send_large(G->col_ids + base, nnz, MPI_INT64_T, r, TAG_SCATTER_COL, comm));
-      HALO_TRY(halo_send_large(G->values + base, nnz, MPI_DOUBLE, r, TAG_SCATTER_VAL, comm));
+      HALO_TRY(halo_send_large(ptr, e - b + 1, MPI_INT64_T, r, TAG_SCATTER_PTR, comm));
+      HALO_TRY(halo_send_large(G->col_ids + base, counts[r], MPI_INT64_T, r, TAG_SCATTER_COL, comm));
+      HALO_TRY(halo_send_large(G->values + base, counts[r], MPI_DOUBLE, r, TAG_SCATTER_VAL, comm));
     }
   } else {
-    HALO_TRY(HALO_ALLOC(out.row_ptr, n + 1));
     HALO_TRY(halo_recv_large(out.row_ptr, n + 1, MPI_INT64_T, root, TAG_SCATTER_PTR, comm));
-    const int64_t nnz = out.row_ptr[n];
-    HALO_TRY(HALO_ALLOC(out.col_ids, nnz));
-    HALO_TRY(HALO_ALLOC(out.values, nnz));
     HALO_TRY(halo_recv_large(out.col_ids, nnz, MPI_INT64_T, root, TAG_SCATTER_COL, comm));
     HALO_TRY(halo_recv_large(out.values, nnz, MPI_DOUBLE, root, TAG_SCATTER_VAL, comm));
   }
   *local = out;
   memset(&out, 0, sizeof out);
 cleanup:
+  halo_free(ptr);
+  halo_free(counts);
   halo_csr_free(&out);
   return st;
 }
