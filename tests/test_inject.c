@@ -8,6 +8,9 @@
  * rank may hang (a watchdog names the case and ends the run), and the same
  * step without a failure must then work. Prints the number of failures
  * injected per step. Leaks are ASan's to find (HALO_SANITIZE builds).
+ * With argv[3] "device" the plans are in device memory (a GPU machine; the
+ * transport from HALO_TRANSPORT), and the allocations swept include device
+ * and pinned memory and CUDA streams and events (halo_debug_alloc_fails).
  *
  * The second kind of failure: the k-th of the MPI calls that act on this
  * rank alone (persistent requests, groups: wrapped below through MPI's
@@ -72,8 +75,10 @@ typedef struct {
   MPI_Comm comm;
   int rank, P;
   halo_csr rows;
-  int64_t b, e;
+  int64_t b, e, n, ng;
   double *x, *y, *g;
+  int device;          /* the plans in device memory (argv[3] "device") */
+  double *dx, *dy, *dg; /* their vectors there */
   halo_matrix A;
 } world;
 
@@ -89,6 +94,9 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
   o.strategy = strategy;
   o.ranks_per_node = 2;
   o.message_cap = 64;
+  o.memory = w->device ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
+  double *x = w->device ? w->dx : w->x, *y = w->device ? w->dy : w->y;
+  double *g = w->device ? w->dg : w->g;
   halo_status st = HALO_SUCCESS;
   halo_matrix A = NULL;
   halo_plan plan = NULL;
@@ -110,16 +118,20 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
     break;
   }
   case STEP_USE:
-    st = halo_exchange_begin(plan, w->x, w->g);
+    st = halo_exchange_begin(plan, x, g);
     if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
-    if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, w->x, 0.0, w->y);
+    if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, x, 0.0, y);
     break;
   }
   fail_next(kind, 0);
   if (st == HALO_SUCCESS && plan && s != STEP_USE) { /* a plan made: its ghosts must be right */
-    halo_status su = halo_exchange_begin(plan, w->x, w->g);
+    halo_status su = halo_exchange_begin(plan, x, g);
     if (su == HALO_SUCCESS) su = halo_exchange_end(plan);
     if (su != HALO_SUCCESS) *wrong = 1;
+  }
+  if (st == HALO_SUCCESS && plan && w->device) {
+    CHECK_OK(halo_plan_synchronize(plan));
+    CHECK_OK(halo_dev_to_host(w->g, w->dg, (size_t)w->ng * sizeof *w->g));
   }
   if (st == HALO_SUCCESS && plan) {
     const int64_t *gid;
@@ -149,10 +161,18 @@ int main(int argc, char **argv) {
                                   w.rows.values, HALO_MEMORY_HOST, &w.A));
   int64_t n, ng;
   CHECK_OK(halo_matrix_get_local_sizes(w.A, NULL, &n, &ng));
+  w.n = n, w.ng = ng;
   w.x = malloc((size_t)(n + 1) * sizeof *w.x);
   w.y = malloc((size_t)(n + 1) * sizeof *w.y);
   w.g = malloc((size_t)(ng + 1) * sizeof *w.g);
   for (int64_t i = 0; i < n; i++) w.x[i] = test_x(w.b + i);
+  w.device = argc > 3 && strcmp(argv[3], "device") == 0;
+  if (w.device) { /* before any failure is armed */
+    CHECK_OK(halo_dev_malloc((void **)&w.dx, (size_t)(n + 1) * sizeof(double)));
+    CHECK_OK(halo_dev_malloc((void **)&w.dy, (size_t)(n + 1) * sizeof(double)));
+    CHECK_OK(halo_dev_malloc((void **)&w.dg, (size_t)(ng + 1) * sizeof(double)));
+    CHECK_OK(halo_host_to_dev(w.dx, w.x, (size_t)n * sizeof *w.x));
+  }
   /* the strategies of the plans (argv[2], a list "standard,3step,split") */
   halo_strategy strategies[HALO_N_STRATEGIES];
   int n_strategies = 0;
@@ -213,6 +233,9 @@ int main(int argc, char **argv) {
   if (w.rank == 0) printf("test_inject: %ld failures injected in all\n", total);
   halo_matrix_destroy(&w.A);
   halo_csr_free(&w.rows);
+  halo_dev_free(w.dx);
+  halo_dev_free(w.dy);
+  halo_dev_free(w.dg);
   free(rb);
   free(w.x);
   free(w.y);

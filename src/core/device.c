@@ -17,8 +17,7 @@ halo_status halo_error_cuda(cudaError_t e, const char *call, const char *file, i
 halo_status halo_dev_malloc(void **p, size_t bytes) {
   *p = NULL;
   if (bytes == 0) return HALO_SUCCESS;
-  halo_debug_count_alloc();
-  cudaError_t e = cudaMalloc(p, bytes);
+  cudaError_t e = halo_debug_alloc_fails() ? cudaErrorMemoryAllocation : cudaMalloc(p, bytes);
   if (e != cudaSuccess) {
     *p = NULL;
     return halo_error_at(HALO_ERR_OUT_OF_MEMORY, __FILE__, __LINE__,
@@ -35,8 +34,7 @@ void halo_dev_free(void *p) {
 halo_status halo_pinned_malloc(void **p, size_t bytes) {
   *p = NULL;
   if (bytes == 0) return HALO_SUCCESS;
-  halo_debug_count_alloc();
-  cudaError_t e = cudaMallocHost(p, bytes);
+  cudaError_t e = halo_debug_alloc_fails() ? cudaErrorMemoryAllocation : cudaMallocHost(p, bytes);
   if (e != cudaSuccess) {
     *p = NULL;
     return halo_error_at(HALO_ERR_OUT_OF_MEMORY, __FILE__, __LINE__,
@@ -79,13 +77,15 @@ halo_status halo_dev_current(int *device_p) {
 }
 
 halo_status halo_stream_create(cudaStream_t *s) {
-  halo_debug_count_alloc();
+  if (halo_debug_alloc_fails())
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a CUDA stream (injected)");
   HALO_CUDA(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
   return HALO_SUCCESS;
 }
 
 halo_status halo_event_create(cudaEvent_t *e, unsigned flags) {
-  halo_debug_count_alloc();
+  if (halo_debug_alloc_fails())
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a CUDA event (injected)");
   HALO_CUDA(cudaEventCreateWithFlags(e, flags));
   return HALO_SUCCESS;
 }

@@ -104,6 +104,11 @@ int64_t halo_debug_alloc_count(void);
 /** Count one allocation or handle creation made outside halo_malloc. */
 void halo_debug_count_alloc(void);
 
+/** Count one allocation made outside halo_malloc (device and pinned memory,
+ *  CUDA streams and events); 1 when failure injection makes it the one to
+ *  fail (its caller then fails as that allocation would). */
+int halo_debug_alloc_fails(void);
+
 /** Failure injection (tests): the k-th host allocation from now on
  *  (halo_malloc, halo_calloc, halo_realloc) returns NULL; 0 disarms. */
 void halo_debug_fail_alloc(int64_t k);

@@ -52,6 +52,8 @@ int64_t halo_debug_alloc_count(void) { return (int64_t)atomic_load(&halo_alloc_c
 
 void halo_debug_count_alloc(void) { atomic_fetch_add(&halo_alloc_count, 1); }
 
+int halo_debug_alloc_fails(void) { return count_one(); }
+
 halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero) {
   *p = NULL;
   if (count == 0) return HALO_SUCCESS;

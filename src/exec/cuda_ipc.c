@@ -66,7 +66,8 @@ static int sig_capable(int device) {
   CUdevice dev;
   int v = 0;
   if (!sig_entry("cuDeviceGetAttribute", &attr) || !sig_entry("cuDeviceGet", &get) ||
-      !sig_entry("cuStreamWaitValue64", &sig_wait) || !sig_entry("cuStreamWriteValue64", &sig_write))
+      !sig_entry("cuStreamWaitValue64", &sig_wait) ||
+      !sig_entry("cuStreamWriteValue64", &sig_write))
     return 0;
   if (get(&dev, device) != CUDA_SUCCESS) return 0;
   if (attr(&v, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) != CUDA_SUCCESS) return 0;
@@ -79,8 +80,8 @@ static halo_status sig_error(CUresult r, const char *call) {
 
 /* The stream waits until *flag (device memory) reaches value. */
 static halo_status sig_wait_for(cudaStream_t s, const uint64_t *flag, uint64_t value) {
-  const CUresult r = sig_wait((CUstream)s, (CUdeviceptr)(uintptr_t)flag, value,
-                              CU_STREAM_WAIT_VALUE_GEQ);
+  const CUresult r =
+      sig_wait((CUstream)s, (CUdeviceptr)(uintptr_t)flag, value, CU_STREAM_WAIT_VALUE_GEQ);
   return r == CUDA_SUCCESS ? HALO_SUCCESS : sig_error(r, "cuStreamWaitValue64");
 }
 
@@ -249,6 +250,11 @@ cleanup:
   return st;
 }
 
+static halo_status event_handle(cudaIpcEventHandle_t *h, cudaEvent_t e) {
+  HALO_CUDA(cudaIpcGetEventHandle(h, e));
+  return HALO_SUCCESS;
+}
+
 /* IPC set-up: senders tell receivers where each message is (arena handle,
  * offset; the ready event, or where their done flag is); receivers tell
  * senders their done event, or where their ready flag is; every rank opens
@@ -259,7 +265,7 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
   const MPI_Comm setup = ex->cfg.comm, comm = ex->cfg.comm;
-  int n_out = 0, n_in = 0, n_req = 0;
+  int n_out = 0, n_in = 0, n_req = 0, n_back_out = 0, n_back_in = 0;
   ipc_record *out = NULL, *in = NULL;
   ipc_back *back_out = NULL, *back_in = NULL;
   MPI_Request *req = NULL;
@@ -287,22 +293,25 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
     for (int i = 0; i < p->n_ipc_from; i++)
       p->ipc_from[i].sig = sig && !d->host_fwd && !d->peer_host_fwd[p->ipc_from[i].peer];
   }
-  HALO_TRY(flags_make(ex, d, base));
-  if (d->arena) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle));
-  if (d->flags) HALO_TRY(halo_device_ipc_handle(ex->cfg.dev, d->flags_chunk, flags_handle));
+  /* what can fail on this rank alone (flags, handles, events, records) is
+   * agreed before any set-up message goes: a rank that failed sends none */
+  if ((st = flags_make(ex, d, base)) != HALO_SUCCESS) goto agree;
+  if (d->arena) st = halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle);
+  if (st == HALO_SUCCESS && d->flags)
+    st = halo_device_ipc_handle(ex->cfg.dev, d->flags_chunk, flags_handle);
+  if (st != HALO_SUCCESS) goto agree;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     for (int i = 0; i < ph->n_send; i++) n_out += d->ph[k].send[i].ch == CH_IPC;
     for (int i = 0; i < ph->n_recv; i++) n_in += d->ph[k].recv[i].ch == CH_IPC;
   }
-  HALO_TRY(HALO_CALLOC(out, n_out));
-  HALO_TRY(HALO_CALLOC(in, n_in));
-  int n_back_out = 0, n_back_in = 0;
+  if ((st = HALO_CALLOC(out, n_out)) != HALO_SUCCESS) goto agree;
+  if ((st = HALO_CALLOC(in, n_in)) != HALO_SUCCESS) goto agree;
   for (int k = 0; k < s->n_phases; k++)
     n_back_out += d->ph[k].n_ipc_from, n_back_in += d->ph[k].n_ipc_to;
-  HALO_TRY(HALO_CALLOC(back_out, n_back_out));
-  HALO_TRY(HALO_CALLOC(back_in, n_back_in));
-  HALO_TRY(HALO_ALLOC(req, n_out + n_in + n_back_out + n_back_in));
+  if ((st = HALO_CALLOC(back_out, n_back_out)) != HALO_SUCCESS) goto agree;
+  if ((st = HALO_CALLOC(back_in, n_back_in)) != HALO_SUCCESS) goto agree;
+  if ((st = HALO_ALLOC(req, n_out + n_in + n_back_out + n_back_in)) != HALO_SUCCESS) goto agree;
   /* events of this rank, for the peers that signal on the host: ready (as
    * sender) and done (as receiver) */
   for (int k = 0; k < s->n_phases; k++) {
@@ -310,12 +319,12 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
     int host_to = 0, host_from = 0;
     for (int i = 0; i < p->n_ipc_to; i++) host_to += !p->ipc_to[i].sig;
     for (int i = 0; i < p->n_ipc_from; i++) host_from += !p->ipc_from[i].sig;
-    if (host_to)
-      HALO_TRY(halo_event_create(&p->ev_ready, cudaEventDisableTiming | cudaEventInterprocess));
-    if (host_from)
-      HALO_TRY(halo_event_create(&p->ev_done, cudaEventDisableTiming | cudaEventInterprocess));
+    const unsigned fl = cudaEventDisableTiming | cudaEventInterprocess;
+    if (host_to && (st = halo_event_create(&p->ev_ready, fl)) != HALO_SUCCESS) goto agree;
+    if (host_from && (st = halo_event_create(&p->ev_done, fl)) != HALO_SUCCESS) goto agree;
   }
-  int a = 0, b = 0, c = 0, e = 0;
+  /* the records: of each ipc message for its receiver, of each sender for it */
+  int a = 0, c = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     cphase *p = &d->ph[k];
@@ -325,32 +334,43 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
       const ipc_peer *q = NULL;
       for (int j = 0; j < p->n_ipc_to; j++)
         if (p->ipc_to[j].peer == ph->send[i].peer) q = &p->ipc_to[j];
-      if (!q) HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: no ipc peer for a message", k);
+      if (!q) {
+        st = HALO_ERROR(HALO_ERR_INTERNAL, "phase %d: no ipc peer for a message", k);
+        goto agree;
+      }
       memcpy(out[a].mem, arena_handle, sizeof arena_handle);
-      if (q->sig)
-        HALO_TRY(flag_at(d, flags_handle, q->flag, &out[a].done));
-      else
-        HALO_TRY_CUDA(cudaIpcGetEventHandle(&out[a].event, p->ev_ready));
+      st = q->sig ? flag_at(d, flags_handle, q->flag, &out[a].done)
+                  : event_handle(&out[a].event, p->ev_ready);
+      if (st != HALO_SUCCESS) goto agree;
       out[a].chunk = d->arena_chunk;
       out[a].offset = d->arena_off + (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
-      HALO_TRY_MPI(MPI_Isend(&out[a], (int)sizeof out[a], MPI_BYTE, ph->send[i].peer,
-                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
       a++;
     }
-    for (int i = 0; i < ph->n_recv; i++) {
-      if (p->recv[i].ch != CH_IPC) continue;
-      HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer,
-                             HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
-    }
-    for (int i = 0; i < p->n_ipc_from; i++) {
+    for (int i = 0; i < p->n_ipc_from; i++, c++) {
       const ipc_peer *q = &p->ipc_from[i];
-      if (q->sig)
-        HALO_TRY(flag_at(d, flags_handle, q->flag, &back_out[c].ready));
-      else
-        HALO_TRY_CUDA(cudaIpcGetEventHandle(&back_out[c].event, p->ev_done));
-      HALO_TRY_MPI(MPI_Isend(&back_out[c++], (int)sizeof *back_out, MPI_BYTE, q->peer,
-                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
+      st = q->sig ? flag_at(d, flags_handle, q->flag, &back_out[c].ready)
+                  : event_handle(&back_out[c].event, p->ev_done);
+      if (st != HALO_SUCCESS) goto agree;
     }
+  }
+agree:
+  HALO_TRY(halo_agree(setup, st));
+  int b = 0, e = 0;
+  a = 0, c = 0;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    const cphase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_send; i++)
+      if (p->send[i].ch == CH_IPC)
+        HALO_TRY_MPI(MPI_Isend(&out[a++], (int)sizeof *out, MPI_BYTE, ph->send[i].peer,
+                               HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
+    for (int i = 0; i < ph->n_recv; i++)
+      if (p->recv[i].ch == CH_IPC)
+        HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer,
+                               HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
+    for (int i = 0; i < p->n_ipc_from; i++)
+      HALO_TRY_MPI(MPI_Isend(&back_out[c++], (int)sizeof *back_out, MPI_BYTE, p->ipc_from[i].peer,
+                             HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));
     for (int i = 0; i < p->n_ipc_to; i++)
       HALO_TRY_MPI(MPI_Irecv(&back_in[e++], (int)sizeof *back_in, MPI_BYTE, p->ipc_to[i].peer,
                              HALO_TAG_IPC_DONE_SETUP, setup, &req[n_req++]));

@@ -220,28 +220,17 @@ static halo_status host_waits_agree(const halo_exec *ex, cuda_data *d) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_cuda_exec_setup(halo_exec *ex) {
+/* The executor's state made on this rank alone: buffers, channels, layouts,
+ * maps, requests' counts (the transports' set-up and the agreements come
+ * after, in halo_cuda_exec_setup). */
+static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
-  cuda_data *d = halo_calloc(1, sizeof *d);
   int64_t *idx = NULL, *src = NULL;
   int *seq = NULL;
   map_batch mb;
   MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
   memset(&mb, 0, sizeof mb);
-  if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
-  ex->data = d;
-  d->timing = ex->cfg.copy_timing;
-  d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
-  d->comp = (cudaStream_t)ex->cfg.comp;
-  HALO_TRY(check_int32(s->n_local + s->n_work, "a source space"));
-  HALO_TRY(check_int32(s->n_ghost + s->n_work, "a destination space"));
-  HALO_TRY(halo_event_create(&d->ev_start, cudaEventDisableTiming));
-  HALO_TRY(halo_event_create(&d->ev_end, cudaEventDisableTiming));
-  if (s->add) HALO_TRY(halo_event_create(&d->ev_dst, cudaEventDisableTiming));
-  d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL;
-  HALO_TRY(HALO_ALLOC(d->peer_host_fwd, s->size));
-  HALO_TRY_MPI(MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, ex->cfg.comm));
   if (!s->add) {
     HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
     ex->slots = ex->ghost;
@@ -445,12 +434,6 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
       for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
   }
   HALO_TRY(map_upload(&mb, &d->maps));
-  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) /* every rank runs every one */
-    if (halo_cuda_transports[t]->setup) HALO_TRY(halo_cuda_transports[t]->setup(ex, d));
-  HALO_TRY(host_waits_agree(ex, d));
-  /* the receive buffers of an exchange are free at its start */
-  for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
-  HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
 cleanup:
   map_batch_free(&mb);
   if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
@@ -458,6 +441,43 @@ cleanup:
   halo_free(seq);
   halo_free(src);
   halo_free(idx);
+  return st;
+}
+
+/* Collective over the plan's communicator. What can fail on one rank alone
+ * is agreed before each collective and each exchange of set-up messages, so
+ * that a failure anywhere ends every rank's set-up with its message and none
+ * waits for another. */
+halo_status halo_cuda_exec_setup(halo_exec *ex) {
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
+  const MPI_Comm comm = ex->cfg.comm;
+  cuda_data *d = halo_calloc(1, sizeof *d);
+  ex->data = d;
+  if (!d) st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
+  if (st == HALO_SUCCESS) {
+    d->timing = ex->cfg.copy_timing;
+    d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
+    d->comp = (cudaStream_t)ex->cfg.comp;
+    d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL;
+    st = check_int32(s->n_local + s->n_work, "a source space");
+  }
+  if (st == HALO_SUCCESS) st = check_int32(s->n_ghost + s->n_work, "a destination space");
+  if (st == HALO_SUCCESS) st = halo_event_create(&d->ev_start, cudaEventDisableTiming);
+  if (st == HALO_SUCCESS) st = halo_event_create(&d->ev_end, cudaEventDisableTiming);
+  if (st == HALO_SUCCESS && s->add) st = halo_event_create(&d->ev_dst, cudaEventDisableTiming);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(d->peer_host_fwd, s->size);
+  HALO_TRY(halo_agree(comm, st));
+  HALO_TRY_MPI(MPI_Allgather(&d->host_fwd, 1, MPI_INT, d->peer_host_fwd, 1, MPI_INT, comm));
+  HALO_TRY(halo_agree(comm, setup_local(ex, d)));
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) /* every rank runs every one */
+    if (halo_cuda_transports[t]->setup)
+      HALO_TRY(halo_agree(comm, halo_cuda_transports[t]->setup(ex, d)));
+  HALO_TRY(host_waits_agree(ex, d));
+  /* the receive buffers of an exchange are free at its start */
+  for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
+  HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
+cleanup:
   if (st != HALO_SUCCESS) halo_cuda_exec_destroy(ex);
   return st;
 }

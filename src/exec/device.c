@@ -239,10 +239,16 @@ static halo_status count_sharing(halo_device *d) {
   struct cudaDeviceProp prop;
   unsigned char *all = NULL;
   int n, most = 0;
-  HALO_TRY_CUDA(cudaGetDeviceProperties(&prop, d->device));
+  /* what can fail on one rank alone, agreed before the collectives */
+  cudaError_t e = cudaGetDeviceProperties(&prop, d->device);
+  if (e != cudaSuccess)
+    st = halo_error_cuda(e, "cudaGetDeviceProperties", __FILE__, __LINE__);
+  else if (MPI_Comm_size(d->machine, &n) != MPI_SUCCESS)
+    st = HALO_ERROR(HALO_ERR_MPI, "MPI_Comm_size of the machine's communicator failed");
+  else
+    st = HALO_ALLOC(all, 16 * (size_t)n);
+  HALO_TRY(halo_agree(d->comm, st));
   snprintf(d->name, sizeof d->name, "%.*s", (int)sizeof prop.name, prop.name);
-  HALO_TRY_MPI(MPI_Comm_size(d->machine, &n));
-  HALO_TRY(HALO_ALLOC(all, 16 * (size_t)n));
   HALO_TRY_MPI(MPI_Allgather(prop.uuid.bytes, 16, MPI_BYTE, all, 16, MPI_BYTE, d->machine));
   for (int i = 0; i < n; i++) {
     int same = 0;
@@ -256,7 +262,8 @@ cleanup:
 }
 
 static halo_status stream_create(cudaStream_t *s, unsigned flags, int priority) {
-  halo_debug_count_alloc();
+  if (halo_debug_alloc_fails())
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a CUDA stream (injected)");
   HALO_CUDA(cudaStreamCreateWithPriority(s, flags, priority));
   return HALO_SUCCESS;
 }
@@ -266,7 +273,13 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
   int rank, count = 0, machine_rank, aware;
   halo_device *d = halo_calloc(1, sizeof *d);
   *dev_p = NULL;
-  if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the GPU state");
+  /* agreed before the first collective, which a rank without it would miss */
+  st = halo_agree(comm, d ? HALO_SUCCESS
+                          : HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the GPU state"));
+  if (st != HALO_SUCCESS) {
+    halo_free(d);
+    return st;
+  }
   d->comm = comm;
   d->machine = MPI_COMM_NULL;
   d->ipc.min_chunk = (size_t)16 << 20; /* chunks of 16 MiB, or of a larger buffer */
