@@ -168,6 +168,15 @@ int main(int argc, char **argv) {
   for (int64_t i = 0; i < n; i++) w.x[i] = test_x(w.b + i);
   w.device = argc > 3 && strcmp(argv[3], "device") == 0;
   if (w.device) { /* before any failure is armed */
+    /* a device plan first: it picks this rank's GPU (the rank on its machine
+     * modulo the GPUs), where the buffers then go; allocated before it, they
+     * would start a context on GPU 0 on every rank, and every rank would take
+     * GPU 0 as the one it uses */
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE;
+    halo_plan first;
+    CHECK_OK(halo_plan_create(w.A, &o, &first));
+    halo_plan_destroy(&first);
     CHECK_OK(halo_dev_malloc((void **)&w.dx, (size_t)(n + 1) * sizeof(double)));
     CHECK_OK(halo_dev_malloc((void **)&w.dy, (size_t)(n + 1) * sizeof(double)));
     CHECK_OK(halo_dev_malloc((void **)&w.dg, (size_t)(ng + 1) * sizeof(double)));
