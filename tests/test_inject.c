@@ -64,7 +64,7 @@ static int64_t events(int kind) { return kind == FAIL_ALLOC ? halo_debug_alloc_c
 
 static void watchdog(int sig) {
   (void)sig;
-  static const char msg[] = "test_inject: HANG (no outcome within 60 s): ";
+  static const char msg[] = "test_inject: HANG (no outcome within the watchdog's time): ";
   if (write(2, msg, sizeof msg - 1) < 0 || write(2, current, strlen(current)) < 0 ||
       write(2, "\n", 1) < 0) {
   }
@@ -152,6 +152,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(w.comm, &w.rank);
   MPI_Comm_size(w.comm, &w.P);
   signal(SIGALRM, watchdog);
+  /* seconds without an outcome that count as a hang: TEST_INJECT_WATCHDOG, else 60 */
+  const char *wd = getenv("TEST_INJECT_WATCHDOG");
+  const unsigned watchdog_s = wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 60;
   halo_gen g;
   int64_t *rb;
   CHECK_OK(halo_gen_parse(argc > 1 ? argv[1] : "lap3d27:6", &g));
@@ -200,7 +203,7 @@ int main(int argc, char **argv) {
         for (int64_t k = 1;; k++) {
           snprintf(current, sizeof current, "%s, %s, %s %lld of rank %d fails", step_name[s],
                    halo_strategy_name(strategies[si]), kind_name[kind], (long long)k, fr);
-          alarm(60);
+          alarm(watchdog_s);
           int64_t before = events(kind), wrong = 0;
           int wr = 0;
           halo_status st = run_step(&w, s, strategies[si], kind, k, fr, &wr);

@@ -14,6 +14,12 @@
 #                              against one SpMV (bench_setup): lap3d27:160 and :64 on 2 GPUs
 #                              over nccl, ipc and staged, with and without the reverse
 #                              exchange's executors; lap3d27:160 on 1 GPU
+#                              (SETUP_TESTS=0: without the tests); then every strategy
+#                              and auto, 8 ranks on 2 GPUs, nodes of 4, ipc and staged, on
+#                              SETUP_MATRICES (SETUP_STRATEGIES=0: not)
+#   bench/gpu/run.sh inject    build, and test_inject's failure injection with plans in
+#                              device memory: nccl, ipc, staged on 2 GPUs, ipc and staged
+#                              with 2 ranks on 1 GPU (INJECT_LIMIT seconds each, 240)
 #   bench/gpu/run.sh multi [tests|bench]   4 or more GPUs: build, the GPU tests at 1, 4 and 8 ranks
 #                              per GPU with virtual nodes of 1, 2 and 4 GPUs (not with
 #                              "bench"), this machine's model parameters, and every
@@ -355,6 +361,45 @@ setup_bench() {
   done
   CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 1 $B/bench/bench_setup --gen lap3d27:160 \
     --memory device --transport staged 2>>"$log" | tee -a "$summary"
+  [ "${SETUP_STRATEGIES:-1}" = 1 ] || return 0
+  # every strategy and auto where they differ: 8 ranks on 2 GPUs, virtual nodes of 4
+  say ""
+  say "### Every strategy: 8 ranks on 2 GPUs (4 a GPU, no MPS), virtual nodes of 4"
+  say ""
+  header=--header
+  for m in ${SETUP_MATRICES:-lap3d27:160 lap3d27:64 irregular:1000000,1}; do
+    for t in ipc staged; do
+      for s in standard 2step 3step split auto; do
+        CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 8 $B/bench/bench_setup --gen $m --memory device \
+          --transport $t --strategy $s --ranks-per-node 4 $header 2>>"$log" | tee -a "$summary"
+        header=
+      done
+    done
+  done
+}
+
+# Failure injection in device memory (issue 17 item 3): test_inject's sweep of every
+# allocation (device, pinned, streams, events included) and local MPI call of the
+# matrix's and the plans' creation and the first exchange and product, per transport,
+# 2 ranks on 2 GPUs and 2 ranks on 1 GPU; INJECT_LIMIT seconds each (240)
+inject_gpu() {
+  say ""
+  say "## Failure injection in device memory (test_inject lap3d27:6 standard,3step device)"
+  say ""
+  local t0 rc
+  for layout in "0,1 nccl" "0,1 ipc" "0,1 staged" "0 ipc" "0 staged"; do
+    set -- $layout
+    t0=$SECONDS
+    echo "+ GPUs $1, transport $2" >>"$log"
+    CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 -n 2 \
+      $B/tests/test_inject lap3d27:6 standard,3step device >"$OUT/inject-$2-$1.txt" 2>&1
+    rc=$?
+    cat "$OUT/inject-$2-$1.txt" >>"$log"
+    say "- 2 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' \
+      "$OUT/inject-$2-$1.txt" | head -1)"
+    grep -a "failures injected;\|HANG\|FAIL\|disagree\|wrong" "$OUT/inject-$2-$1.txt" | head -20 |
+      sed 's/^/  /' | tee -a "$summary"
+  done
 }
 
 # The local product on one GPU (bench_local): one table row per matrix, 9 rounds
@@ -551,12 +596,13 @@ tests) [ -x $B/tools/halo ] || build; tests ;;
 bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
-setup) build; tests gpu-only; setup_bench ;;
+setup) build; [ "${SETUP_TESTS:-1}" = 1 ] && tests gpu-only; setup_bench ;;
+inject) build; inject_gpu ;;
 local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 onesided) build; tests gpu-local; onesided_bench ;;
 sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|local|auto|onesided|sanitize|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|inject|local|auto|onesided|sanitize|quick|multi]"; exit 2 ;;
 esac

@@ -127,8 +127,11 @@ halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
     }
   }
   if (!ops->setup) HALO_FAIL(HALO_ERR_INTERNAL, "backend %s does not implement setup", ops->name);
-  HALO_TRY(ops->setup(ex));
 cleanup:
+  /* agreed before the backend's set-up, whose agreements and collectives
+   * (cuda, rma) a rank that failed above would not join */
+  st = halo_agree(cfg->comm, st);
+  if (st == HALO_SUCCESS) st = ops->setup(ex);
   if (g_node != MPI_GROUP_NULL) MPI_Group_free(&g_node);
   if (g_all != MPI_GROUP_NULL) MPI_Group_free(&g_all);
   if (st != HALO_SUCCESS) halo_exec_destroy(ex);

@@ -110,7 +110,8 @@ extern const halo_exec_ops halo_exec_rma_ops;
 /** The backend that runs a transport (resolved, never AUTO) on memory. */
 const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport);
 
-/** Create an executor for a schedule (plan time). */
+/** Create an executor for a schedule (plan time). Collective over cfg->comm:
+ *  a failure on one rank ends it on every rank. */
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
                              const halo_exec_config *cfg, halo_exec *ex);
 halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst);

@@ -66,7 +66,7 @@ halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm) {
   halo_status st = HALO_SUCCESS;
   unsigned char *all = NULL;
   if (!w || w->n == 0) return HALO_SUCCESS; /* the same on every rank: n and floor agree */
-  HALO_TRY(HALO_ALLOC(all, w->n));
+  HALO_TRY(halo_agree(comm, HALO_ALLOC(all, w->n))); /* before the reduction */
   HALO_TRY_MPI(MPI_Allreduce(w->released, all, w->n, MPI_UNSIGNED_CHAR, MPI_MIN, comm));
   for (int i = 0; i < w->n; i++) /* in the order they were made, on every rank */
     if (all[i] && w->win[i] != MPI_WIN_NULL) HALO_TRY_MPI(MPI_Win_free(&w->win[i]));
@@ -223,44 +223,54 @@ cleanup:
 }
 
 /* Every receiver tells each sender where each of its messages lands (one
- * value per message, tagged as the message's first request would be). */
+ * value per message, tagged as the message's first request would be). Its
+ * buffers are allocated and agreed before any message goes, so that a rank
+ * that cannot allocate leaves none of its peers waiting for it. */
 static halo_status exchange_disp(halo_exec *ex, rma_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = ex->sched;
-  int n_req = 0, n_out = 0, *seq = NULL;
+  int n_req = 0, n_recv = 0, n_send = 0, *rseq = NULL, *sseq = NULL;
   int64_t *out = NULL;
   MPI_Request *req = NULL;
-  for (int k = 0; k < s->n_phases; k++) n_out += s->phase[k].n_recv;
-  for (int k = 0; k < s->n_phases; k++) n_req += s->phase[k].n_send + s->phase[k].n_recv;
-  HALO_TRY(HALO_ALLOC(out, n_out));
-  HALO_TRY(HALO_ALLOC(req, n_req));
-  n_req = n_out = 0;
-  for (int k = 0; k < s->n_phases; k++) {
+  for (int k = 0; k < s->n_phases; k++) n_recv += s->phase[k].n_recv;
+  for (int k = 0; k < s->n_phases; k++) n_send += s->phase[k].n_send;
+  st = HALO_ALLOC(out, n_recv);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(req, n_recv + n_send);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(rseq, n_recv);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(sseq, n_send);
+  /* each message's tag sequence, phase by phase */
+  for (int k = 0, r = 0, t = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {
+    const halo_phase *ph = &s->phase[k];
+    st = halo_exec_sequence(ex, ph->recv, ph->n_recv, rseq + r);
+    if (st == HALO_SUCCESS) st = halo_exec_sequence(ex, ph->send, ph->n_send, sseq + t);
+    r += ph->n_recv, t += ph->n_send;
+  }
+  HALO_TRY(halo_agree(ex->cfg.comm, st));
+  int n_out = 0;
+  for (int k = 0, r = 0, t = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     rma_phase *p = &d->ph[k];
-    HALO_FREE(seq);
-    HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
-    HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
     int64_t at = p->win_off;
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
       if (m->peer == s->rank) continue;
       out[n_out] = at;
       at += m->count;
-      HALO_TRY_MPI(MPI_Isend(&out[n_out++], 1, MPI_INT64_T, m->peer, halo_exec_tag(ex, k, seq[i]),
-                             ex->cfg.comm, &req[n_req++]));
+      HALO_TRY_MPI(MPI_Isend(&out[n_out++], 1, MPI_INT64_T, m->peer,
+                             halo_exec_tag(ex, k, rseq[r + i]), ex->cfg.comm, &req[n_req++]));
     }
-    HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
     for (int i = 0; i < ph->n_send; i++) {
       const halo_msg *m = &ph->send[i];
       if (m->peer == s->rank) continue;
-      HALO_TRY_MPI(MPI_Irecv(&p->disp[i], 1, MPI_INT64_T, m->peer, halo_exec_tag(ex, k, seq[i]),
-                             ex->cfg.comm, &req[n_req++]));
+      HALO_TRY_MPI(MPI_Irecv(&p->disp[i], 1, MPI_INT64_T, m->peer,
+                             halo_exec_tag(ex, k, sseq[t + i]), ex->cfg.comm, &req[n_req++]));
     }
+    r += ph->n_recv, t += ph->n_send;
   }
   HALO_TRY_MPI(MPI_Waitall(n_req, req, MPI_STATUSES_IGNORE));
 cleanup:
-  halo_free(seq);
+  halo_free(sseq);
+  halo_free(rseq);
   halo_free(req);
   halo_free(out);
   return st;
@@ -296,9 +306,14 @@ static halo_status rma_setup(halo_exec *ex) {
                   "MPI_Win_allocate");
   if (st == HALO_SUCCESS)
     st = mpi_status(MPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
-  if (st == HALO_SUCCESS) st = exchange_disp(ex, d);
   HALO_TRY(halo_agree(ex->cfg.comm, st));
-  HALO_TRY(halo_agree(ex->cfg.comm, windows_add(ex->cfg.rma, d->win, &d->win_id)));
+  HALO_TRY(halo_agree(ex->cfg.comm, exchange_disp(ex, d)));
+  st = halo_agree(ex->cfg.comm, windows_add(ex->cfg.rma, d->win, &d->win_id));
+  if (st != HALO_SUCCESS && d->win_id >= 0) {
+    /* kept here but not on a peer: dropped, so that every rank frees it now */
+    (*ex->cfg.rma)->n--;
+    d->win_id = -1;
+  }
 cleanup:
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (st != HALO_SUCCESS) rma_destroy(ex);
