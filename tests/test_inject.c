@@ -23,6 +23,8 @@
  * peers wait for a message that never comes, and MPI leaves its state after
  * such an error undefined; tried: the first one, in the pattern's NBX,
  * hangs. */
+#define _DEFAULT_SOURCE /* usleep */
+#include <execinfo.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -30,6 +32,7 @@
 #include "verify.h"
 
 static char current[256];
+static int my_rank; /* for the watchdog */
 
 /* ---- failures of MPI calls (the profiling interface) --------------------------- */
 
@@ -68,6 +71,16 @@ static void watchdog(int sig) {
   if (write(2, msg, sizeof msg - 1) < 0 || write(2, current, strlen(current)) < 0 ||
       write(2, "\n", 1) < 0) {
   }
+  /* where this rank waits: "test_inject(+0xOFFSET)" frames, for addr2line
+   * (a GPU machine has no debugger) */
+  void *frames[32];
+  const int n = backtrace(frames, 32);
+  usleep((useconds_t)(300000 * (my_rank % 16))); /* one rank's frames after another's */
+  char line[64];
+  const int len = snprintf(line, sizeof line, "test_inject: rank %d waits in:\n", my_rank);
+  if (len > 0 && write(2, line, (size_t)len) < 0) {
+  }
+  backtrace_symbols_fd(frames, n, 2);
   _exit(3);
 }
 
@@ -150,6 +163,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   world w = {.comm = MPI_COMM_WORLD};
   MPI_Comm_rank(w.comm, &w.rank);
+  my_rank = w.rank;
   MPI_Comm_size(w.comm, &w.P);
   signal(SIGALRM, watchdog);
   /* seconds without an outcome that count as a hang: TEST_INJECT_WATCHDOG, else 60 */

@@ -389,16 +389,26 @@ inject_gpu() {
   local t0 rc
   for layout in "0,1 nccl" "0,1 ipc" "0,1 staged" "0 ipc" "0 staged"; do
     set -- $layout
+    local f=$OUT/inject-$2-gpus${1//,/}.txt
     t0=$SECONDS
     echo "+ GPUs $1, transport $2" >>"$log"
-    CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 -n 2 \
-      $B/tests/test_inject lap3d27:6 standard,3step device >"$OUT/inject-$2-$1.txt" 2>&1
+    CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 \
+      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -n 2 \
+      $B/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
     rc=$?
-    cat "$OUT/inject-$2-$1.txt" >>"$log"
-    say "- 2 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' \
-      "$OUT/inject-$2-$1.txt" | head -1)"
-    grep -a "failures injected;\|HANG\|FAIL\|disagree\|wrong" "$OUT/inject-$2-$1.txt" | head -20 |
+    cat "$f" >>"$log"
+    say "- 2 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' "$f" |
+      head -1)"
+    grep -a "failures injected;\|HANG\|FAIL\|disagree\|wrong" "$f" | head -20 |
       sed 's/^/  /' | tee -a "$summary"
+    # a hang: where each rank waited (the watchdog's frames of test_inject, resolved)
+    grep -a "test_inject(+0x\|waits in" "$f" | while read -r l; do
+      case $l in
+      *"waits in"*) echo "  $l" ;;
+      *) a=${l#*(+}; a=${a%%)*}
+        echo "    $(addr2line -f -s -e $B/tests/test_inject "$a" | paste -sd' ')" ;;
+      esac
+    done | tee -a "$summary"
   done
 }
 
