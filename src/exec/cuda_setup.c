@@ -78,22 +78,25 @@ static void map_batch_free(map_batch *b) {
  * all, except ipc, which serves the ranks of this machine and leaves the
  * others staged. A helper's values are on the host: it sends by host MPI,
  * and receives ipc messages into host memory. */
-static channel channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_plan,
-                          MPI_Group g_shared, int peer, int send) {
+static halo_status channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_plan,
+                              MPI_Group g_shared, int peer, int send, channel *ch) {
   const int sender_on_host = send ? d->host_fwd : d->peer_host_fwd[peer];
   const int receiver_on_host = send ? d->peer_host_fwd[peer] : d->host_fwd;
+  int r = MPI_UNDEFINED;
   switch (ex->cfg.transport) {
-  case HALO_TRANSPORT_NCCL: return CH_NCCL; /* helpers keep device buffers */
+  case HALO_TRANSPORT_NCCL: *ch = CH_NCCL; break; /* helpers keep device buffers */
   case HALO_TRANSPORT_MPI_DEVICE:
-    return sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
-  case HALO_TRANSPORT_IPC: {
-    int r;
-    if (sender_on_host) return CH_STAGED;
-    if (MPI_Group_translate_ranks(g_plan, 1, &peer, g_shared, &r) != MPI_SUCCESS) return CH_STAGED;
-    return r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
+    *ch = sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
+    break;
+  case HALO_TRANSPORT_IPC:
+    /* a failure is the set-up's: a channel taken by one side alone would
+     * leave the other waiting for the peer's ipc records */
+    if (!sender_on_host) HALO_MPI(MPI_Group_translate_ranks(g_plan, 1, &peer, g_shared, &r));
+    *ch = sender_on_host || r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
+    break;
+  default: *ch = CH_STAGED;
   }
-  default: return CH_STAGED;
-  }
+  return HALO_SUCCESS;
 }
 
 void halo_cuda_exec_destroy(halo_exec *ex) {
@@ -260,7 +263,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         if (!s->add) p->n_copy += ph->send[i].count; /* reverse: added in receive order */
         continue;
       }
-      m->ch = channel_of(ex, d, g_plan, g_shared, ph->send[i].peer, 1);
+      HALO_TRY(channel_of(ex, d, g_plan, g_shared, ph->send[i].peer, 1, &m->ch));
       per_ch[m->ch] += ph->send[i].count;
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
         p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
@@ -288,7 +291,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       cmsg *m = &p->recv[i];
       m->index = i;
       if (ph->recv[i].peer == s->rank) continue;
-      m->ch = channel_of(ex, d, g_plan, g_shared, ph->recv[i].peer, 0);
+      HALO_TRY(channel_of(ex, d, g_plan, g_shared, ph->recv[i].peer, 0, &m->ch));
       if (m->ch == CH_STAGED || (d->host_fwd && m->ch == CH_IPC)) staged += ph->recv[i].count;
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
         p->n_recv_req += halo_exec_chunks(ex, ph->recv[i].count);
