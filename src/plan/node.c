@@ -110,6 +110,9 @@ halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_
       k |= ((uint64_t)field(records, i, f) - (uint64_t)lo[f]) << shift[f];
     key[i] = (int64_t)k, idx[i] = i;
   }
+  int64_t in_order = 1; /* already sorted (often: the builders' inputs come in runs) */
+  while (in_order < n && key[in_order - 1] <= key[in_order]) in_order++;
+  if (in_order == n) goto cleanup;
   /* the core's stable radix sort of the packed keys, then the records */
   HALO_TRY(halo_sort_i64_pairs(key, idx, n));
   HALO_TRY(HALO_ALLOC(tmp, (size_t)n * size));

@@ -381,6 +381,10 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
     if (st == HALO_SUCCESS) st = HALO_ALLOC(displs, t->node_size);
     for (int i = 0; i < t->node_size && st == HALO_SUCCESS; i++) {
       int64_t before = packed.n;
+      if (i == 0 && in.ranks[0] == rank) { /* the leader's own: kept, not packed */
+        counts[0] = 0, displs[0] = 0;
+        continue;
+      }
       st = halo_schedule_pack(&sched[i], &packed);
       if (st == HALO_SUCCESS && (packed.n - before > INT_MAX || packed.n > INT_MAX))
         st =
@@ -401,8 +405,13 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
    * agrees it over all ranks */
   HALO_TRY_MPI(MPI_Scatterv(packed.v, counts, displs, MPI_INT64_T, my_sched, my_count, MPI_INT64_T,
                             0, t->node_comm));
-  int64_t pos = 0;
-  HALO_TRY(halo_schedule_unpack(my_sched, my_count, &pos, s));
+  if (leader && in.ranks[0] == rank) {
+    *s = sched[0];
+    memset(&sched[0], 0, sizeof sched[0]);
+  } else {
+    int64_t pos = 0;
+    HALO_TRY(halo_schedule_unpack(my_sched, my_count, &pos, s));
+  }
   if (s->rank != rank)
     HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedule of rank %d", rank, s->rank);
 cleanup:

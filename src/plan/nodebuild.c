@@ -140,22 +140,6 @@ static int64_t quad_field(const void *q, int64_t i, int f) {
   return f == 0 ? x->a : f == 1 ? x->b : f == 2 ? x->c : x->d;
 }
 
-/* Position of (owner, gid) among the gathered values g[lo, hi) of sender si,
- * sorted by (sender, owner, gid); -1 if absent. */
-static int64_t find_gathered(const quad *g, int64_t lo, int64_t hi, int si, int owner,
-                             int64_t gid) {
-  const quad key = {si, owner, gid, 0};
-  const int64_t end = hi;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (cmp_quad(&g[mid], &key) < 0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < end && cmp_quad(&g[lo], &key) == 0 ? lo : -1;
-}
-
 /* ---- the phase builders -------------------------------------------------------- */
 
 /* The node's schedules being built. */
@@ -169,6 +153,7 @@ typedef struct {
   int64_t *gbegin;    /* R+1: the gathered values of each rank in g */
   quad *g;            /* gathered values (sender, owner, gid), sorted, each once */
   int64_t n_g;        /* ... how many */
+  int64_t *gpos;      /* per outgoing entry (links in order): its gathered value's index in g */
   int64_t **wpos;     /* per incoming link: work position of each entry at its receiver */
   int64_t n_red;      /* deliveries of the redistribution */
 } node_build;
@@ -222,6 +207,7 @@ static void node_build_free(node_build *b) {
     for (int c = 0; c < b->L->n_in; c++) halo_free(b->wpos[c]);
   halo_free(b->wpos);
   halo_free(b->g);
+  halo_free(b->gpos);
   halo_free(b->gbegin);
   halo_free(b->xwork);
   halo_free(b->gwork);
@@ -268,26 +254,36 @@ static halo_status build_gather(node_build *b) {
   const halo_node_links *L = b->L;
   const int ph = b->d->phase_gather;
   if (!halo_strategy_desc_gathers(b->d)) return HALO_SUCCESS;
-  int64_t n_g = 0;
-  for (int c = 0; c < L->n_out; c++) n_g += L->out[c].n;
-  HALO_TRY(HALO_ALLOC(b->g, n_g));
+  int64_t n_g = 0, n_e = 0;
+  for (int c = 0; c < L->n_out; c++) n_e += L->out[c].n;
+  HALO_TRY(HALO_ALLOC(b->g, n_e));
+  HALO_TRY(HALO_ALLOC(b->gpos, n_e));
   quad *g = b->g;
-  n_g = 0;
-  for (int c = 0; c < L->n_out; c++) {
+  /* each entry another rank owns, with its place among the links' entries (d) */
+  int64_t e0 = 0;
+  for (int c = 0; c < L->n_out; e0 += L->out[c].n, c++) {
     const halo_link *l = &L->out[c];
     for (int k = 0; k < l->n_pieces; k++) {
       const int si = halo_node_local_index(in, l->piece_sender[k]);
       if (si < 0)
         HALO_FAIL(HALO_ERR_INTERNAL, "sender %d of a piece is not on node %d", l->piece_sender[k],
                   in->node_id);
-      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++)
-        if (l->owner[e] != l->piece_sender[k]) g[n_g++] = (quad){si, l->owner[e], l->gid[e], 0};
+      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
+        b->gpos[e0 + e] = -1;
+        if (l->owner[e] != l->piece_sender[k])
+          g[n_g++] = (quad){si, l->owner[e], l->gid[e], e0 + e};
+      }
     }
   }
-  HALO_TRY(halo_node_sort_records(g, n_g, sizeof *g, 4, quad_field, cmp_quad));
+  /* by (sender, owner, gid); d, rising in the input, keeps the order stable */
+  HALO_TRY(halo_node_sort_records(g, n_g, sizeof *g, 3, quad_field, cmp_quad));
   int64_t u = 0;
-  for (int64_t t = 0; t < n_g; t++)
-    if (u == 0 || cmp_quad(&g[t], &g[u - 1]) != 0) g[u++] = g[t];
+  for (int64_t t = 0; t < n_g; t++) {
+    const int64_t e = g[t].d;
+    if (u == 0 || g[t].a != g[u - 1].a || g[t].b != g[u - 1].b || g[t].c != g[u - 1].c)
+      g[u++] = g[t];
+    b->gpos[e] = u - 1;
+  }
   b->n_g = n_g = u;
   for (int64_t t = 0; t < n_g; t++) b->gwork[g[t].a]++;
   for (int i = 0; i < in->n_ranks; i++) b->gbegin[i + 1] = b->gbegin[i] + b->gwork[i];
@@ -311,7 +307,8 @@ static halo_status build_pieces_out(node_build *b) {
   const halo_node_input *in = b->in;
   const halo_node_links *L = b->L;
   const int ph = b->d->phase_global;
-  for (int c = 0; c < L->n_out; c++) {
+  int64_t e0 = 0; /* the link's first entry among all links' */
+  for (int c = 0; c < L->n_out; e0 += L->out[c].n, c++) {
     const halo_link *l = &L->out[c];
     for (int k = 0; k < l->n_pieces; k++) {
       const int sender = l->piece_sender[k], si = halo_node_local_index(in, sender);
@@ -329,9 +326,8 @@ static halo_status build_pieces_out(node_build *b) {
             HALO_FAIL(HALO_ERR_INTERNAL,
                       "%s: rank %d sends value %lld of rank %d, but its senders gather nothing",
                       b->d->name, sender, (long long)l->gid[e], l->owner[e]);
-          int64_t pos =
-              find_gathered(b->g, b->gbegin[si], b->gbegin[si + 1], si, l->owner[e], l->gid[e]);
-          if (pos < 0)
+          const int64_t pos = b->gpos[e0 + e]; /* set by build_gather */
+          if (pos < b->gbegin[si] || pos >= b->gbegin[si + 1])
             HALO_FAIL(HALO_ERR_INTERNAL, "value %lld was not gathered", (long long)l->gid[e]);
           src = in->pat[si].n_local + (pos - b->gbegin[si]);
         }
@@ -397,7 +393,9 @@ static halo_status build_redistribution(node_build *b) {
         }
     }
   }
-  HALO_TRY(halo_node_sort_records(red, n_red, sizeof *red, 4, quad_field, cmp_quad));
+  /* (receiver, reader, ghost) is unique (a reader's ghost comes from one
+   * receiver): the work position (d) need not be sorted on */
+  HALO_TRY(halo_node_sort_records(red, n_red, sizeof *red, 3, quad_field, cmp_quad));
   for (int64_t t = 0; t < n_red; t++) {
     const int ri = (int)red[t].a, qi = (int)red[t].b;
     mbuf *a = NULL, *c = NULL;
