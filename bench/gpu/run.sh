@@ -20,6 +20,10 @@
 #   bench/gpu/run.sh inject    build, and test_inject's failure injection with plans in
 #                              device memory: nccl, ipc, staged on 2 GPUs, ipc and staged
 #                              with 2 ranks on 1 GPU (INJECT_LIMIT seconds each, 240)
+#   bench/gpu/run.sh large     build, then past 2^31 (test_large_message): one message of
+#                              LARGE_N values (280,000,000: 2.24 GB) per rank and direction
+#                              through nccl, ipc, staged, host and rma, forward and reverse;
+#                              a product of LARGE_SPMV (lap3d27:432, 2.17e9 entries) on 2 GPUs
 #   bench/gpu/run.sh multi [tests|bench]   4 or more GPUs: build, the GPU tests at 1, 4 and 8 ranks
 #                              per GPU with virtual nodes of 1, 2 and 4 GPUs (not with
 #                              "bench"), this machine's model parameters, and every
@@ -412,6 +416,37 @@ inject_gpu() {
   done
 }
 
+# Past 2^31 (issue 17 item 5): one message of LARGE_N values (280,000,000: 2.24 GB) per
+# rank and direction through every transport, forward and reverse, 2 ranks on 2 GPUs (host
+# and rma in host memory); then a product of LARGE_SPMV (lap3d27:432: 2.17e9 entries in all)
+# on 2 GPUs, every row checked. LARGE_LIMIT seconds each (240)
+large_gpu() {
+  say ""
+  say "## Past 2^31: one message of more than 2^31 bytes per transport; a product of more than 2^31 entries"
+  say ""
+  local t0 rc f
+  for t in nccl ipc staged host rma; do
+    local mem=device
+    case $t in host | rma) mem=host ;; esac
+    f=$OUT/large-$t.txt
+    t0=$SECONDS
+    CUDA_VISIBLE_DEVICES=0,1 timeout ${LARGE_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$t -n 2 \
+      $B/tests/test_large_message ${LARGE_N:-280000000} $mem reverse >"$f" 2>&1
+    rc=$?
+    cat "$f" >>"$log"
+    say "- $t: exit $rc in $((SECONDS - t0)) s: $(grep -a 'test_large_message\|FAIL' "$f" | head -2 |
+      tr '\n' ' ')"
+  done
+  f=$OUT/large-spmv.txt
+  t0=$SECONDS
+  CUDA_VISIBLE_DEVICES=0,1 timeout ${LARGE_LIMIT:-240} "${MPIRUN[@]}" -n 2 \
+    $B/tests/test_large_message spmv ${LARGE_SPMV:-lap3d27:432} device >"$f" 2>&1
+  rc=$?
+  cat "$f" >>"$log"
+  say "- spmv: exit $rc in $((SECONDS - t0)) s: $(grep -a 'test_large_message\|FAIL' "$f" | head -2 |
+    tr '\n' ' ')"
+}
+
 # The local product on one GPU (bench_local): one table row per matrix, 9 rounds
 local_bench() {
   local t0=$SECONDS header=--header
@@ -608,11 +643,12 @@ all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
 setup) build; [ "${SETUP_TESTS:-1}" = 1 ] && tests gpu-only; setup_bench ;;
 inject) build; inject_gpu ;;
+large) build; large_gpu ;;
 local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 onesided) build; tests gpu-local; onesided_bench ;;
 sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|inject|local|auto|onesided|sanitize|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|inject|large|local|auto|onesided|sanitize|quick|multi]"; exit 2 ;;
 esac
