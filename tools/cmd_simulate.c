@@ -98,7 +98,11 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
   halo_status st;
   memset(M, 0, sizeof *M);
   why[0] = '\0';
-  if (!input_check_memory(MPI_COMM_SELF, in, INPUT_WHOLE, 0, P, why, len))
+  /* a generated matrix split by rows is never held whole: its patterns are
+   * made rank by rank (halo_sim_create_gen) */
+  const int streamed = in->gen_spec && in->partition == HALO_PARTITION_ROWS;
+  if (!input_check_memory(MPI_COMM_SELF, in, streamed ? INPUT_STREAMED : INPUT_WHOLE, 0, P, why,
+                          len))
     return HALO_ERR_OUT_OF_MEMORY;
   if (in->partition == HALO_PARTITION_METIS && !HALO_HAVE_METIS) /* the library says so */
     return halo_partition_metis(NULL, 0, NULL, NULL, NULL);
@@ -109,7 +113,12 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
     halo_gen_name(&M->gen, M->name, sizeof M->name);
     if ((st = halo_gen_size(&M->gen, &N, NULL)) != HALO_SUCCESS) return st;
     if (!input_check_ranks(in, N, P, K, why, len)) return HALO_ERR_INVALID_ARG;
-    st = halo_gen_rows(&M->gen, 0, N, &M->global);
+    if (streamed) {
+      M->streamed = 1;
+      M->global.n_rows = M->global.n_cols = N; /* its sizes alone */
+    } else {
+      st = halo_gen_rows(&M->gen, 0, N, &M->global);
+    }
   } else {
     halo_mm_options mo = halo_mm_options_default();
     mo.sum_duplicates = in->sum_duplicates;
@@ -123,7 +132,7 @@ static halo_status load_whole(const input_opts *in, int P, int K, input_matrix *
     return HALO_ERR_INVALID_ARG;
   M->n_rows = M->global.n_rows;
   M->n_cols = M->global.n_cols;
-  M->nnz = halo_csr_nnz(&M->global);
+  M->nnz = M->streamed ? 0 : halo_csr_nnz(&M->global); /* streamed: counted as made */
   M->row_begin = malloc((size_t)(P + 1) * sizeof *M->row_begin);
   M->col_begin = malloc((size_t)(P + 1) * sizeof *M->col_begin);
   if (!M->row_begin || !M->col_begin) return HALO_ERR_OUT_OF_MEMORY;
@@ -262,10 +271,15 @@ static int run(int argc, char **argv) {
   progress_begin(in.gen_spec ? in.gen_spec : in.matrix_path);
   char why[1024];
   halo_status st = load_whole(&in, (int)P, (int)K, &M, why, sizeof why);
-  progress_end();
+  if (!M.streamed) progress_end();
   rep.t_load = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
-  if (st == HALO_SUCCESS) st = halo_sim_create(&M.global, (int)P, M.row_begin, M.col_begin, &sim);
+  if (st == HALO_SUCCESS && M.streamed) /* its rows made here: their progress drawn */
+    st = halo_sim_create_gen(&M.gen, (int)P, M.row_begin,
+                             (int64_t)(0.9 * input_memory_share(MPI_COMM_SELF)), &M.nnz, &sim);
+  else if (st == HALO_SUCCESS)
+    st = halo_sim_create(&M.global, (int)P, M.row_begin, M.col_begin, &sim);
+  if (M.streamed) progress_end();
   halo_csr_free(&M.global); /* the patterns hold what the plans need; the report, the sizes */
   rep.t_patterns = MPI_Wtime() - t0;
   for (int s = 0; s < n_strategies && st == HALO_SUCCESS; s++) {

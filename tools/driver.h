@@ -87,6 +87,8 @@ typedef struct {
   int64_t *orig_ids; /* the original index of each of this rank's rows (NULL: not renumbered) */
   int64_t *new_ids;  /* rank 0 (keep_global): the new index of every original row */
   int measured;      /* metis: the partition against the contiguous one, on every rank */
+  int streamed;      /* simulate: a generated matrix never held whole (its rows made rank by
+                        rank by halo_sim_create_gen); global is empty */
   halo_partition_quality quality, contiguous;
 } input_matrix;
 
@@ -109,7 +111,14 @@ void input_free(input_matrix *M);
 
 /* Where a command holds its matrix: each rank its rows (spmv, amg), or one
  * process all of it (convert, simulate). */
-enum { INPUT_DISTRIBUTED = 0, INPUT_WHOLE = 1 };
+enum { INPUT_DISTRIBUTED = 0, INPUT_WHOLE = 1, INPUT_STREAMED = 2 };
+/* (INPUT_STREAMED: a generated matrix made a block of rows at a time on one
+ * process, the simulator's; what the patterns need is checked as they grow,
+ * against input_memory_share.) */
+
+/* This rank's share of its node's physical memory, in bytes (0: unknown).
+ * Collective over comm. */
+double input_memory_share(MPI_Comm comm);
 
 /* Whether the generated matrix of --gen (other inputs pass) fits: the bytes
  * rank 0 needs at least (its rows, or the whole matrix, and what the command

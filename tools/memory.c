@@ -12,6 +12,9 @@
 
 /* Bytes of a matrix of @p rows rows and @p nnz entries in CSR: 8-byte row
  * pointers, column ids and values. */
+/* The most entries a streamed simulation makes (tens of minutes). */
+#define INPUT_STREAM_MAX_ENTRIES 1e11
+
 static double csr_bytes(double rows, double nnz) { return 8.0 * (rows + 1.0) + 16.0 * nnz; }
 
 /* Bytes in decimal units: "23.4 GB". */
@@ -84,6 +87,14 @@ int input_check_memory(MPI_Comm comm, const input_opts *o, int layout, int keep_
              copies > 1 ? " twice, as read and renumbered for METIS," : "",
              sim_ranks > 0 ? ", and 64 bytes a simulated rank" : "");
   }
+  if (layout == INPUT_STREAMED) {
+    /* a block of 2^20 rows at a time, 64 bytes a simulated rank (the
+     * patterns are checked as they grow) */
+    const double rows = N < (1 << 20) ? (double)N : (double)(1 << 20);
+    need = csr_bytes(rows, nnz * rows / (double)N) + 8.0 * nnz * rows / (double)N +
+           64.0 * (double)sim_ranks;
+    snprintf(what, sizeof what, "a block of its rows at a time, and 64 bytes a simulated rank");
+  }
   if (layout == INPUT_DISTRIBUTED) {
     /* rank 0's rows (as many as any rank's) twice: the input and the plan's
      * copy split in blocks; 4 vectors; the row pointers of all rows for the
@@ -96,6 +107,14 @@ int input_check_memory(MPI_Comm comm, const input_opts *o, int layout, int keep_
     snprintf(what + strlen(what), sizeof what - strlen(what),
              "%sits rows twice, as input and as the plan's copy, and 4 vectors",
              what[0] ? ", and " : "");
+  }
+  if (layout == INPUT_STREAMED && nnz > INPUT_STREAM_MAX_ENTRIES) {
+    snprintf(why, len,
+             "--gen %s: %lld rows and about %.3g entries: the simulator makes every rank's rows "
+             "in turn, and more than %.3g entries would take hours (about 10^8 a second): "
+             "simulate a smaller matrix",
+             o->gen_spec, (long long)N, nnz, INPUT_STREAM_MAX_ENTRIES);
+    return 0;
   }
   node_memory(comm, &node, &ranks);
   if (node <= 0.0 || need <= node / ranks) return 1;
@@ -125,4 +144,11 @@ int input_check_ranks(const input_opts *o, int64_t n_rows, int64_t P, int64_t K,
            "of a node hold none)",
            (long long)P, (long long)holders, (long long)n_rows);
   return 0;
+}
+
+double input_memory_share(MPI_Comm comm) {
+  double node = 0.0;
+  int ranks = 1;
+  node_memory(comm, &node, &ranks);
+  return node > 0.0 ? node / ranks : 0.0;
 }

@@ -36,6 +36,21 @@ halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
                             const int64_t *col_begin, halo_sim *sim_p);
 
 /**
+ * As halo_sim_create(), for a generated matrix (square) without holding it:
+ * each rank's rows are made in turn, in blocks, and only their off-range
+ * columns kept, so that a matrix of more than 2^31 rows can be simulated
+ * where its ranks' patterns fit. Not collective.
+ *
+ * @param gen        the matrix (halo_gen_parse())
+ * @param row_begin  P+1 offsets of the rows (and of x) of each rank
+ * @param max_bytes  the most the patterns may take, about (0: no limit): past
+ *                   it, HALO_ERR_OUT_OF_MEMORY with what they need so far
+ * @param nnz_p      the matrix's entries (NULL: not wanted)
+ */
+halo_status halo_sim_create_gen(const halo_gen *gen, int P, const int64_t *row_begin,
+                                int64_t max_bytes, int64_t *nnz_p, halo_sim *sim_p);
+
+/**
  * Statistics of one strategy, as halo_plan_stats() reports them in a run of
  * P ranks with the same options. opts->ranks_per_node must be positive:
  * virtual nodes of that many consecutive ranks. setup_seconds is the time the

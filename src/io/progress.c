@@ -41,3 +41,8 @@ void halo_progress_end(halo_progress_stage *s) {
   if (s->fn && s->next != INT64_MAX) s->fn(s->data, s->stage, s->unit, s->total, s->total);
   s->next = INT64_MAX;
 }
+
+void halo_progress_hook(halo_progress_fn *fn_p, void **data_p) {
+  *fn_p = hook.fn;
+  *data_p = hook.data;
+}

@@ -1,6 +1,7 @@
 /* Progress reports of the io functions (halo_io_set_progress): a stage is
  * begun, ticked in its loop and ended. Without a reporting function a tick
- * is one comparison, with it one call every step units. Private to src/io. */
+ * is one comparison, with it one call every step units. Private to the
+ * library (src/io, and the simulator's generation rank by rank). */
 #ifndef HALO_IO_PROGRESS_H
 #define HALO_IO_PROGRESS_H
 
@@ -32,5 +33,8 @@ static inline void halo_progress_tick(halo_progress_stage *s, int64_t done) {
 
 /** The stage is done: reports done = total, unless the last report did. */
 void halo_progress_end(halo_progress_stage *s);
+
+/** This thread's reporting function and its data (halo_io_set_progress). */
+void halo_progress_hook(halo_progress_fn *fn_p, void **data_p);
 
 #endif
