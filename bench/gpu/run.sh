@@ -16,7 +16,9 @@
 #                              exchange's executors; lap3d27:160 on 1 GPU
 #                              (SETUP_TESTS=0: without the tests); then every strategy
 #                              and auto, 8 ranks on 2 GPUs, nodes of 4, ipc and staged, on
-#                              SETUP_MATRICES (SETUP_STRATEGIES=0: not)
+#                              SETUP_MATRICES over SETUP_TRANSPORTS (SETUP_STRATEGIES=0:
+#                              not); SETUP_TWO the matrices of the 2-rank part (empty:
+#                              none, nor the 1-GPU row)
 #   bench/gpu/run.sh inject    build, and test_inject's failure injection with plans in
 #                              device memory: nccl, ipc, staged on 2 GPUs, ipc and staged
 #                              with 2 ranks on 1 GPU (INJECT_LIMIT seconds each, 240)
@@ -354,7 +356,7 @@ setup_bench() {
   say "## Plan set-up against one SpMV (bench_setup; times in ms, the SpMV in us)"
   say ""
   local header=--header
-  for m in lap3d27:160 lap3d27:64; do
+  for m in ${SETUP_TWO:-lap3d27:160 lap3d27:64}; do
     for t in nccl ipc staged; do
       CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/bench_setup --gen $m --memory device \
         --transport $t $header 2>>"$log" | tee -a "$summary"
@@ -363,8 +365,8 @@ setup_bench() {
     CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/bench_setup --gen $m --memory device \
       --transport nccl --reverse 0 --max-exchanges 1 2>>"$log" | tee -a "$summary"
   done
-  CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 1 $B/bench/bench_setup --gen lap3d27:160 \
-    --memory device --transport staged 2>>"$log" | tee -a "$summary"
+  [ "${SETUP_TWO-x}" = "" ] || CUDA_VISIBLE_DEVICES=0 "${MPIRUN[@]}" -n 1 $B/bench/bench_setup \
+    --gen lap3d27:160 --memory device --transport staged 2>>"$log" | tee -a "$summary"
   [ "${SETUP_STRATEGIES:-1}" = 1 ] || return 0
   # every strategy and auto where they differ: 8 ranks on 2 GPUs, virtual nodes of 4
   say ""
@@ -372,7 +374,7 @@ setup_bench() {
   say ""
   header=--header
   for m in ${SETUP_MATRICES:-lap3d27:160 lap3d27:64 irregular:1000000,1}; do
-    for t in ipc staged; do
+    for t in ${SETUP_TRANSPORTS:-ipc staged}; do
       for s in standard 2step 3step split auto; do
         CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 8 $B/bench/bench_setup --gen $m --memory device \
           --transport $t --strategy $s --ranks-per-node 4 $header 2>>"$log" | tee -a "$summary"
