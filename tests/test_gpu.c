@@ -87,7 +87,8 @@ static void check_reverse(MPI_Comm comm, halo_plan plan, halo_matrix H, const ha
   halo_plan hp;
   CHECK_OK(halo_plan_create(H, &ho, &hp));
   double *c = malloc((size_t)(ng + 1) * sizeof *c), *hy = malloc((size_t)(n + 1) * sizeof *hy);
-  double *dev = malloc((size_t)(n + 1) * sizeof *dev), *first = malloc((size_t)(n + 1) * sizeof *first);
+  double *dev = malloc((size_t)(n + 1) * sizeof *dev),
+         *first = malloc((size_t)(n + 1) * sizeof *first);
   for (int64_t k = 0; k < ng; k++) c[k] = test_x(7 * gid[k] + rank) * (rank + 1);
   for (int run = 0; run < 2; run++) {
     CUDA_OK(cudaMemcpy(dg, c, (size_t)ng * sizeof *c, cudaMemcpyHostToDevice));
@@ -100,8 +101,9 @@ static void check_reverse(MPI_Comm comm, halo_plan plan, halo_matrix H, const ha
     CHECK_OK(halo_exchange_reverse_begin(hp, c, hy));
     CHECK_OK(halo_exchange_reverse_end(hp));
     for (int64_t i = 0; i < n; i++)
-      CHECK_MSG(dev[i] == hy[i], "%s: reverse, entry %lld is %.17g on the device, %.17g on the host",
-                what, (long long)i, dev[i], hy[i]);
+      CHECK_MSG(dev[i] == hy[i],
+                "%s: reverse, entry %lld is %.17g on the device, %.17g on the host", what,
+                (long long)i, dev[i], hy[i]);
   }
   for (int run = 0; run < 2; run++) {
     CUDA_OK(cudaMemcpy(dy, hx, (size_t)n * sizeof *hx, cudaMemcpyHostToDevice));
@@ -186,8 +188,10 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
       CHECK_OK(halo_exchange_reverse_begin(ph, c, hy));
       CHECK_OK(halo_exchange_reverse_end(ph));
       for (int64_t j = 0; j < n; j++)
-        CHECK_MSG(dev[j] == hy[j], "%s: reverse, entry %lld is %.17g on the device, %.17g on the "
-                  "host", what, (long long)j, dev[j], hy[j]);
+        CHECK_MSG(dev[j] == hy[j],
+                  "%s: reverse, entry %lld is %.17g on the device, %.17g on the "
+                  "host",
+                  what, (long long)j, dev[j], hy[j]);
       halo_plan_destroy(&ph);
       halo_plan_destroy(&pd);
       n_cases++;
@@ -228,8 +232,6 @@ static void check_new_values(MPI_Comm comm, halo_matrix A, const halo_csr *rows,
   cudaFree(d_v2), cudaFree(d_v1);
   free(y2), free(y1), free(v2);
 }
-
-
 
 static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
                        const char *label) {
@@ -347,16 +349,31 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
  * y = A*x, 2Ax - y and the diagonal block against the host's within 1e-12,
  * and the same bits in 10 products. */
 /* The generated matrix spec, its rows spread evenly, as a host matrix. */
-static void gen_matrix(MPI_Comm comm, const char *spec, halo_csr *rows, int64_t **rb,
-                       halo_matrix *A) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
+/* A generated matrix on comm: this rank, the ranks, the raw rows of this
+ * rank, every rank's first row, and the matrix. */
+typedef struct {
+  int rank, P;
+  halo_csr rows;
+  int64_t *rb;
+  halo_matrix A;
+} gen_case;
+
+static void gen_case_make(MPI_Comm comm, const char *spec, gen_case *c) {
+  MPI_Comm_rank(comm, &c->rank);
+  MPI_Comm_size(comm, &c->P);
   halo_gen g;
   CHECK_OK(halo_gen_parse(spec, &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, rb, rows));
-  const int64_t *r = *rb;
-  CHECK_OK(halo_matrix_create_csr(comm, r[rank], r[rank + 1], r[rank], r[rank + 1], rows->row_ptr,
-                                  rows->col_ids, rows->values, HALO_MEMORY_HOST, A));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &c->rb, &c->rows));
+  const int64_t *r = c->rb;
+  CHECK_OK(halo_matrix_create_csr(comm, r[c->rank], r[c->rank + 1], r[c->rank], r[c->rank + 1],
+                                  c->rows.row_ptr, c->rows.col_ids, c->rows.values,
+                                  HALO_MEMORY_HOST, &c->A));
+}
+
+static void gen_case_free(gen_case *c) {
+  halo_matrix_destroy(&c->A);
+  halo_csr_free(&c->rows);
+  halo_io_free(c->rb);
 }
 
 /* halo_spmv_async: halo_spmv's bits on a stream of the caller's where the
@@ -365,13 +382,10 @@ static void gen_matrix(MPI_Comm comm, const char *spec, halo_csr *rows, int64_t 
  * (nccl, one rank); refused with the reason where the host would wait
  * (staged, ipc with events) or a graph would replay ipc's numbers. */
 static void async_product(MPI_Comm comm) {
-  int rank, P;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
-  halo_csr rows;
-  int64_t *rb;
-  halo_matrix A;
-  gen_matrix(comm, "lap3d27:16", &rows, &rb, &A);
+  gen_case m;
+  gen_case_make(comm, "lap3d27:16", &m);
+  const int rank = m.rank, P = m.P;
+  const int64_t *rb = m.rb;
   const int64_t b = rb[rank], n = rb[rank + 1] - b;
   double *hx = malloc((size_t)(n + 1) * sizeof *hx), *ref = malloc((size_t)(n + 1) * sizeof *ref);
   double *got = malloc((size_t)(n + 1) * sizeof *got);
@@ -393,10 +407,10 @@ static void async_product(MPI_Comm comm) {
     o.strategy = HALO_STRATEGY_STANDARD, o.transport = cases[c].t, o.ipc_signal = cases[c].sig;
     o.memory = HALO_MEMORY_DEVICE;
     char what[128];
-    snprintf(what, sizeof what, "halo_spmv_async, %s, ipc_signal %d", halo_transport_name(o.transport),
-             o.ipc_signal);
+    snprintf(what, sizeof what, "halo_spmv_async, %s, ipc_signal %d",
+             halo_transport_name(o.transport), o.ipc_signal);
     halo_plan plan;
-    CHECK_OK(halo_plan_create(A, &o, &plan));
+    CHECK_OK(halo_plan_create(m.A, &o, &plan));
     CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy)); /* the reference, and NCCL's connection */
     CHECK_OK(halo_plan_synchronize(plan));
     to_host(ref, dy, (size_t)n * sizeof *ref);
@@ -412,8 +426,8 @@ static void async_product(MPI_Comm comm) {
     CHECK_OK(st);
     CUDA_OK(cudaStreamSynchronize(s));
     to_host(got, dy, (size_t)n * sizeof *got);
-    CHECK_MSG(n == 0 || memcmp(got, ref, (size_t)n * sizeof *got) == 0, "%s: y differs from halo_spmv's",
-              what);
+    CHECK_MSG(n == 0 || memcmp(got, ref, (size_t)n * sizeof *got) == 0,
+              "%s: y differs from halo_spmv's", what);
     cudaGraph_t graph = NULL;
     CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
     st = halo_spmv_async(plan, s, 1.0, dx, 0.0, dy);
@@ -444,9 +458,7 @@ static void async_product(MPI_Comm comm) {
   free(got);
   free(ref);
   free(hx);
-  halo_matrix_destroy(&A);
-  halo_csr_free(&rows);
-  halo_io_free(rb);
+  gen_case_free(&m);
 }
 
 static void long_rows(MPI_Comm comm) {
@@ -496,7 +508,8 @@ static void long_rows(MPI_Comm comm) {
     CHECK_OK(halo_plan_stats(plan, &st));
     /* the four dense rows (and their off-diagonal parts); nearly all rows; none */
     CHECK_MSG(c == 0 || c == 3 ? st.long_rows >= 4 && st.long_rows <= 8 * st.ranks
-                     : c == 1 ? st.long_rows > 200000 : st.long_rows == 0,
+              : c == 1         ? st.long_rows > 200000
+                               : st.long_rows == 0,
               "long rows, %s: %lld rows through the long-row kernel", what,
               (long long)st.long_rows);
     for (int rep = 0; rep < 10; rep++) {
@@ -507,13 +520,12 @@ static void long_rows(MPI_Comm comm) {
       if (rep == 0) {
         for (int64_t i = 0; i < n; i++)
           CHECK_MSG(fabs(hy[i] - ref[i]) <= 1e-12 * (fabs(ref[i]) + 1.0),
-                    "long rows, %s: y[%lld] = %.17g, host %.17g", what,
-                    (long long)(b + i), hy[i], ref[i]);
+                    "long rows, %s: y[%lld] = %.17g, host %.17g", what, (long long)(b + i), hy[i],
+                    ref[i]);
         memcpy(first, hy, (size_t)n * sizeof(double));
       } else {
         CHECK_MSG(n == 0 || memcmp(hy, first, (size_t)n * sizeof(double)) == 0,
-                  "long rows, %s: product %d differs from the first", what,
-                  rep);
+                  "long rows, %s: product %d differs from the first", what, rep);
       }
     }
     for (int64_t i = 0; i < n; i++) hy[i] = 0.5 * first[i];
@@ -523,15 +535,15 @@ static void long_rows(MPI_Comm comm) {
     to_host(hy, dy, (size_t)n * sizeof(double));
     for (int64_t i = 0; i < n; i++)
       CHECK_MSG(fabs(hy[i] - ref2[i]) <= 1e-12 * (fabs(ref2[i]) + 1.0),
-                "long rows, %s: 2Ax - y at %lld: %.17g, host %.17g", what,
-                (long long)(b + i), hy[i], ref2[i]);
+                "long rows, %s: 2Ax - y at %lld: %.17g, host %.17g", what, (long long)(b + i),
+                hy[i], ref2[i]);
     CHECK_OK(halo_spmv_diag(plan, 1.0, dx, 0.0, dy));
     CHECK_OK(halo_plan_synchronize(plan));
     to_host(hy, dy, (size_t)n * sizeof(double));
     for (int64_t i = 0; i < n; i++)
       CHECK_MSG(fabs(hy[i] - refd[i]) <= 1e-12 * (fabs(refd[i]) + 1.0),
-                "long rows, %s: diagonal block at %lld: %.17g, host %.17g",
-                what, (long long)(b + i), hy[i], refd[i]);
+                "long rows, %s: diagonal block at %lld: %.17g, host %.17g", what,
+                (long long)(b + i), hy[i], refd[i]);
     halo_plan_destroy(&plan);
     n_cases++;
   }
@@ -545,19 +557,15 @@ static void long_rows(MPI_Comm comm) {
 
 /* No allocation, request or communicator in 100 products and exchanges. */
 static void no_alloc(MPI_Comm comm, halo_transport t) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  halo_csr rows;
-  int64_t *rb;
-  halo_matrix A;
-  gen_matrix(comm, "lap3d27:16", &rows, &rb, &A);
-  const int64_t n = rb[rank + 1] - rb[rank];
+  gen_case c;
+  gen_case_make(comm, "lap3d27:16", &c);
+  const int64_t n = c.rb[c.rank + 1] - c.rb[c.rank];
   for (int s = 0; s < HALO_N_STRATEGIES; s++) {
     halo_plan_options o = halo_plan_options_default();
     o.memory = HALO_MEMORY_DEVICE, o.transport = t, o.strategy = (halo_strategy)s;
     o.ranks_per_node = 2;
     halo_plan plan;
-    CHECK_OK(halo_plan_create(A, &o, &plan));
+    CHECK_OK(halo_plan_create(c.A, &o, &plan));
     double *dx, *dy;
     CUDA_OK(cudaMalloc((void **)&dx, (size_t)(n + 1) * sizeof(double)));
     CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
@@ -579,27 +587,21 @@ static void no_alloc(MPI_Comm comm, halo_transport t) {
     cudaFree(dx), cudaFree(dy);
     halo_plan_destroy(&plan);
   }
-  halo_matrix_destroy(&A);
-  halo_csr_free(&rows);
-  halo_io_free(rb);
+  gen_case_free(&c);
 }
 
 /* The choice of transport and its errors. */
 static void choice(MPI_Comm comm) {
-  int rank, P;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
-  halo_csr rows;
-  int64_t *rb;
-  halo_matrix A;
-  gen_matrix(comm, "lap2d:16", &rows, &rb, &A);
+  gen_case c;
+  gen_case_make(comm, "lap2d:16", &c);
+  const int rank = c.rank;
   halo_plan plan = NULL;
   halo_plan_options o = halo_plan_options_default();
   halo_stats st;
   o.memory = HALO_MEMORY_DEVICE;
   /* the default, strategy auto: the transport is one of the candidates, never
    * mpi-device on an MPI that is not CUDA-aware, nccl only with one rank per GPU */
-  CHECK_OK(halo_plan_create(A, &o, &plan));
+  CHECK_OK(halo_plan_create(c.A, &o, &plan));
   CHECK_OK(halo_plan_stats(plan, &st));
   {
     const halo_transport t = st.phase[0].transport;
@@ -613,7 +615,7 @@ static void choice(MPI_Comm comm) {
   }
   halo_plan_destroy(&plan);
   o.strategy = HALO_STRATEGY_STANDARD;
-  CHECK_OK(halo_plan_create(A, &o, &plan));
+  CHECK_OK(halo_plan_create(c.A, &o, &plan));
   CHECK_OK(halo_plan_stats(plan, &st));
   /* a strategy given, transport auto: nccl with one rank per GPU (when compiled in), else ipc;
    * never mpi-device */
@@ -624,29 +626,27 @@ static void choice(MPI_Comm comm) {
   halo_plan_destroy(&plan);
   if (!mpi_aware) {
     o.transport = HALO_TRANSPORT_MPI_DEVICE;
-    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_UNSUPPORTED, "this MPI is not CUDA-aware");
+    CHECK_ERR(halo_plan_create(c.A, &o, &plan), HALO_ERR_UNSUPPORTED, "this MPI is not CUDA-aware");
     if (rank == 0)
       printf("MPI is not CUDA-aware here: mpi-device refused, auto chose %s\n",
              halo_transport_name(want));
   }
   if (ranks_per_gpu > 1) {
     o.transport = HALO_TRANSPORT_NCCL;
-    CHECK_ERR(halo_plan_create(A, &o, &plan),
+    CHECK_ERR(halo_plan_create(c.A, &o, &plan),
               HALO_HAVE_NCCL ? HALO_ERR_INVALID_ARG : HALO_ERR_NOT_COMPILED,
               HALO_HAVE_NCCL ? "needs one rank per GPU" : "not compiled in");
   }
   o = halo_plan_options_default();
   o.transport = HALO_TRANSPORT_STAGED; /* a host plan cannot take a device transport */
-  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "needs device memory");
+  CHECK_ERR(halo_plan_create(c.A, &o, &plan), HALO_ERR_INVALID_ARG, "needs device memory");
   int count = 0;
   cudaGetDeviceCount(&count);
   o = halo_plan_options_default();
   o.memory = HALO_MEMORY_DEVICE;
   o.device_id = count; /* one past the last */
-  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "CUDA devices are visible");
-  halo_matrix_destroy(&A);
-  halo_csr_free(&rows);
-  halo_io_free(rb);
+  CHECK_ERR(halo_plan_create(c.A, &o, &plan), HALO_ERR_INVALID_ARG, "CUDA devices are visible");
+  gen_case_free(&c);
 }
 
 int main(int argc, char **argv) {
