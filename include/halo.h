@@ -87,14 +87,20 @@ typedef enum {
   HALO_TRANSPORT_IPC = 5,        /**< device memory: messages between ranks of one machine as
                                       device-to-device copies through CUDA IPC, the others
                                       staged */
-  HALO_TRANSPORT_RMA = 6         /**< host memory: MPI one-sided puts into the receivers'
+  HALO_TRANSPORT_RMA = 6,        /**< host memory: MPI one-sided puts into the receivers'
                                       windows, made at plan time, with active target
                                       synchronisation on each phase's neighbours; the plan's
                                       destruction is then collective (MPI_Win_free) */
+  HALO_TRANSPORT_NVSHMEM = 7     /**< device memory, one rank per GPU: each phase packs and puts
+                                      its messages in one kernel (NVSHMEM puts with a signal into
+                                      the receivers' symmetric buffers); the receivers wait for
+                                      the signals on the GPU: no host call between the start
+                                      and the end of an exchange. Needs HALO_ENABLE_NVSHMEM; every
+                                      nvshmem plan of a process is on one communicator's ranks */
 } halo_transport;
 
 /** Number of transports (for loops over all of them). */
-#define HALO_N_TRANSPORTS 7
+#define HALO_N_TRANSPORTS 8
 
 /** Communication strategy of a plan (the node-aware paper's strategies). */
 typedef enum {
@@ -131,7 +137,8 @@ const char *halo_scope_name(halo_scope scope);
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p);
 /** Memory kind from its name. Not collective. */
 halo_status halo_memory_from_name(const char *name, halo_memory *mem_p);
-/** Name of a transport ("auto", "host", "staged", "nccl", "mpi-device", "ipc"). */
+/** Name of a transport ("auto", "host", "staged", "nccl", "mpi-device", "ipc", "rma",
+ *  "nvshmem"). */
 const char *halo_transport_name(halo_transport transport);
 /** Transport from its name. Not collective. */
 halo_status halo_transport_from_name(const char *name, halo_transport *transport_p);

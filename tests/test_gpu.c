@@ -50,6 +50,7 @@ static int node_sizes[8] = {1, 2}, n_node_sizes = 2;
 /* Transports worth trying here. */
 static int transport_usable(halo_transport t) {
   if (t == HALO_TRANSPORT_NCCL) return HALO_HAVE_NCCL && ranks_per_gpu == 1;
+  if (t == HALO_TRANSPORT_NVSHMEM) return HALO_HAVE_NVSHMEM && ranks_per_gpu == 1;
   if (t == HALO_TRANSPORT_MPI_DEVICE) return mpi_aware;
   return t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_AUTO;
 }
@@ -400,8 +401,9 @@ static void async_product(MPI_Comm comm) {
   } cases[] = {{HALO_TRANSPORT_STAGED, -1},
                {HALO_TRANSPORT_IPC, 0},
                {HALO_TRANSPORT_IPC, 1},
-               {HALO_TRANSPORT_NCCL, -1}};
-  for (int c = 0; c < 4; c++) {
+               {HALO_TRANSPORT_NCCL, -1},
+               {HALO_TRANSPORT_NVSHMEM, -1}};
+  for (int c = 0; c < 5; c++) {
     if (!transport_usable(cases[c].t)) continue;
     halo_plan_options o = halo_plan_options_default();
     o.strategy = HALO_STRATEGY_STANDARD, o.transport = cases[c].t, o.ipc_signal = cases[c].sig;
@@ -415,7 +417,8 @@ static void async_product(MPI_Comm comm) {
     CHECK_OK(halo_plan_synchronize(plan));
     to_host(ref, dy, (size_t)n * sizeof *ref);
     CUDA_OK(cudaMemset(dy, 0xff, (size_t)(n + 1) * sizeof(double)));
-    const int ordered = P == 1 || o.transport == HALO_TRANSPORT_NCCL || cases[c].sig == 1;
+    const int ordered = P == 1 || o.transport == HALO_TRANSPORT_NCCL ||
+                        o.transport == HALO_TRANSPORT_NVSHMEM || cases[c].sig == 1;
     const int capturable = P == 1 || o.transport == HALO_TRANSPORT_NCCL;
     halo_status st = halo_spmv_async(plan, s, 1.0, dx, 0.0, dy);
     if (!ordered) {
@@ -636,6 +639,10 @@ static void choice(MPI_Comm comm) {
     CHECK_ERR(halo_plan_create(c.A, &o, &plan),
               HALO_HAVE_NCCL ? HALO_ERR_INVALID_ARG : HALO_ERR_NOT_COMPILED,
               HALO_HAVE_NCCL ? "needs one rank per GPU" : "not compiled in");
+    o.transport = HALO_TRANSPORT_NVSHMEM;
+    CHECK_ERR(halo_plan_create(c.A, &o, &plan),
+              HALO_HAVE_NVSHMEM ? HALO_ERR_INVALID_ARG : HALO_ERR_NOT_COMPILED,
+              HALO_HAVE_NVSHMEM ? "needs one rank per GPU" : "not compiled in");
   }
   o = halo_plan_options_default();
   o.transport = HALO_TRANSPORT_STAGED; /* a host plan cannot take a device transport */
@@ -713,8 +720,9 @@ int main(int argc, char **argv) {
     mpi_aware = env && *env && strcmp(env, "0") != 0;
 #endif
     if (rank == 0)
-      printf("%d ranks, %d devices, %d ranks per GPU, NCCL %s\n", P, count, ranks_per_gpu,
-             HALO_HAVE_NCCL ? "compiled in" : "not compiled in");
+      printf("%d ranks, %d devices, %d ranks per GPU, NCCL %s, NVSHMEM %s\n", P, count,
+             ranks_per_gpu, HALO_HAVE_NCCL ? "compiled in" : "not compiled in",
+             HALO_HAVE_NVSHMEM ? "compiled in" : "not compiled in");
   }
   choice(comm);
   long_rows(comm);

@@ -77,7 +77,10 @@
 #                              and 8 ranks on 2 GPUs, SIGNAL_REPS (3) interleaved repeats;
 #                              graph: examples/cg_graph (CG, each iteration one CUDA graph,
 #                              against the same calls eagerly) on lap3d27 100^3 and 160^3, 2
-#                              ranks on 2 GPUs and 1 rank, 3 repeats
+#                              ranks on 2 GPUs and 1 rank, 3 repeats; nvshmem: the 2-rank
+#                              Laplacian 160^3 and 100^3 over every transport (NV_REPS
+#                              interleaved repeats, 3) and the bundled matrices with every
+#                              strategy and transport, checked
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -94,7 +97,16 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_
         -x NVSHMEM_DISABLE_NVLS -x CUDA_VISIBLE_DEVICES -x HALO_LOCAL_KERNEL -x HALO_SPMV_GROUP
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
         -x HALO_TIMELINE -x HALO_BENCH_GPN -x HALO_TEST_RANKS_PER_NODE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
-        -x HALO_SPMV_CARVEOUT -x HALO_IPC_SIGNAL)
+        -x HALO_SPMV_CARVEOUT -x HALO_IPC_SIGNAL -x LD_LIBRARY_PATH
+        -x NVSHMEM_REMOTE_TRANSPORT)
+# NVSHMEM (transport nvshmem): the image's wheel, its bootstrap plug-ins found on the library path
+NVSHMEM_HOME=${NVSHMEM_HOME:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem 2>/dev/null | head -1)}
+if [ -n "$NVSHMEM_HOME" ] && [ -e "$NVSHMEM_HOME/lib/libnvshmem_device.a" ]; then
+  export NVSHMEM_HOME LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none} # one machine: NVLink alone
+else
+  NVSHMEM_HOME=
+fi
 export HALO_LOCAL_KERNEL=${HALO_LOCAL_KERNEL:-halo} HALO_SPMV_GROUP=${HALO_SPMV_GROUP:-0}
 export HALO_SPMV_UNROLL=${HALO_SPMV_UNROLL:-4} HALO_SPMV_PRODUCT_FIRST=${HALO_SPMV_PRODUCT_FIRST:-1}
 export HALO_SPMV_MAX_BLOCKS=${HALO_SPMV_MAX_BLOCKS:-0} HALO_BENCH_RPN=${HALO_BENCH_RPN:-1}
@@ -123,12 +135,14 @@ info() {
 build() {
   local t0=$SECONDS
   if ! run cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DHALO_ENABLE_CUDA=ON -DHALO_ENABLE_NCCL=ON \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_WERROR=ON || ! run cmake --build $B -j "$(nproc)"; then
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_WERROR=ON -DNVSHMEM_HOME="$NVSHMEM_HOME" \
+      -DHALO_ENABLE_NVSHMEM=$([ -n "$NVSHMEM_HOME" ] && echo ON || echo OFF) ||
+      ! run cmake --build $B -j "$(nproc)"; then
     say "BUILD FAILED (see log.txt)"
     tail -40 "$log"
     exit 1
   fi
-  say "- built in $((SECONDS - t0)) s"
+  say "- built in $((SECONDS - t0)) s; NVSHMEM: ${NVSHMEM_HOME:-not found} $(sed -n 's/.*NVSHMEM_VENDOR_\(MAJOR\|MINOR\|PATCH\)_VERSION \([0-9]*\).*/\2/p' "$NVSHMEM_HOME/include/non_abi/nvshmem_version.h" 2>/dev/null | paste -sd.)"
 }
 
 gpu_test() { # label, np, visible devices, extra env
@@ -503,6 +517,19 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
       spmv "lap160 4 ranks 1 GPU staged rep$rep" 4 0 "${lap[@]}" --strategy standard --transport staged
     done ;;
+  nvshmem) # transport nvshmem beside every other: the 2-rank Laplacian, and the bundled
+           # matrices with every strategy, checked against the serial product
+    if [ "$ngpu" -ge 2 ]; then
+      for rep in $(seq 1 "${NV_REPS:-3}"); do
+        for g in 160 100; do
+          spmv "lap$g 2 ranks 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 \
+            --strategy standard --transport all
+        done
+      done
+      for m in bcsstk16 bayer10 dw8192 rajat01; do
+        spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
+      done
+    fi ;;
   graph) # CG with each iteration one CUDA graph (examples/cg_graph.cu) against the same calls
     say ""
     say "## CG, eager against one CUDA graph per iteration (examples/cg_graph)"

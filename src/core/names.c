@@ -28,6 +28,7 @@ static const halo_name_entry transport_names[] = {
     {"mpi-device", HALO_TRANSPORT_MPI_DEVICE},
     {"ipc", HALO_TRANSPORT_IPC},
     {"rma", HALO_TRANSPORT_RMA},
+    {"nvshmem", HALO_TRANSPORT_NVSHMEM},
 };
 
 static const halo_name_entry scope_names[] = {

@@ -133,7 +133,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   if (tv && halo_transport_from_name(tv, &o.transport) != HALO_SUCCESS)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "HALO_TRANSPORT=%s: not a transport (auto, host, rma, staged, nccl, "
-                      "mpi-device or ipc)",
+                      "mpi-device, ipc or nvshmem)",
                       tv);
   if (o.device_id < -1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",

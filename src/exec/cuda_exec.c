@@ -10,7 +10,10 @@
  *   ipc      (ranks of one machine) the receiver copies from the sender's
  *            device buffer, opened through a CUDA IPC handle at plan time;
  *            interprocess events order the copy after the pack and the next
- *            pack after the copy, 0-byte MPI messages say they were recorded.
+ *            pack after the copy, 0-byte MPI messages say they were recorded;
+ *   nvshmem  one launch packs and puts the phase's messages into the
+ *            receivers' symmetric buffers with a signal, which the
+ *            receivers' streams wait for on the GPU.
  *
  * The exchange runs on the communicator's exchange stream, after an event
  * recorded on the plan's compute stream at begin; the compute stream waits
@@ -24,7 +27,8 @@
  * x_local wait for the work enqueued on the compute stream before the end.
  *
  * Each transport has its file and its table of hooks (cuda_exec.h): staged
- * and mpi-device in cuda_mpi.c, nccl in cuda_nccl.c, ipc in cuda_ipc.c. This
+ * and mpi-device in cuda_mpi.c, nccl in cuda_nccl.c, ipc in cuda_ipc.c,
+ * nvshmem in cuda_nvshmem.c (its kernels in libhalo_nvshmem). This
  * file runs the phases, packing and unpacking, and calls the hooks. A rank
  * without rows and ghosts (a communication helper) runs its phases on the
  * host (cuda_helper.c). */
@@ -41,7 +45,7 @@
  * the point MPI sends may start come before NCCL's group and ipc's signal;
  * MPI's sends start before ipc's pulls, its receives land after them. */
 const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS] = {
-    &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc};
+    &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc, &halo_cuda_nvshmem};
 
 /* Pack phase k, make its copies, and send what goes without the host. */
 static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
@@ -51,7 +55,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   cudaStream_t cs = d->xs;
   HALO_CUDA_EACH(before_pack, ex, d, k);
   const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
-  if (p->n_pack && !p->nccl_from_run) {
+  if (p->n_pack && !p->nccl_from_run && !p->n_nv_send) { /* nvshmem packs as it puts */
     if (p->pack_run) {
       HALO_CUDA(cudaMemcpyAsync(p->d_send, run, (size_t)p->n_pack * sizeof(double),
                                 cudaMemcpyDeviceToDevice, cs));
@@ -181,8 +185,9 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
                       "host, or ranks that share a GPU): ipc_signal device keeps them on the GPU");
   if (capture && d->numbered)
     return HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                      "transport ipc's signals on the GPU carry each exchange's number, which a "
-                      "captured graph would replay unchanged: capture with transport nccl");
+                      "transport %s's signals on the GPU carry each exchange's number, which a "
+                      "captured graph would replay unchanged: capture with transport nccl",
+                      ex->cfg.transport == HALO_TRANSPORT_NVSHMEM ? "nvshmem" : "ipc");
   return HALO_SUCCESS;
 }
 

@@ -9,8 +9,9 @@
 
 #include "exec/cuda.h"
 #include "exec/exec.h"
+#include "exec/nvshmem_lib.h"
 
-typedef enum { CH_STAGED = 0, CH_MPI = 1, CH_NCCL = 2, CH_IPC = 3, N_CH = 4 } channel;
+typedef enum { CH_STAGED = 0, CH_MPI = 1, CH_NCCL = 2, CH_IPC = 3, CH_NVSHMEM = 4, N_CH = 5 } channel;
 
 /* Why an exchange waits on the host (cuda_data.host_waits). */
 enum { HOST_WAIT_MPI = 1, HOST_WAIT_IPC_EVENTS = 2, HOST_WAIT_HELPER = 4 };
@@ -75,6 +76,13 @@ typedef struct {
   int n_pull;
   int64_t pull_max;
   halo_cuda_piece *d_pull;
+  /* nvshmem: the phase's sends packed and put by one launch of nv_blocks
+   * blocks (d_send and d_recv are symmetric), its receives' signals waited
+   * for on the GPU, acknowledged at the end of the exchange (device arrays) */
+  int n_nv_send, n_nv_recv, nv_blocks;
+  halo_nv_put *d_nv_put;
+  halo_nv_wait *d_nv_wait;
+  halo_nv_ack *d_nv_ack;
   cudaEvent_t ev_t[4];           /* copy_timing: around the copy down, the copy up */
   int timed_down, timed_up;      /* the last exchange recorded them */
 } cphase;
@@ -112,6 +120,13 @@ typedef struct {
   int flags_chunk;
   int64_t flags_off;
   uint64_t epoch;
+  /* nvshmem: the executor's symmetric chunk (send and receive buffers,
+   * ready and done signals), its descriptors on the device, and the epoch
+   * before its first exchange (its signals count from there) */
+  char *nv_block;
+  int nv_chunk;
+  void *nv_desc;
+  uint64_t nv_epoch0;
   /* what makes the host wait in an exchange on some rank (agreed at set-up):
    * HOST_WAIT_* bits; and whether ipc signals carry numbers on some rank */
   int host_waits, numbered;
@@ -160,9 +175,11 @@ extern const cuda_transport halo_cuda_mpi;
 extern const cuda_transport halo_cuda_nccl;
 /** CUDA IPC between the ranks of one machine: cuda_ipc.c. */
 extern const cuda_transport halo_cuda_ipc;
+/** NVSHMEM puts with signals, from the GPU: cuda_nvshmem.c. */
+extern const cuda_transport halo_cuda_nvshmem;
 
 /** The transports of the executor, in the order their hooks run. */
-#define HALO_CUDA_N_TRANSPORTS 3
+#define HALO_CUDA_N_TRANSPORTS 4
 extern const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS];
 
 /** Run hook h of every transport that has it (phase k where it takes one). */

@@ -85,6 +85,7 @@ static halo_status channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group
   int r = MPI_UNDEFINED;
   switch (ex->cfg.transport) {
   case HALO_TRANSPORT_NCCL: *ch = CH_NCCL; break; /* helpers keep device buffers */
+  case HALO_TRANSPORT_NVSHMEM: *ch = CH_NVSHMEM; break; /* likewise */
   case HALO_TRANSPORT_MPI_DEVICE:
     *ch = sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
     break;
@@ -216,6 +217,7 @@ static halo_status host_waits_agree(const halo_exec *ex, cuda_data *d) {
       if (!p->ipc_from[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
       mine[1] |= p->ipc_from[i].sig;
     }
+    if (p->n_nv_send || p->n_nv_recv) mine[1] = 1; /* the kernels take the exchange's number */
   }
   HALO_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_BOR, ex->cfg.comm));
   d->host_waits = all[0];
@@ -268,6 +270,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
         p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
       if (m->ch == CH_NCCL) p->n_nccl_send++;
+      if (m->ch == CH_NVSHMEM) p->n_nv_send++;
       if (m->ch == CH_IPC) {
         int slot;
         HALO_TRY(halo_cuda_ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
@@ -296,6 +299,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       if (m->ch == CH_STAGED || m->ch == CH_MPI)
         p->n_recv_req += halo_exec_chunks(ex, ph->recv[i].count);
       if (m->ch == CH_NCCL) p->n_nccl_recv++;
+      if (m->ch == CH_NVSHMEM) p->n_nv_recv++;
       if (m->ch == CH_IPC)
         HALO_TRY(
             halo_cuda_ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
@@ -312,7 +316,8 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         so += r->count;
         continue;
       }
-      m->direct = run_target(ex, d, ph->unpack + r->offset, r->count);
+      /* nvshmem puts only into symmetric memory: the receive buffer */
+      m->direct = m->ch == CH_NVSHMEM ? NULL : run_target(ex, d, ph->unpack + r->offset, r->count);
       if (!m->direct) {
         m->buf_off = other;
         other += r->count;
@@ -331,7 +336,9 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   d->n_req = n_recv_req + n_send_req;
   HALO_TRY(HALO_ALLOC(d->req, d->n_req));
   for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
-  d->arena_bytes = (size_t)arena_total * sizeof(double);
+  /* nvshmem: the send and receive buffers are symmetric, made by its set-up */
+  const int symmetric = ex->cfg.transport == HALO_TRANSPORT_NVSHMEM;
+  d->arena_bytes = symmetric ? 0 : (size_t)arena_total * sizeof(double);
   HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
                                  &d->arena_off));
 
@@ -426,7 +433,8 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       HALO_TRY(map_add(&mb, &p->d_unpack_src, src, nu));
       HALO_TRY(map_add(&mb, &p->d_unpack_dst, idx, nu));
     }
-    HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
+    if (!symmetric)
+      HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
     HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
                                       (void **)&p->h_send));
     HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
@@ -462,7 +470,8 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
     d->timing = ex->cfg.copy_timing;
     d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
     d->comp = (cudaStream_t)ex->cfg.comp;
-    d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL;
+    d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL &&
+                  ex->cfg.transport != HALO_TRANSPORT_NVSHMEM;
     st = check_int32(s->n_local + s->n_work, "a source space");
   }
   if (st == HALO_SUCCESS) st = check_int32(s->n_ghost + s->n_work, "a destination space");

@@ -47,6 +47,27 @@ halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **s
  *  first request (collective then) and counted by halo_debug_nccl_comms. */
 halo_status halo_device_nccl(halo_device *d, void **nccl_p);
 
+/** NVSHMEM over the communicator: initialised from a unique id at the first
+ *  request where no one did (collective then), or checked where the
+ *  process did already (the same processes). HALO_ERR_NOT_COMPILED without
+ *  HALO_ENABLE_NVSHMEM. */
+halo_status halo_device_nvshmem(halo_device *d);
+/** The NVSHMEM PE of a rank of the communicator (-1 before
+ *  halo_device_nvshmem). */
+int halo_device_nvshmem_pe(const halo_device *d, int rank);
+/** Collective over the communicator: symmetric memory of at least bytes,
+ *  the whole of a chunk no other executor holds (a new one, of the most any
+ *  rank asks, made by all ranks together when some rank has none), and its
+ *  number. Chunk c is one symmetric object on every rank, which each rank
+ *  addresses at halo_device_nvshmem_base(d, c): a peer that says "chunk c,
+ *  offset o" names base(c) + o here. Chunks live as long as the device
+ *  state. */
+halo_status halo_device_nvshmem_alloc(halo_device *d, size_t bytes, void **p, int *chunk_p);
+/** This rank's address of symmetric chunk c (NULL: no such chunk). */
+char *halo_device_nvshmem_base(const halo_device *d, int chunk);
+/** Give back what halo_device_nvshmem_alloc gave. NULL-safe. */
+void halo_device_nvshmem_release(halo_device *d, void *p);
+
 /**
  * Resolve the requested transport (AUTO, STAGED, NCCL, MPI_DEVICE, IPC) for a
  * device plan: clear errors when a transport cannot serve (NCCL not compiled

@@ -14,7 +14,8 @@ halo_locality halo_model_locality(const halo_model_rank *a, const halo_model_ran
 static channel channel_of(halo_transport t, const halo_model_rank *a, const halo_model_rank *b) {
   switch (t) {
   case HALO_TRANSPORT_NCCL:
-  case HALO_TRANSPORT_MPI_DEVICE: return CHANNEL_GPU;
+  case HALO_TRANSPORT_MPI_DEVICE:
+  case HALO_TRANSPORT_NVSHMEM: return CHANNEL_GPU;
   case HALO_TRANSPORT_IPC: return a->host == b->host && a->on_gpu ? CHANNEL_IPC : CHANNEL_CPU;
   default: return CHANNEL_CPU;
   }
@@ -94,12 +95,14 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
 
 /* The checks of halo_model_schedules on one transport. */
 static halo_status check_transport(halo_transport t) {
-  /* rma is priced as host: MPI between host buffers (its own parameters are not measured) */
+  /* rma is priced as host: MPI between host buffers, nvshmem as a device message (their own
+   * parameters are not measured) */
   if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
-      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC && t != HALO_TRANSPORT_RMA)
+      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC && t != HALO_TRANSPORT_RMA &&
+      t != HALO_TRANSPORT_NVSHMEM)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "the model needs a resolved transport (host, rma, staged, nccl, mpi-device "
-                      "or ipc), got %s",
+                      "the model needs a resolved transport (host, rma, staged, nccl, mpi-device, "
+                      "ipc or nvshmem), got %s",
                       halo_transport_name(t));
   return HALO_SUCCESS;
 }

@@ -424,7 +424,7 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
   if (device && host_transport)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "transport %s is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device or ipc",
+                      "mpi-device, ipc or nvshmem",
                       halo_transport_name(o.transport));
   HALO_CHECK(halo_params_load(params, &prm));
   /* where each rank runs: virtual nodes of K consecutive ranks, one host each */
@@ -436,11 +436,11 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
     t = !device             ? HALO_TRANSPORT_HOST
         : most_per_gpu == 1 ? HALO_TRANSPORT_NCCL
                             : HALO_TRANSPORT_IPC;
-  if (t == HALO_TRANSPORT_NCCL && most_per_gpu > 1)
+  if ((t == HALO_TRANSPORT_NCCL || t == HALO_TRANSPORT_NVSHMEM) && most_per_gpu > 1)
     HALO_FAIL(HALO_ERR_INVALID_ARG,
-              "transport nccl needs one rank per GPU, but %d ranks per node on %d GPUs per node "
+              "transport %s needs one rank per GPU, but %d ranks per node on %d GPUs per node "
               "share a GPU %d at a time: use staged or ipc",
-              K < P ? K : P, G, most_per_gpu);
+              halo_transport_name(t), K < P ? K : P, G, most_per_gpu);
   const halo_sim_model_result *m = find_model(find_result(sim, &o), &prm, G, device, t);
   if (!m) { /* build the plan once for this path and the others of its memory */
     const halo_transport others[3] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC,

@@ -1,0 +1,140 @@
+/* libhalo_nvshmem (nvshmem_lib.h): NVSHMEM's initialisation from a unique
+ * id, its symmetric memory, and the three kernels of transport nvshmem: a
+ * phase's pack and puts in one launch, the receiver's wait for its signals,
+ * and the acknowledgements that let the senders reuse the receive buffers.
+ * Built with relocatable device code and linked against
+ * libnvshmem_device.a, whose nvshmemi_init_thread also sets up the device
+ * state of this library's kernels. */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include "exec/nvshmem_lib.h"
+
+static char last_error[512];
+
+static int fail(const char *fmt, const char *what, int code) {
+  snprintf(last_error, sizeof last_error, fmt, what, code);
+  return code ? code : 1;
+}
+
+static int cuda_fail(const char *what, cudaError_t e) {
+  snprintf(last_error, sizeof last_error, "%s: %s", what, cudaGetErrorString(e));
+  return (int)e;
+}
+
+extern "C" const char *halo_nvshmem_error(void) { return last_error; }
+
+extern "C" const char *halo_nvshmem_version(void) {
+  static char v[64];
+  int major = 0, minor = 0, patch = 0;
+  nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+  snprintf(v, sizeof v, "%d.%d.%d", major, minor, patch);
+  return v;
+}
+
+extern "C" int halo_nvshmem_initialized(void) {
+  const int s = nvshmemx_init_status();
+  return s >= NVSHMEM_STATUS_IS_INITIALIZED && s != NVSHMEM_STATUS_INVALID;
+}
+
+extern "C" int halo_nvshmem_get_uid(unsigned char uid[HALO_NV_UID_BYTES]) {
+  static_assert(sizeof(nvshmemx_uniqueid_t) <= HALO_NV_UID_BYTES, "HALO_NV_UID_BYTES too small");
+  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+  const int r = nvshmemx_get_uniqueid(&id);
+  if (r != 0) return fail("%s failed (%d)", "nvshmemx_get_uniqueid", r);
+  memset(uid, 0, HALO_NV_UID_BYTES);
+  memcpy(uid, &id, sizeof id);
+  return 0;
+}
+
+extern "C" int halo_nvshmem_init(int rank, int nranks, const unsigned char uid[HALO_NV_UID_BYTES]) {
+  nvshmemx_uniqueid_t id;
+  memcpy(&id, uid, sizeof id);
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  int r = nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr);
+  if (r != 0) return fail("%s failed (%d)", "nvshmemx_set_attr_uniqueid_args", r);
+  /* nvshmemx_init_attr() exits the process on failure: the call it wraps
+   * returns the status instead */
+  int provided = 0;
+  nvshmemi_version_t v = {NVSHMEM_VENDOR_MAJOR_VERSION, NVSHMEM_VENDOR_MINOR_VERSION,
+                          NVSHMEM_VENDOR_PATCH_VERSION};
+  r = nvshmemi_init_thread(NVSHMEM_THREAD_SERIALIZED, &provided, NVSHMEMX_INIT_WITH_UNIQUEID, &attr,
+                           v);
+  if (r != 0) return fail("%s failed (%d): see NVSHMEM's messages above", "NVSHMEM's initialisation", r);
+  return 0;
+}
+
+extern "C" int halo_nvshmem_my_pe(void) { return nvshmem_my_pe(); }
+extern "C" int halo_nvshmem_n_pes(void) { return nvshmem_n_pes(); }
+
+extern "C" void *halo_nvshmem_malloc(size_t bytes) {
+  void *p = nvshmem_malloc(bytes);
+  if (!p) fail("%s of %d MiB failed", "nvshmem_malloc", (int)(bytes >> 20));
+  return p;
+}
+
+extern "C" void halo_nvshmem_free(void *p) { nvshmem_free(p); }
+extern "C" void halo_nvshmem_finalize(void) { nvshmem_finalize(); }
+extern "C" void halo_nvshmem_quiet(void) { nvshmem_quiet(); }
+
+/* One block per put: wait until the receiver has read the previous
+ * exchange's values, pack this block's values, put them with the signal. */
+__global__ void nv_pack_put(const halo_nv_put *puts, const int32_t *idx, const double *run,
+                            const double *x, const double *work, int64_t n_local, double *send,
+                            uint64_t epoch) {
+  const halo_nv_put q = puts[blockIdx.x];
+  if (threadIdx.x == 0 && epoch > 1) nvshmem_signal_wait_until(q.done, NVSHMEM_CMP_GE, epoch - 1);
+  __syncthreads();
+  for (int64_t t = threadIdx.x; t < q.n; t += blockDim.x) {
+    const int64_t i = q.off + t;
+    double v;
+    if (idx) {
+      const int64_t j = idx[i];
+      v = j < n_local ? x[j] : work[j - n_local];
+    } else {
+      v = run[i];
+    }
+    send[i] = v;
+  }
+  __syncthreads();
+  nvshmemx_putmem_signal_nbi_block(q.dst, send + q.off, (size_t)q.n * sizeof(double), q.sig, 1,
+                                   NVSHMEM_SIGNAL_ADD, q.pe);
+}
+
+__global__ void nv_wait(const halo_nv_wait *w, int n, uint64_t epoch) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) nvshmem_signal_wait_until(w[i].sig, NVSHMEM_CMP_GE, epoch * (uint64_t)w[i].puts);
+}
+
+__global__ void nv_ack(const halo_nv_ack *a, int n, uint64_t epoch) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) nvshmemx_signal_op(a[i].done, epoch, NVSHMEM_SIGNAL_SET, a[i].pe);
+}
+
+extern "C" int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
+                                     const double *run, const double *x, const double *work,
+                                     int64_t n_local, double *send, uint64_t epoch, void *stream) {
+  if (n_blocks <= 0) return 0;
+  nv_pack_put<<<n_blocks, 256, 0, (cudaStream_t)stream>>>(puts, idx, run, x, work, n_local, send,
+                                                          epoch);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the pack-and-put launch", e);
+}
+
+extern "C" int halo_nvshmem_wait(const halo_nv_wait *w, int n, uint64_t epoch, void *stream) {
+  if (n <= 0) return 0;
+  nv_wait<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(w, n, epoch);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the wait launch", e);
+}
+
+extern "C" int halo_nvshmem_ack(const halo_nv_ack *a, int n, uint64_t epoch, void *stream) {
+  if (n <= 0) return 0;
+  nv_ack<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(a, n, epoch);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the acknowledgement launch", e);
+}
