@@ -149,7 +149,9 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int N = argc > 1 ? atoi(argv[1]) : 128, iters = argc > 2 ? atoi(argv[2]) : 50;
-  if (N < 2 || iters < 1) fail("arguments", "usage: cg_graph [N >= 2] [ITERATIONS >= 1]");
+  halo_transport tr = HALO_TRANSPORT_NCCL; // the transports a graph can replay: nccl, nvshmem
+  if (N < 2 || iters < 1 || (argc > 3 && halo_transport_from_name(argv[3], &tr) != HALO_SUCCESS))
+    fail("arguments", "usage: cg_graph [N >= 2] [ITERATIONS >= 1] [nccl|nvshmem]");
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local);
@@ -175,7 +177,7 @@ int main(int argc, char **argv) {
   halo_plan_options o = halo_plan_options_default();
   o.memory = HALO_MEMORY_DEVICE;
   o.strategy = HALO_STRATEGY_STANDARD;
-  o.transport = HALO_TRANSPORT_NCCL; // the transport a graph can replay
+  o.transport = tr;
   o.stream = c.s;
   HALO(halo_plan_create(A, &o, &c.plan));
   // our own NCCL communicator for the dot products
@@ -241,8 +243,8 @@ int main(int argc, char **argv) {
   int all_same = 0;
   MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("cg_graph: lap3d27:%d on %d ranks, %d iterations: |r|^2 from %.6e to %.6e\n", N, size,
-           iters, hist1[0], hist1[iters]);
+    printf("cg_graph: lap3d27:%d on %d ranks (%s), %d iterations: |r|^2 from %.6e to %.6e\n", N,
+           size, halo_transport_name(tr), iters, hist1[0], hist1[iters]);
     printf("cg_graph: eager %.1f us per iteration, graph %.1f us per iteration (%.3fx)\n",
            1e3 * ms_eager / iters, 1e3 * ms_graph / iters, ms_graph / ms_eager);
     printf("cg_graph: residual histories and solutions %s\n",

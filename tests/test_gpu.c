@@ -419,7 +419,8 @@ static void async_product(MPI_Comm comm) {
     CUDA_OK(cudaMemset(dy, 0xff, (size_t)(n + 1) * sizeof(double)));
     const int ordered = P == 1 || o.transport == HALO_TRANSPORT_NCCL ||
                         o.transport == HALO_TRANSPORT_NVSHMEM || cases[c].sig == 1;
-    const int capturable = P == 1 || o.transport == HALO_TRANSPORT_NCCL;
+    const int capturable =
+        P == 1 || o.transport == HALO_TRANSPORT_NCCL || o.transport == HALO_TRANSPORT_NVSHMEM;
     halo_status st = halo_spmv_async(plan, s, 1.0, dx, 0.0, dy);
     if (!ordered) {
       CHECK_ERR(st, HALO_ERR_UNSUPPORTED, "host");
@@ -450,6 +451,13 @@ static void async_product(MPI_Comm comm) {
                   "%s: the graph's launch %d differs from halo_spmv", what, rep);
       }
       CUDA_OK(cudaGraphExecDestroy(exec));
+      /* the plan goes on outside the graph (nvshmem: its counter moved on in the replays) */
+      CUDA_OK(cudaMemset(dy, 0xff, (size_t)(n + 1) * sizeof(double)));
+      CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+      CHECK_OK(halo_plan_synchronize(plan));
+      to_host(got, dy, (size_t)n * sizeof *got);
+      CHECK_MSG(n == 0 || memcmp(got, ref, (size_t)n * sizeof *got) == 0,
+                "%s: halo_spmv after the graph's launches differs", what);
     }
     if (graph) CUDA_OK(cudaGraphDestroy(graph));
     n_cases++;

@@ -529,6 +529,17 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       for m in bcsstk16 bayer10 dw8192 rajat01; do
         spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
       done
+      say ""
+      say "## CG with each iteration one CUDA graph, nccl and nvshmem (examples/cg_graph)"
+      say ""
+      say '```'
+      for rep in 1 2; do
+        for t in nccl nvshmem; do
+          { CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/examples/cg_graph 160 200 $t 2>>"$log" ||
+            say "cg_graph 160 $t on 2 GPUs: FAILED (exit $?)"; } | tee -a "$summary"
+        done
+      done
+      say '```'
     fi ;;
   graph) # CG with each iteration one CUDA graph (examples/cg_graph.cu) against the same calls
     say ""

@@ -78,7 +78,7 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
   cudaStream_t cs = d->xs;
   HALO_CUDA_EACH(receive, ex, d, k);
   HALO_CUDA_EACH(land, ex, d, k);
-  if (p->n_unpack)
+  if (p->n_unpack && !p->n_nv_recv) /* nvshmem unpacks as its wait ends */
     HALO_CUDA(halo_cuda_scatter(p->d_recv, p->d_unpack_src, p->d_unpack_dst, p->n_unpack, ex->ghost,
                                 d->work, s->n_ghost, cs));
   if (p->n_add_u)
@@ -185,9 +185,9 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
                       "host, or ranks that share a GPU): ipc_signal device keeps them on the GPU");
   if (capture && d->numbered)
     return HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                      "transport %s's signals on the GPU carry each exchange's number, which a "
-                      "captured graph would replay unchanged: capture with transport nccl",
-                      ex->cfg.transport == HALO_TRANSPORT_NVSHMEM ? "nvshmem" : "ipc");
+                      "transport ipc's signals on the GPU carry each exchange's number, which a "
+                      "captured graph would replay unchanged: capture with transport nccl or "
+                      "nvshmem");
   return HALO_SUCCESS;
 }
 

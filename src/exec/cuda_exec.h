@@ -78,11 +78,10 @@ typedef struct {
   halo_cuda_piece *d_pull;
   /* nvshmem: the phase's sends packed and put by one launch of nv_blocks
    * blocks (d_send and d_recv are symmetric), its receives' signals waited
-   * for on the GPU, acknowledged at the end of the exchange (device arrays) */
+   * for on the GPU (device arrays) */
   int n_nv_send, n_nv_recv, nv_blocks;
   halo_nv_put *d_nv_put;
   halo_nv_wait *d_nv_wait;
-  halo_nv_ack *d_nv_ack;
   cudaEvent_t ev_t[4];           /* copy_timing: around the copy down, the copy up */
   int timed_down, timed_up;      /* the last exchange recorded them */
 } cphase;
@@ -121,12 +120,17 @@ typedef struct {
   int64_t flags_off;
   uint64_t epoch;
   /* nvshmem: the executor's symmetric chunk (send and receive buffers,
-   * ready and done signals), its descriptors on the device, and the epoch
-   * before its first exchange (its signals count from there) */
+   * ready and done signals); its descriptors on the device: the exchange
+   * counter, the puts and waits of the phases, the acknowledgements of all
+   * phases (sent at the exchange's end) */
   char *nv_block;
-  int nv_chunk;
+  int nv_chunk, nv_active;
   void *nv_desc;
-  uint64_t nv_epoch0;
+  uint64_t *nv_ep;
+  unsigned int *nv_count; /* the blocks done of a fused end (zero between launches) */
+  halo_nv_ack *nv_acks;
+  int nv_n_acks;
+  int nv_ended; /* the exchange's end went with the last phase's unpack */
   /* what makes the host wait in an exchange on some rank (agreed at set-up):
    * HOST_WAIT_* bits; and whether ipc signals carry numbers on some rank */
   int host_waits, numbered;

@@ -16,13 +16,15 @@
  *                    source and puts it with 1 added to the receiver's ready
  *                    signal;
  *   phase k's end    one launch waits on the GPU until each ready signal
- *                    reaches e times its message's pieces; the unpack or the
- *                    additions follow on the stream;
- *   the end          one launch per phase writes e into each sender's done
- *                    signal.
+ *                    reaches e times its message's pieces and unpacks (a
+ *                    reverse exchange: the wait, then the additions);
+ *   the end          e into each sender's done signal (of every phase), and
+ *                    the executor's counter advanced: by the last block of
+ *                    the last phase's unpack, or one launch of its own.
  * No host call waits for a peer between the start and the end: the exchange
- * is ordered on the stream between the caller's kernels. The kernels take e,
- * so a captured graph would replay one exchange's number: not capturable.
+ * is ordered on the stream between the caller's kernels. The kernels read e
+ * from the counter in device memory (e = counter + 1), so that a captured
+ * CUDA graph replays the right numbers.
  *
  * Signals are zeroed at set-up, after every rank's earlier exchanges on this
  * communicator are complete (the exchange stream drained, NVSHMEM quiet, an
@@ -35,8 +37,6 @@
 #if HALO_HAVE_NVSHMEM
 #include <string.h>
 
-static uint64_t epoch_of(const cuda_data *d) { return d->epoch - d->nv_epoch0; }
-
 /* Pieces (puts) of a message of count values. */
 static int64_t pieces(int64_t count) {
   const int64_t p = (count + HALO_NV_BLOCK_VALUES - 1) / HALO_NV_BLOCK_VALUES;
@@ -47,10 +47,10 @@ static void nv_destroy(halo_exec *ex, cuda_data *d) {
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     cphase *p = &d->ph[k];
     if (d->nv_block) p->d_send = p->d_recv = NULL; /* in the chunk, not the executor's */
-    p->d_nv_put = NULL, p->d_nv_wait = NULL, p->d_nv_ack = NULL;
+    p->d_nv_put = NULL, p->d_nv_wait = NULL;
   }
   halo_dev_free(d->nv_desc);
-  d->nv_desc = NULL;
+  d->nv_desc = NULL, d->nv_ep = NULL, d->nv_acks = NULL;
   halo_device_nvshmem_release(ex->cfg.dev, d->nv_block);
   d->nv_block = NULL;
 }
@@ -234,28 +234,32 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
     HALO_TRY(halo_agree(comm, st));
   }
 
-  /* the descriptors on the device, each phase's in a run of its own */
+  /* the descriptors on the device: the counter (0), each phase's puts and
+   * waits in a run of its own, the acknowledgements of all phases */
   {
-    const size_t b_put = (size_t)n_blocks * sizeof *puts, b_wait = (size_t)n_ready * sizeof *waits;
-    const size_t b_ack = (size_t)n_ready * sizeof *acks;
-    HALO_TRY(halo_dev_malloc(&d->nv_desc, b_put + b_wait + b_ack));
-    if (d->nv_desc) {
-      char *dv = d->nv_desc;
-      HALO_TRY(halo_host_to_dev(dv, puts, b_put));
-      HALO_TRY(halo_host_to_dev(dv + b_put, waits, b_wait));
-      HALO_TRY(halo_host_to_dev(dv + b_put + b_wait, acks, b_ack));
-      int64_t b = 0, j = 0;
-      for (int k = 0; k < s->n_phases; k++) {
-        cphase *p = &d->ph[k];
-        p->d_nv_put = (halo_nv_put *)(void *)dv + b;
-        p->d_nv_wait = (halo_nv_wait *)(void *)(dv + b_put) + j;
-        p->d_nv_ack = (halo_nv_ack *)(void *)(dv + b_put + b_wait) + j;
-        b += p->nv_blocks;
-        j += p->n_nv_recv;
-      }
+    const size_t b_ep = 256, b_put = (size_t)n_blocks * sizeof *puts;
+    const size_t b_wait = (size_t)n_ready * sizeof *waits, b_ack = (size_t)n_ready * sizeof *acks;
+    char *dv = NULL;
+    HALO_TRY(halo_dev_malloc(&d->nv_desc, b_ep + b_put + b_wait + b_ack));
+    dv = d->nv_desc;
+    HALO_TRY_CUDA(cudaMemset(dv, 0, b_ep));
+    HALO_TRY(halo_host_to_dev(dv + b_ep, puts, b_put));
+    HALO_TRY(halo_host_to_dev(dv + b_ep + b_put, waits, b_wait));
+    HALO_TRY(halo_host_to_dev(dv + b_ep + b_put + b_wait, acks, b_ack));
+    d->nv_ep = (uint64_t *)(void *)dv;
+    d->nv_count = (unsigned int *)(void *)(dv + 8);
+    d->nv_acks = (halo_nv_ack *)(void *)(dv + b_ep + b_put + b_wait);
+    d->nv_n_acks = (int)n_ready;
+    d->nv_active = n_blocks + n_ready > 0;
+    int64_t b = 0, j = 0;
+    for (int k = 0; k < s->n_phases; k++) {
+      cphase *p = &d->ph[k];
+      p->d_nv_put = (halo_nv_put *)(void *)(dv + b_ep) + b;
+      p->d_nv_wait = (halo_nv_wait *)(void *)(dv + b_ep + b_put) + j;
+      b += p->nv_blocks;
+      j += p->n_nv_recv;
     }
   }
-  d->nv_epoch0 = d->epoch;
 cleanup:
   halo_free(acks);
   halo_free(waits);
@@ -274,25 +278,40 @@ static halo_status nv_send(halo_exec *ex, cuda_data *d, int k) {
   HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
   if (halo_nvshmem_pack_put(p->d_nv_put, p->nv_blocks, p->pack_run ? NULL : p->d_pack,
                             p->pack_run ? run : NULL, d->x, d->work, S(ex)->n_local, p->d_send,
-                            epoch_of(d), d->xs) != 0)
+                            d->nv_ep, d->xs) != 0)
     return nv_error("phase start");
   return HALO_SUCCESS;
 }
 
+/* Phase k's end: forward, its unpack waits for the signals in the same
+ * launch (and the last phase's ends the exchange: acknowledgements and the
+ * counter); reverse, a wait, then the executor's additions. */
 static halo_status nv_receive(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
   cphase *p = &d->ph[k];
   if (!p->n_nv_recv) return HALO_SUCCESS;
-  if (halo_nvshmem_wait(p->d_nv_wait, p->n_nv_recv, epoch_of(d), d->xs) != 0)
+  if (s->add) {
+    if (halo_nvshmem_wait(p->d_nv_wait, p->n_nv_recv, d->nv_ep, d->xs) != 0)
+      return nv_error("phase end");
+    return halo_timeline_mark(ex->cfg.tl, 3);
+  }
+  const int end = k == s->n_phases - 1;
+  if (halo_nvshmem_wait_scatter(p->d_nv_wait, p->n_nv_recv, d->nv_ep, p->d_recv, p->d_unpack_src,
+                                p->d_unpack_dst, p->n_unpack, ex->ghost, d->work, s->n_ghost,
+                                d->nv_acks, d->nv_n_acks, end ? d->nv_count : NULL, d->xs) != 0)
     return nv_error("phase end");
-  return halo_timeline_mark(ex->cfg.tl, 3);
+  d->nv_ended = end;
+  return halo_timeline_mark(ex->cfg.tl, 3); /* with the unpack */
 }
 
 static halo_status nv_complete(halo_exec *ex, cuda_data *d) {
-  for (int k = 0; k < S(ex)->n_phases; k++) {
-    cphase *p = &d->ph[k];
-    if (p->n_nv_recv && halo_nvshmem_ack(p->d_nv_ack, p->n_nv_recv, epoch_of(d), d->xs) != 0)
-      return nv_error("exchange end");
+  (void)ex;
+  if (d->nv_ended) {
+    d->nv_ended = 0;
+    return HALO_SUCCESS;
   }
+  if (d->nv_active && halo_nvshmem_finish(d->nv_acks, d->nv_n_acks, d->nv_ep, d->xs) != 0)
+    return nv_error("exchange end");
   return HALO_SUCCESS;
 }
 

@@ -217,7 +217,6 @@ static halo_status host_waits_agree(const halo_exec *ex, cuda_data *d) {
       if (!p->ipc_from[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
       mine[1] |= p->ipc_from[i].sig;
     }
-    if (p->n_nv_send || p->n_nv_recv) mine[1] = 1; /* the kernels take the exchange's number */
   }
   HALO_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_BOR, ex->cfg.comm));
   d->host_waits = all[0];

@@ -85,8 +85,9 @@ extern "C" void halo_nvshmem_quiet(void) { nvshmem_quiet(); }
  * exchange's values, pack this block's values, put them with the signal. */
 __global__ void nv_pack_put(const halo_nv_put *puts, const int32_t *idx, const double *run,
                             const double *x, const double *work, int64_t n_local, double *send,
-                            uint64_t epoch) {
+                            const uint64_t *ep) {
   const halo_nv_put q = puts[blockIdx.x];
+  const uint64_t epoch = *ep + 1;
   if (threadIdx.x == 0 && epoch > 1) nvshmem_signal_wait_until(q.done, NVSHMEM_CMP_GE, epoch - 1);
   __syncthreads();
   for (int64_t t = threadIdx.x; t < q.n; t += blockDim.x) {
@@ -105,36 +106,89 @@ __global__ void nv_pack_put(const halo_nv_put *puts, const int32_t *idx, const d
                                    NVSHMEM_SIGNAL_ADD, q.pe);
 }
 
-__global__ void nv_wait(const halo_nv_wait *w, int n, uint64_t epoch) {
+__global__ void nv_wait(const halo_nv_wait *w, int n, const uint64_t *ep) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t epoch = *ep + 1;
   if (i < n) nvshmem_signal_wait_until(w[i].sig, NVSHMEM_CMP_GE, epoch * (uint64_t)w[i].puts);
 }
 
-__global__ void nv_ack(const halo_nv_ack *a, int n, uint64_t epoch) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) nvshmemx_signal_op(a[i].done, epoch, NVSHMEM_SIGNAL_SET, a[i].pe);
+/* One block: every acknowledgement, then the counter. */
+__global__ void nv_finish(const halo_nv_ack *a, int n, uint64_t *ep) {
+  const uint64_t epoch = *ep + 1;
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    nvshmemx_signal_op(a[i].done, epoch, NVSHMEM_SIGNAL_SET, a[i].pe);
+  __syncthreads();
+  if (threadIdx.x == 0) *ep = epoch;
+}
+
+/* Wait, unpack, and with count the exchange's end by the last block. */
+__global__ void nv_wait_scatter(const halo_nv_wait *w, int n_wait, uint64_t *ep, const double *in,
+                                const int32_t *src, const int32_t *dst, int64_t n, double *ghost,
+                                double *work, int64_t n_ghost, const halo_nv_ack *acks, int n_acks,
+                                unsigned int *count) {
+  __shared__ int last;
+  const uint64_t epoch = *ep + 1;
+  for (int i = threadIdx.x; i < n_wait; i += blockDim.x)
+    nvshmem_signal_wait_until(w[i].sig, NVSHMEM_CMP_GE, epoch * (uint64_t)w[i].puts);
+  __syncthreads();
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t j = dst[i];
+    const double v = in[src[i]];
+    if (j < n_ghost)
+      ghost[j] = v;
+    else
+      work[j - n_ghost] = v;
+  }
+  if (!count) return;
+  __threadfence(); /* this block's reads of in are done before the count says so */
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  for (int i = threadIdx.x; i < n_acks; i += blockDim.x)
+    nvshmemx_signal_op(acks[i].done, epoch, NVSHMEM_SIGNAL_SET, acks[i].pe);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    *count = 0;
+    *ep = epoch;
+  }
+}
+
+extern "C" int halo_nvshmem_wait_scatter(const halo_nv_wait *w, int n_wait, uint64_t *ep,
+                                         const double *in, const int32_t *src_idx,
+                                         const int32_t *dst_idx, int64_t n, double *ghost,
+                                         double *work, int64_t n_ghost, const halo_nv_ack *acks,
+                                         int n_acks, unsigned int *count, void *stream) {
+  int64_t blocks = (n + 255) / 256;
+  if (blocks < 1) blocks = 1;
+  if (blocks > 1024) blocks = 1024;
+  nv_wait_scatter<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(
+      w, n_wait, ep, in, src_idx, dst_idx, n, ghost, work, n_ghost, acks, n_acks, count);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the wait-and-unpack launch", e);
 }
 
 extern "C" int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
                                      const double *run, const double *x, const double *work,
-                                     int64_t n_local, double *send, uint64_t epoch, void *stream) {
+                                     int64_t n_local, double *send, const uint64_t *ep,
+                                     void *stream) {
   if (n_blocks <= 0) return 0;
   nv_pack_put<<<n_blocks, 256, 0, (cudaStream_t)stream>>>(puts, idx, run, x, work, n_local, send,
-                                                          epoch);
+                                                          ep);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the pack-and-put launch", e);
 }
 
-extern "C" int halo_nvshmem_wait(const halo_nv_wait *w, int n, uint64_t epoch, void *stream) {
+extern "C" int halo_nvshmem_wait(const halo_nv_wait *w, int n, const uint64_t *ep, void *stream) {
   if (n <= 0) return 0;
-  nv_wait<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(w, n, epoch);
+  nv_wait<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(w, n, ep);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the wait launch", e);
 }
 
-extern "C" int halo_nvshmem_ack(const halo_nv_ack *a, int n, uint64_t epoch, void *stream) {
-  if (n <= 0) return 0;
-  nv_ack<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(a, n, epoch);
+extern "C" int halo_nvshmem_finish(const halo_nv_ack *a, int n, uint64_t *ep, void *stream) {
+  nv_finish<<<1, 256, 0, (cudaStream_t)stream>>>(a, n, ep);
   const cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the acknowledgement launch", e);
+  return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the exchange's end", e);
 }

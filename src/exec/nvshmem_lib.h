@@ -46,6 +46,11 @@ HALO_NV_API void halo_nvshmem_finalize(void);
 /** Complete this PE's puts issued so far (host call). */
 HALO_NV_API void halo_nvshmem_quiet(void);
 
+/* An exchange's number e (1, 2, ...) is read by every kernel from the
+ * executor's counter in device memory (e = *ep + 1), and halo_nvshmem_finish
+ * advances the counter at the exchange's end: a captured CUDA graph replays
+ * correct numbers. */
+
 /** One block of a phase's pack-and-put launch: n values of the packed send
  *  buffer from off on (packed from the source through the pack map at the
  *  same positions), put to dst (a symmetric address: the receiver's receive
@@ -74,20 +79,34 @@ typedef struct {
   int pe;
 } halo_nv_ack;
 
-/** Values per block of a pack-and-put launch. */
-#define HALO_NV_BLOCK_VALUES 16384
+/** Values per block of a pack-and-put launch: a message goes in pieces, in
+ *  parallel over as many blocks (one block's stores cross NVLink at a small
+ *  part of its bandwidth). */
+#define HALO_NV_BLOCK_VALUES 1024
 
 /** Pack and put a phase's messages (n_blocks blocks of puts, in device
  *  memory) on stream: each value i of the send buffer is run[i] when idx is
- *  NULL, else x[idx[i]] below n_local, work[idx[i] - n_local] above. epoch:
- *  the exchange's number, counted from 1. */
+ *  NULL, else x[idx[i]] below n_local, work[idx[i] - n_local] above. ep: the
+ *  executor's counter. */
 HALO_NV_API int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
                                       const double *run, const double *x, const double *work,
-                                      int64_t n_local, double *send, uint64_t epoch, void *stream);
-/** The stream waits (on the GPU) for n receives of the exchange epoch. */
-HALO_NV_API int halo_nvshmem_wait(const halo_nv_wait *w, int n, uint64_t epoch, void *stream);
-/** Send n acknowledgements of the exchange epoch, after the stream's work. */
-HALO_NV_API int halo_nvshmem_ack(const halo_nv_ack *a, int n, uint64_t epoch, void *stream);
+                                      int64_t n_local, double *send, const uint64_t *ep,
+                                      void *stream);
+/** The stream waits (on the GPU) for n receives of the exchange. */
+HALO_NV_API int halo_nvshmem_wait(const halo_nv_wait *w, int n, const uint64_t *ep, void *stream);
+/** A forward phase's end in one launch: wait for n_wait receives, then
+ *  dst(dst_idx[i]) = in[src_idx[i]] for i < n, dst(j) = ghost[j] below
+ *  n_ghost, work[j - n_ghost] above; with count (a zeroed counter of the
+ *  executor's), also the exchange's end: the last block done sends the n_acks
+ *  acknowledgements and advances the counter. */
+HALO_NV_API int halo_nvshmem_wait_scatter(const halo_nv_wait *w, int n_wait, uint64_t *ep,
+                                          const double *in, const int32_t *src_idx,
+                                          const int32_t *dst_idx, int64_t n, double *ghost,
+                                          double *work, int64_t n_ghost, const halo_nv_ack *acks,
+                                          int n_acks, unsigned int *count, void *stream);
+/** The exchange's end, after the stream's work: n acknowledgements, then the
+ *  counter advanced. */
+HALO_NV_API int halo_nvshmem_finish(const halo_nv_ack *a, int n, uint64_t *ep, void *stream);
 
 #ifdef __cplusplus
 }
