@@ -175,10 +175,9 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
     return HALO_ERROR(HALO_ERR_UNSUPPORTED, "a communication helper (a rank without rows and "
                                             "ghosts) runs its phases on the host");
   if (d->host_waits & HOST_WAIT_MPI)
-    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                      "transport %s: the host waits for MPI between the device's copies%s", t,
-                      ex->cfg.transport == HALO_TRANSPORT_IPC ? " (messages to other machines)"
-                                                              : "");
+    return HALO_ERROR(
+        HALO_ERR_UNSUPPORTED, "transport %s: the host waits for MPI between the device's copies%s",
+        t, ex->cfg.transport == HALO_TRANSPORT_IPC ? " (messages to other machines)" : "");
   if (d->host_waits & HOST_WAIT_IPC_EVENTS)
     return HALO_ERROR(HALO_ERR_UNSUPPORTED,
                       "transport ipc with its signals on the host (events and MPI: ipc_signal "

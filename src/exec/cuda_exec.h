@@ -11,7 +11,14 @@
 #include "exec/exec.h"
 #include "exec/nvshmem_lib.h"
 
-typedef enum { CH_STAGED = 0, CH_MPI = 1, CH_NCCL = 2, CH_IPC = 3, CH_NVSHMEM = 4, N_CH = 5 } channel;
+typedef enum {
+  CH_STAGED = 0,
+  CH_MPI = 1,
+  CH_NCCL = 2,
+  CH_IPC = 3,
+  CH_NVSHMEM = 4,
+  N_CH = 5
+} channel;
 
 /* Why an exchange waits on the host (cuda_data.host_waits). */
 enum { HOST_WAIT_MPI = 1, HOST_WAIT_IPC_EVENTS = 2, HOST_WAIT_HELPER = 4 };
@@ -82,8 +89,8 @@ typedef struct {
   int n_nv_send, n_nv_recv, nv_blocks;
   halo_nv_put *d_nv_put;
   halo_nv_wait *d_nv_wait;
-  cudaEvent_t ev_t[4];           /* copy_timing: around the copy down, the copy up */
-  int timed_down, timed_up;      /* the last exchange recorded them */
+  cudaEvent_t ev_t[4];      /* copy_timing: around the copy down, the copy up */
+  int timed_down, timed_up; /* the last exchange recorded them */
 } cphase;
 
 typedef struct {
@@ -134,7 +141,7 @@ typedef struct {
   /* what makes the host wait in an exchange on some rank (agreed at set-up):
    * HOST_WAIT_* bits; and whether ipc signals carry numbers on some rank */
   int host_waits, numbered;
-  int timing;      /* copy_timing: time the staged copies */
+  int timing; /* copy_timing: time the staged copies */
   double t_down, t_up;
   int64_t bytes_down, bytes_up, n_down, n_up;
 } cuda_data;

@@ -84,7 +84,7 @@ static halo_status channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group
   const int receiver_on_host = send ? d->peer_host_fwd[peer] : d->host_fwd;
   int r = MPI_UNDEFINED;
   switch (ex->cfg.transport) {
-  case HALO_TRANSPORT_NCCL: *ch = CH_NCCL; break; /* helpers keep device buffers */
+  case HALO_TRANSPORT_NCCL: *ch = CH_NCCL; break;       /* helpers keep device buffers */
   case HALO_TRANSPORT_NVSHMEM: *ch = CH_NVSHMEM; break; /* likewise */
   case HALO_TRANSPORT_MPI_DEVICE:
     *ch = sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;

@@ -311,8 +311,9 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
   halo_device *d = halo_calloc(1, sizeof *d);
   *dev_p = NULL;
   /* agreed before the first collective, which a rank without it would miss */
-  st = halo_agree(comm, d ? HALO_SUCCESS
-                          : HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the GPU state"));
+  st = halo_agree(comm,
+                  d ? HALO_SUCCESS
+                    : HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the GPU state"));
   if (st != HALO_SUCCESS) {
     halo_free(d);
     return st;
@@ -566,8 +567,7 @@ halo_status halo_device_nvshmem_alloc(halo_device *d, size_t bytes, void **p, in
   if (bytes == 0) bytes = 256;
   int k = -1;
   for (int i = 0; i < d->nv_n; i++)
-    if (!d->nv[i].used && d->nv[i].size >= bytes && (k < 0 || d->nv[i].size < d->nv[k].size))
-      k = i;
+    if (!d->nv[i].used && d->nv[i].size >= bytes && (k < 0 || d->nv[i].size < d->nv[k].size)) k = i;
   if (d->nv_n == d->nv_cap) { /* room for a new chunk before anything collective */
     const int cap = d->nv_cap ? 2 * d->nv_cap : 8;
     void *q = halo_realloc(d->nv, (size_t)cap * sizeof *d->nv);

@@ -64,7 +64,8 @@ extern "C" int halo_nvshmem_init(int rank, int nranks, const unsigned char uid[H
                           NVSHMEM_VENDOR_PATCH_VERSION};
   r = nvshmemi_init_thread(NVSHMEM_THREAD_SERIALIZED, &provided, NVSHMEMX_INIT_WITH_UNIQUEID, &attr,
                            v);
-  if (r != 0) return fail("%s failed (%d): see NVSHMEM's messages above", "NVSHMEM's initialisation", r);
+  if (r != 0)
+    return fail("%s failed (%d): see NVSHMEM's messages above", "NVSHMEM's initialisation", r);
   return 0;
 }
 

@@ -93,8 +93,7 @@ halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_
     me.node = t->node_id;
     me.socket = (int)((int64_t)t->node_rank * p->sockets_per_node / t->node_size);
     /* a helper keeps device buffers only under NCCL and NVSHMEM (the CUDA executor) */
-    me.on_gpu =
-        device && !(helper && tr != HALO_TRANSPORT_NCCL && tr != HALO_TRANSPORT_NVSHMEM);
+    me.on_gpu = device && !(helper && tr != HALO_TRANSPORT_NCCL && tr != HALO_TRANSPORT_NVSHMEM);
     me.ranks_per_gpu = device && ranks_per_gpu > 1 ? ranks_per_gpu : 1;
     int mine[5] = {me.host, me.node, me.socket, me.on_gpu, me.ranks_per_gpu};
     int *all = NULL;
