@@ -101,6 +101,8 @@ static void check_same_params(const halo_params *a, const halo_params *b) {
   CHECK(SAME_BITS(a->staged_alpha, b->staged_alpha));
   CHECK(a->have_ipc == b->have_ipc);
   if (a->have_ipc) CHECK(SAME_BITS(a->ipc, b->ipc));
+  CHECK(a->have_nvshmem == b->have_nvshmem);
+  if (a->have_nvshmem) CHECK(SAME_BITS(a->nvshmem, b->nvshmem));
 }
 
 static char *edit(const char *key, const char *line);
@@ -127,9 +129,12 @@ static void test_round_trip(void) {
   p.staged_alpha = 1.1e-5;
   p.have_ipc = 1;
   p.ipc = (halo_postal){0.7, 1e-300};
+  p.have_nvshmem = 1;
+  p.nvshmem = (halo_postal){1.9e-5, 1.0 / 7.0 * 1e-11};
   text = params_text(&p);
   CHECK(strstr(text, "staged.alpha = ") && strstr(text, "ipc.alpha = ") &&
-        strstr(text, "ipc.beta = "));
+        strstr(text, "ipc.beta = ") && strstr(text, "nvshmem.alpha = ") &&
+        strstr(text, "nvshmem.beta = "));
   CHECK_OK(halo_params_parse(text, "odd.params", &q));
   check_same_params(&p, &q);
   /* and through a file, by halo_params_read and halo_params_load */
@@ -152,7 +157,8 @@ static void test_round_trip(void) {
   CHECK_OK(halo_params_builtin("lassen", &p));
   CHECK(p.staged_alpha == 0.0 && !p.have_ipc);
   text = params_text(&p);
-  CHECK(strstr(text, "staged.alpha = 0\n") && !strstr(text, "ipc."));
+  CHECK(strstr(text, "staged.alpha = 0\n") && !strstr(text, "ipc.") && !strstr(text, "nvshmem."));
+  CHECK(!p.have_nvshmem);
   free(text);
   char *no_staged = edit("staged.alpha", NULL);
   CHECK_OK(halo_params_parse(no_staged, "no-staged.params", &q));
@@ -405,6 +411,31 @@ static void test_hand_schedules(void) {
   want[1][2] = 8.95e-06 + 1.72e-10 * 160;
   want[1][3] = (8.95e-06 + 1.72e-10 * 248) + (8.95e-06 + 1.72e-10 * 256);
   check_model(&p, HALO_TRANSPORT_MPI_DEVICE, &h, gpus, want);
+  /* NVSHMEM: priced as MPI_DEVICE without nvshmem.*; with them, a message
+   * between ranks of one host costs nvshmem.* (rank 3 is on a host of its own) */
+  check_model(&p, HALO_TRANSPORT_NVSHMEM, &h, gpus, want);
+  {
+    halo_params q = p;
+    q.have_nvshmem = 1;
+    q.nvshmem = (halo_postal){3e-6, 2e-11};
+    double wn[2][NP];
+    for (int k = 0; k < 2; k++)
+      for (int r = 0; r < NP; r++) {
+        const halo_phase *ph = &h.s[r].phase[k];
+        wn[k][r] = 0;
+        for (int i = 0; i < ph->n_send; i++) {
+          const int q_ = ph->send[i].peer;
+          const int64_t bytes = ph->send[i].count * 8;
+          if (q_ == r) continue;
+          wn[k][r] += gpus[r].host == gpus[q_].host
+                          ? 3e-6 + 2e-11 * (double)bytes
+                          : halo_params_message(&p, 1, halo_model_locality(&gpus[r], &gpus[q_]),
+                                                bytes);
+        }
+      }
+    CHECK(wn[0][0] != want[0][0]); /* the case tells the two apart */
+    check_model(&q, HALO_TRANSPORT_NVSHMEM, &h, gpus, wn);
+  }
   want[0][0] = 2.02e-05 + 5.79e-11 * 80 + 2.15e-10 * 800;
   want[1][3] = 8.95e-06 + 1.72e-10 * (248 + 256);
   check_model(&p, HALO_TRANSPORT_NCCL, &h, gpus, want);

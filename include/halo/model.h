@@ -82,6 +82,8 @@ typedef struct {
   double staged_alpha;                       /* s, per phase (optional key; 0 if not given) */
   int have_ipc;                              /* ipc.* given: */
   halo_postal ipc;                           /* an IPC pull by a GPU rank */
+  int have_nvshmem;                          /* nvshmem.* given: */
+  halo_postal nvshmem; /* an NVSHMEM exchange between GPUs of one host (transport nvshmem) */
 } halo_params;
 
 /** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4),

@@ -318,13 +318,16 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   HALO_CHECK(memo_find(P->ctx, key, ch, &hit));
   if (!hit) {
     snprintf(ch->params, sizeof ch->params, "%s", prm.name);
-    halo_transport tr[4];
+    halo_transport tr[5];
     int n_tr = 0;
     if (transport_deferred) {
       tr[n_tr++] = HALO_TRANSPORT_STAGED;
       tr[n_tr++] = HALO_TRANSPORT_IPC;
       if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
       if (halo_device_mpi_aware(P->dev, s->gpu_aware_mpi)) tr[n_tr++] = HALO_TRANSPORT_MPI_DEVICE;
+      /* nvshmem where this machine's parameters price it (halo params measure): a
+       * candidate initialises NVSHMEM, which a program should ask for */
+      if (HALO_HAVE_NVSHMEM && rpg == 1 && prm.have_nvshmem) tr[n_tr++] = HALO_TRANSPORT_NVSHMEM;
     } else {
       tr[n_tr++] = P->transport;
     }

@@ -2,8 +2,9 @@
  * by 1 process and by 4 at once (copy.*), device-aware messages through
  * halo's own exchange (gpu.*: nccl when each rank has its own GPU, else
  * ipc), the staged path's fixed cost (staged.alpha) and the ipc copy of a
- * rank of rank 0's machine (ipc.*). Built without CUDA, the notes that they
- * come from the base set.
+ * rank of rank 0's machine (ipc.*), and with 2 ranks of one machine the
+ * nvshmem exchange (nvshmem.*). Built without CUDA, the notes that they come
+ * from the base set.
  *
  * A failure inside a group of ranks (the ranks that copy, the pair that
  * exchanges) stops the group's loops together; the failing rank keeps its
@@ -336,6 +337,52 @@ static halo_status measure_ipc(halo_measure *c, const int64_t *gs, const double 
   return halo_agree(c->comm, st);
 }
 
+/* nvshmem.*: a fit of the nvshmem exchange of one message each way between
+ * rank 0 and a rank of its machine, each with a GPU of its own. Only with 2
+ * ranks: NVSHMEM is initialised once per program over one set of processes,
+ * and the pair's plan would make it theirs. */
+static halo_status measure_nvshmem(halo_measure *c, int count, const int64_t *gs, const double *gd,
+                                   int ng) {
+  const int peer = c->ipc_partner;
+  int own = c->shm_size <= count;
+  HALO_MPI(MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_INT, MPI_MIN, c->comm));
+  const char *why = !HALO_HAVE_NVSHMEM ? "NVSHMEM not compiled in"
+                    : c->size != 2     ? "measured only with 2 ranks (NVSHMEM is initialised once "
+                                         "per program, over one set of processes)"
+                    : peer < 0         ? "no other rank on rank 0's machine"
+                    : !own             ? "ranks share a GPU"
+                                       : NULL;
+  if (why) {
+    halo_measure_from_base(c, "nvshmem.*", why);
+    return HALO_SUCCESS;
+  }
+  double t[HALO_MEASURE_MAX_SIZES];
+  HALO_CHECK(pair_messages(c, peer, HALO_TRANSPORT_NVSHMEM, c->o.ranks_per_node ? 2 : 0, gs, ng, t));
+  halo_status st = HALO_SUCCESS;
+  if (c->rank == 0) {
+    halo_fit f;
+    st = halo_fit_postal(gd, t, ng, c->o.fit, &f);
+    if (st != HALO_SUCCESS) {
+      st = HALO_ERROR(st, "nvshmem.*: %s", halo_last_error());
+    } else {
+      char r[64];
+      snprintf(r, sizeof r, "[%lld, %lld]", (long long)gs[0], (long long)gs[ng - 1]);
+      halo_measure_say(c,
+                       "nvshmem.*: transport nvshmem, one message each way between ranks 0 and "
+                       "%d\n",
+                       peer);
+      halo_measure_say_fit(c, "nvshmem", r, &f);
+      c->res.params.nvshmem = (halo_postal){f.alpha, f.beta};
+      c->res.params.have_nvshmem = 1;
+      halo_measure_note(c, "nvshmem.*",
+                        "nvshmem.*: halo_exchange_begin/end + halo_plan_synchronize of one "
+                        "message each way, transport nvshmem, ranks 0 and %d",
+                        peer);
+    }
+  }
+  return halo_agree(c->comm, st);
+}
+
 /* gpu.* per locality: device-aware messages through halo, nccl when no two
  * ranks of a machine share a device, else ipc. */
 static halo_status measure_messages(halo_measure *c, int count, const int64_t *gs, const double *gd,
@@ -441,7 +488,8 @@ halo_status halo_measure_device(halo_measure *c) {
     if (c->sizes[k] % 8 == 0) gs[ng] = c->sizes[k], gd[ng] = (double)c->sizes[k], ng++;
   HALO_CHECK(measure_messages(c, count, gs, gd, ng));
   HALO_CHECK(measure_staged(c, gs, gd, ng));
-  return measure_ipc(c, gs, gd, ng);
+  HALO_CHECK(measure_ipc(c, gs, gd, ng));
+  return measure_nvshmem(c, count, gs, gd, ng);
 }
 
 #else /* no CUDA */

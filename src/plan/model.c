@@ -55,6 +55,9 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
         const halo_postal *m = &p->gpu[halo_params_protocol(p, bytes)][loc];
         if (m->alpha > nccl_alpha) nccl_alpha = m->alpha;
         nccl_beta += m->beta * (double)bytes;
+      } else if (t == HALO_TRANSPORT_NVSHMEM && p->have_nvshmem &&
+                 me->host == ranks[q].host) { /* measured between GPUs of one host */
+        gpu += postal(&p->nvshmem, bytes);
       } else {
         gpu += halo_params_message(p, 1, loc, bytes);
       }
@@ -95,8 +98,8 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
 
 /* The checks of halo_model_schedules on one transport. */
 static halo_status check_transport(halo_transport t) {
-  /* rma is priced as host: MPI between host buffers, nvshmem as a device message (their own
-   * parameters are not measured) */
+  /* rma is priced as host: MPI between host buffers (its own parameters are not measured);
+   * nvshmem by nvshmem.* within a host where they are given, else as a device message */
   if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
       t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC && t != HALO_TRANSPORT_RMA &&
       t != HALO_TRANSPORT_NVSHMEM)
