@@ -618,6 +618,7 @@ static void choice(MPI_Comm comm) {
     const halo_transport t = st.phase[0].transport;
     CHECK_MSG(t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC ||
                   (t == HALO_TRANSPORT_NCCL && HALO_HAVE_NCCL && ranks_per_gpu == 1) ||
+                  (t == HALO_TRANSPORT_NVSHMEM && HALO_HAVE_NVSHMEM && ranks_per_gpu == 1) ||
                   (t == HALO_TRANSPORT_MPI_DEVICE && mpi_aware),
               "the default plan chose transport %s", halo_transport_name(t));
     char text[2048];

@@ -80,7 +80,9 @@
 #                              ranks on 2 GPUs and 1 rank, 3 repeats; nvshmem: the 2-rank
 #                              Laplacian 160^3 and 100^3 over every transport (NV_REPS
 #                              interleaved repeats, 3) and the bundled matrices with every
-#                              strategy and transport, checked
+#                              strategy and transport, checked; nvauto: this machine's
+#                              parameters measured with 2 ranks (nvshmem.* among them), then
+#                              auto against every transport with them
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -98,7 +100,7 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
         -x HALO_TIMELINE -x HALO_BENCH_GPN -x HALO_TEST_RANKS_PER_NODE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
         -x HALO_SPMV_CARVEOUT -x HALO_IPC_SIGNAL -x LD_LIBRARY_PATH
-        -x NVSHMEM_REMOTE_TRANSPORT)
+        -x NVSHMEM_REMOTE_TRANSPORT -x HALO_PARAMS)
 # NVSHMEM (transport nvshmem): the image's wheel, its bootstrap plug-ins found on the library path
 NVSHMEM_HOME=${NVSHMEM_HOME:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem 2>/dev/null | head -1)}
 if [ -n "$NVSHMEM_HOME" ] && [ -e "$NVSHMEM_HOME/lib/libnvshmem_device.a" ]; then
@@ -540,6 +542,31 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
         done
       done
       say '```'
+    fi ;;
+  nvauto) # nvshmem as a candidate of auto: this machine's parameters with nvshmem.* (2 ranks on
+          # 2 GPUs), then auto against every transport with them
+    if [ "$ngpu" -ge 2 ]; then
+      local pf=$OUT/params-2gpu.txt
+      CUDA_VISIBLE_DEVICES=0,1 run "${MPIRUN[@]}" -n 2 $B/tools/halo params measure -o "$pf" ||
+        say "- params measure: FAILED"
+      say ""
+      say "## This machine's parameters (2 ranks on 2 GPUs): the device paths"
+      say ""
+      say '```'
+      grep -E "^(ipc|nvshmem|staged|gpu\.(eager|rendezvous)\.on_socket)" "$pf" | tee -a "$summary"
+      say '```'
+      cp "$pf" "$OUT/" 2>/dev/null
+      for rep in 1 2 3; do
+        for g in 160 100; do
+          spmv "auto lap$g 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 \
+            --strategy standard,auto --transport all --params "$pf"
+        done
+      done
+      for m in bcsstk16 bayer10 dw8192 rajat01; do
+        spmv "auto $m 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all,auto --transport all \
+          --params "$pf"
+      done
+      HALO_PARAMS=$pf gpu_test "2 GPUs, 2 ranks, the measured parameters (HALO_PARAMS)" 2 0,1
     fi ;;
   graph) # CG with each iteration one CUDA graph (examples/cg_graph.cu) against the same calls
     say ""
