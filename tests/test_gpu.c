@@ -52,7 +52,8 @@ static int transport_usable(halo_transport t) {
   if (t == HALO_TRANSPORT_NCCL) return HALO_HAVE_NCCL && ranks_per_gpu == 1;
   if (t == HALO_TRANSPORT_NVSHMEM) return HALO_HAVE_NVSHMEM && ranks_per_gpu == 1;
   if (t == HALO_TRANSPORT_MPI_DEVICE) return mpi_aware;
-  return t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_AUTO;
+  return t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_AUTO ||
+         t == HALO_TRANSPORT_RMA;
 }
 
 /* The transports of the loops, and one more: ipc with the signals its default

@@ -35,8 +35,10 @@ int parse_transports(args_t *a, const char *name, int device, halo_transport *li
   *n = 0;
   if (strcmp(name, "all") == 0) {
     for (int t = HALO_TRANSPORT_HOST; t < HALO_N_TRANSPORTS; t++) {
+      /* rma serves both memories (device memory: staged through pinned buffers) */
       const int on_host = t == HALO_TRANSPORT_HOST || t == HALO_TRANSPORT_RMA;
-      if (on_host != !device) continue;
+      const int on_device = t != HALO_TRANSPORT_HOST;
+      if (device ? !on_device : !on_host) continue;
       list[(*n)++] = (halo_transport)t;
     }
     return 1;

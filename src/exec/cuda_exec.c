@@ -13,7 +13,10 @@
  *            pack after the copy, 0-byte MPI messages say they were recorded;
  *   nvshmem  one launch packs and puts the phase's messages into the
  *            receivers' symmetric buffers with a signal, which the
- *            receivers' streams wait for on the GPU.
+ *            receivers' streams wait for on the GPU;
+ *   rma      staged through pinned host memory, MPI_Put into the
+ *            receivers' windows (made at plan time), active target
+ *            synchronisation on the phase's neighbours.
  *
  * The exchange runs on the communicator's exchange stream, after an event
  * recorded on the plan's compute stream at begin; the compute stream waits
@@ -28,7 +31,8 @@
  *
  * Each transport has its file and its table of hooks (cuda_exec.h): staged
  * and mpi-device in cuda_mpi.c, nccl in cuda_nccl.c, ipc in cuda_ipc.c,
- * nvshmem in cuda_nvshmem.c (its kernels in libhalo_nvshmem). This
+ * nvshmem in cuda_nvshmem.c (its kernels in libhalo_nvshmem), rma in
+ * cuda_rma.c. This
  * file runs the phases, packing and unpacking, and calls the hooks. A rank
  * without rows and ghosts (a communication helper) runs its phases on the
  * host (cuda_helper.c). */
@@ -45,7 +49,7 @@
  * the point MPI sends may start come before NCCL's group and ipc's signal;
  * MPI's sends start before ipc's pulls, its receives land after them. */
 const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS] = {
-    &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc, &halo_cuda_nvshmem};
+    &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc, &halo_cuda_nvshmem, &halo_cuda_rma};
 
 /* Pack phase k, make its copies, and send what goes without the host. */
 static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {

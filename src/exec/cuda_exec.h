@@ -17,7 +17,8 @@ typedef enum {
   CH_NCCL = 2,
   CH_IPC = 3,
   CH_NVSHMEM = 4,
-  N_CH = 5
+  CH_RMA = 5,
+  N_CH = 6
 } channel;
 
 /* Why an exchange waits on the host (cuda_data.host_waits). */
@@ -89,6 +90,16 @@ typedef struct {
   int n_nv_send, n_nv_recv, nv_blocks;
   halo_nv_put *d_nv_put;
   halo_nv_wait *d_nv_wait;
+  /* rma: the phase's sends (rma_send values of d_send from rma_send_off) go
+   * down into h_rma_send and are put into the receivers' windows (rma_disp:
+   * where, per send); its receives land in the window at win_off and go up
+   * into d_recv at rma_recv_off; the phase's neighbours as groups (PSCW) */
+  int64_t rma_send, rma_send_off, rma_recv, rma_recv_off, win_off;
+  double *h_rma_send;
+  int64_t *rma_disp;
+  MPI_Group rma_targets, rma_origins;
+  cudaEvent_t ev_rma_down, ev_rma_up;
+  int rma_up_pending;       /* ev_rma_up recorded since the last post */
   cudaEvent_t ev_t[4];      /* copy_timing: around the copy down, the copy up */
   int timed_down, timed_up; /* the last exchange recorded them */
 } cphase;
@@ -138,6 +149,14 @@ typedef struct {
   halo_nv_ack *nv_acks;
   int nv_n_acks;
   int nv_ended; /* the exchange's end went with the last phase's unpack */
+  /* rma: the window over pinned host memory (every phase's receives), kept
+   * in the context's windows (freed collectively after the plan), and the
+   * pinned send buffers of every phase */
+  MPI_Win rma_win;
+  int rma_win_id;
+  double *rma_win_buf, *rma_send_buf;
+  size_t rma_send_bytes;
+  int rma_set; /* the rma fields were initialised (groups, window) */
   /* what makes the host wait in an exchange on some rank (agreed at set-up):
    * HOST_WAIT_* bits; and whether ipc signals carry numbers on some rank */
   int host_waits, numbered;
@@ -188,9 +207,11 @@ extern const cuda_transport halo_cuda_nccl;
 extern const cuda_transport halo_cuda_ipc;
 /** NVSHMEM puts with signals, from the GPU: cuda_nvshmem.c. */
 extern const cuda_transport halo_cuda_nvshmem;
+/** MPI one-sided puts between pinned host buffers (staged): cuda_rma.c. */
+extern const cuda_transport halo_cuda_rma;
 
 /** The transports of the executor, in the order their hooks run. */
-#define HALO_CUDA_N_TRANSPORTS 4
+#define HALO_CUDA_N_TRANSPORTS 5
 extern const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS];
 
 /** Run hook h of every transport that has it (phase k where it takes one). */

@@ -86,6 +86,7 @@ static halo_status channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group
   switch (ex->cfg.transport) {
   case HALO_TRANSPORT_NCCL: *ch = CH_NCCL; break;       /* helpers keep device buffers */
   case HALO_TRANSPORT_NVSHMEM: *ch = CH_NVSHMEM; break; /* likewise */
+  case HALO_TRANSPORT_RMA: *ch = CH_RMA; break;         /* likewise */
   case HALO_TRANSPORT_MPI_DEVICE:
     *ch = sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
     break;
@@ -208,7 +209,7 @@ static halo_status host_waits_agree(const halo_exec *ex, cuda_data *d) {
   int mine[2] = {d->host_fwd ? HOST_WAIT_HELPER : 0, 0}, all[2];
   for (int k = 0; k < S(ex)->n_phases; k++) {
     const cphase *p = &d->ph[k];
-    if (p->n_send_req || p->n_recv_req) mine[0] |= HOST_WAIT_MPI;
+    if (p->n_send_req || p->n_recv_req || p->rma_send || p->rma_recv) mine[0] |= HOST_WAIT_MPI;
     for (int i = 0; i < p->n_ipc_to; i++) {
       if (!p->ipc_to[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
       mine[1] |= p->ipc_to[i].sig;
@@ -315,8 +316,11 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         so += r->count;
         continue;
       }
-      /* nvshmem puts only into symmetric memory: the receive buffer */
-      m->direct = m->ch == CH_NVSHMEM ? NULL : run_target(ex, d, ph->unpack + r->offset, r->count);
+      /* nvshmem puts only into symmetric memory, rma into its window: the
+       * receive buffer, in receive order */
+      m->direct = m->ch == CH_NVSHMEM || m->ch == CH_RMA
+                      ? NULL
+                      : run_target(ex, d, ph->unpack + r->offset, r->count);
       if (!m->direct) {
         m->buf_off = other;
         other += r->count;
@@ -470,7 +474,8 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
     d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
     d->comp = (cudaStream_t)ex->cfg.comp;
     d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL &&
-                  ex->cfg.transport != HALO_TRANSPORT_NVSHMEM;
+                  ex->cfg.transport != HALO_TRANSPORT_NVSHMEM &&
+                  ex->cfg.transport != HALO_TRANSPORT_RMA;
     st = check_int32(s->n_local + s->n_work, "a source space");
   }
   if (st == HALO_SUCCESS) st = check_int32(s->n_ghost + s->n_work, "a destination space");

@@ -652,11 +652,11 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
                         "(MPIX_Query_cuda_support() says no, or it cannot say); "
                         "gpu_aware_mpi = 1 (or HALO_GPU_AWARE_MPI=1) forces it");
     break;
+  case HALO_TRANSPORT_RMA: break; /* staged through pinned host memory */
   case HALO_TRANSPORT_HOST:
-  case HALO_TRANSPORT_RMA:
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "transport %s is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device, ipc or nvshmem",
+                      "mpi-device, ipc, nvshmem or rma",
                       halo_transport_name(requested));
   default: return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
   }

@@ -27,6 +27,22 @@ typedef struct halo_exec_s halo_exec;
  *  made, so that every rank frees the same windows in the same order. */
 typedef struct halo_rma_windows_s halo_rma_windows;
 
+/** Memory a window was created over (MPI_Win_create), freed by free_fn after
+ *  the window; base NULL: the window's memory is MPI's (MPI_Win_allocate). */
+typedef struct {
+  void *base;
+  void (*free_fn)(void *);
+} halo_rma_memory;
+
+/** Keep a window made collectively at plan time; its id. */
+halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem,
+                                 int *id);
+/** Forget the window added last without freeing it (its set-up failed on a
+ *  peer: every rank frees it at once). */
+void halo_rma_windows_drop_last(halo_rma_windows *w);
+/** This rank is done with window id: freed at the next collection. */
+void halo_rma_windows_release(halo_rma_windows *w, int id);
+
 /** Collective over comm: free the windows every rank released. */
 halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm);
 /** The windows not freed yet (tests). */
@@ -109,6 +125,16 @@ extern const halo_exec_ops halo_exec_rma_ops;
 
 /** The backend that runs a transport (resolved, never AUTO) on memory. */
 const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport);
+
+/** The group of the distinct peers other than self among n messages (plan
+ *  ranks, of the group all); MPI_GROUP_NULL when there are none. */
+halo_status halo_rma_peer_group(MPI_Group all, const halo_msg *m, int n, int self, MPI_Group *g);
+/** Every receiver tells each sender where each of its messages lands in its
+ *  window: phase k's messages from other ranks back to back from win_off[k],
+ *  in receive list order; disp[k][i] gets the place of send i of phase k.
+ *  Collective over the plan's communicator; buffers agreed before any
+ *  message goes. */
+halo_status halo_rma_exchange_disp(halo_exec *ex, const int64_t *win_off, int64_t *const *disp);
 
 /** Create an executor for a schedule (plan time). Collective over cfg->comm:
  *  a failure on one rank ends it on every rank. */

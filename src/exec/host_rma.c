@@ -35,15 +35,25 @@ typedef struct {
 } rma_phase;
 
 /* The windows of a communicator: those made since the first still alive
- * (ids floor, floor+1, ...), with whether this rank released each. */
+ * (ids floor, floor+1, ...), with whether this rank released each, and the
+ * memory a window was created over (freed after it; NULL: MPI's own). */
 struct halo_rma_windows_s {
   int floor, n, cap;
   MPI_Win *win;
   unsigned char *released;
+  halo_rma_memory *mem;
 };
 
-/* Keep a new window; its id. */
-static halo_status windows_add(halo_rma_windows **w_p, MPI_Win win, int *id) {
+/* Free window i and then its memory. */
+static int window_free(halo_rma_windows *w, int i) {
+  const int rc = MPI_Win_free(&w->win[i]);
+  if (w->mem[i].base) w->mem[i].free_fn(w->mem[i].base);
+  w->mem[i].base = NULL;
+  return rc;
+}
+
+halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem,
+                                 int *id) {
   if (!*w_p && !(*w_p = halo_calloc(1, sizeof **w_p)))
     return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
   halo_rma_windows *w = *w_p;
@@ -52,14 +62,21 @@ static halo_status windows_add(halo_rma_windows **w_p, MPI_Win win, int *id) {
     MPI_Win *a = halo_realloc(w->win, (size_t)cap * sizeof *a);
     if (a) w->win = a;
     unsigned char *b = a ? halo_realloc(w->released, (size_t)cap) : NULL;
-    if (!b) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
-    w->released = b;
+    if (b) w->released = b;
+    halo_rma_memory *c = b ? halo_realloc(w->mem, (size_t)cap * sizeof *c) : NULL;
+    if (!c) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
+    w->mem = c;
     w->cap = cap;
   }
   w->win[w->n] = win;
   w->released[w->n] = 0;
+  w->mem[w->n] = mem;
   *id = w->floor + w->n++;
   return HALO_SUCCESS;
+}
+
+void halo_rma_windows_drop_last(halo_rma_windows *w) {
+  if (w && w->n > 0) w->n--;
 }
 
 halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm) {
@@ -69,11 +86,12 @@ halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm) {
   HALO_TRY(halo_agree(comm, HALO_ALLOC(all, w->n))); /* before the reduction */
   HALO_TRY_MPI(MPI_Allreduce(w->released, all, w->n, MPI_UNSIGNED_CHAR, MPI_MIN, comm));
   for (int i = 0; i < w->n; i++) /* in the order they were made, on every rank */
-    if (all[i] && w->win[i] != MPI_WIN_NULL) HALO_TRY_MPI(MPI_Win_free(&w->win[i]));
+    if (all[i] && w->win[i] != MPI_WIN_NULL) HALO_TRY_MPI(window_free(w, i));
   int dead = 0; /* the leading windows, freed: the floor moves past them */
   while (dead < w->n && w->win[dead] == MPI_WIN_NULL) dead++;
   memmove(w->win, w->win + dead, (size_t)(w->n - dead) * sizeof *w->win);
   memmove(w->released, w->released + dead, (size_t)(w->n - dead));
+  memmove(w->mem, w->mem + dead, (size_t)(w->n - dead) * sizeof *w->mem);
   w->n -= dead;
   w->floor += dead;
 cleanup:
@@ -85,9 +103,10 @@ void halo_rma_windows_free(halo_rma_windows **w_p) {
   halo_rma_windows *w = w_p ? *w_p : NULL;
   if (!w) return;
   for (int i = 0; i < w->n; i++)
-    if (w->win[i] != MPI_WIN_NULL) MPI_Win_free(&w->win[i]);
+    if (w->win[i] != MPI_WIN_NULL) window_free(w, i);
   halo_free(w->win);
   halo_free(w->released);
+  halo_free(w->mem);
   halo_free(w);
   *w_p = NULL;
 }
@@ -98,8 +117,7 @@ int halo_rma_windows_count(const halo_rma_windows *w) {
   return n;
 }
 
-/* This rank is done with window id: freed at the next collection. */
-static void windows_release(halo_rma_windows *w, int id) {
+void halo_rma_windows_release(halo_rma_windows *w, int id) {
   if (w && id >= w->floor && id < w->floor + w->n) w->released[id - w->floor] = 1;
 }
 
@@ -118,7 +136,7 @@ static void rma_destroy(halo_exec *ex) {
   rma_data *d = ex->data;
   if (!d) return;
   if (d->win_id >= 0) /* freed later, collectively (halo_rma_windows_collect) */
-    windows_release(*ex->cfg.rma, d->win_id);
+    halo_rma_windows_release(*ex->cfg.rma, d->win_id);
   else if (d->win != MPI_WIN_NULL) /* set-up failed on every rank after making it */
     MPI_Win_free(&d->win);
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
@@ -139,9 +157,7 @@ static void rma_destroy(halo_exec *ex) {
   ex->data = NULL;
 }
 
-/* The group of the distinct peers other than this rank among n messages
- * (plan ranks); MPI_GROUP_NULL when there are none. */
-static halo_status peer_group(MPI_Group all, const halo_msg *m, int n, int self, MPI_Group *g) {
+halo_status halo_rma_peer_group(MPI_Group all, const halo_msg *m, int n, int self, MPI_Group *g) {
   halo_status st = HALO_SUCCESS;
   int *r = NULL, u = 0;
   *g = MPI_GROUP_NULL;
@@ -214,19 +230,15 @@ static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
       if (nc != p->n_copy)
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d: copies to itself do not match", k);
     }
-    HALO_TRY(peer_group(all, ph->send, ph->n_send, s->rank, &p->targets));
-    HALO_TRY(peer_group(all, ph->recv, ph->n_recv, s->rank, &p->origins));
+    HALO_TRY(halo_rma_peer_group(all, ph->send, ph->n_send, s->rank, &p->targets));
+    HALO_TRY(halo_rma_peer_group(all, ph->recv, ph->n_recv, s->rank, &p->origins));
   }
 cleanup:
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
   return st;
 }
 
-/* Every receiver tells each sender where each of its messages lands (one
- * value per message, tagged as the message's first request would be). Its
- * buffers are allocated and agreed before any message goes, so that a rank
- * that cannot allocate leaves none of its peers waiting for it. */
-static halo_status exchange_disp(halo_exec *ex, rma_data *d) {
+halo_status halo_rma_exchange_disp(halo_exec *ex, const int64_t *win_off, int64_t *const *disp) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = ex->sched;
   int n_req = 0, n_recv = 0, n_send = 0, *rseq = NULL, *sseq = NULL;
@@ -249,8 +261,7 @@ static halo_status exchange_disp(halo_exec *ex, rma_data *d) {
   int n_out = 0;
   for (int k = 0, r = 0, t = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
-    rma_phase *p = &d->ph[k];
-    int64_t at = p->win_off;
+    int64_t at = win_off[k];
     for (int i = 0; i < ph->n_recv; i++) {
       const halo_msg *m = &ph->recv[i];
       if (m->peer == s->rank) continue;
@@ -262,7 +273,7 @@ static halo_status exchange_disp(halo_exec *ex, rma_data *d) {
     for (int i = 0; i < ph->n_send; i++) {
       const halo_msg *m = &ph->send[i];
       if (m->peer == s->rank) continue;
-      HALO_TRY_MPI(MPI_Irecv(&p->disp[i], 1, MPI_INT64_T, m->peer,
+      HALO_TRY_MPI(MPI_Irecv(&disp[k][i], 1, MPI_INT64_T, m->peer,
                              halo_exec_tag(ex, k, sseq[t + i]), ex->cfg.comm, &req[n_req++]));
     }
     r += ph->n_recv, t += ph->n_send;
@@ -307,11 +318,15 @@ static halo_status rma_setup(halo_exec *ex) {
   if (st == HALO_SUCCESS)
     st = mpi_status(MPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
   HALO_TRY(halo_agree(ex->cfg.comm, st));
-  HALO_TRY(halo_agree(ex->cfg.comm, exchange_disp(ex, d)));
-  st = halo_agree(ex->cfg.comm, windows_add(ex->cfg.rma, d->win, &d->win_id));
+  {
+    int64_t win_off[HALO_MAX_PHASES], *disp[HALO_MAX_PHASES];
+    for (int k = 0; k < ex->sched->n_phases; k++) win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].disp;
+    HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
+  }
+  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.rma, d->win, (halo_rma_memory){0}, &d->win_id));
   if (st != HALO_SUCCESS && d->win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */
-    (*ex->cfg.rma)->n--;
+    halo_rma_windows_drop_last(*ex->cfg.rma);
     d->win_id = -1;
   }
 cleanup:

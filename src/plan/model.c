@@ -87,7 +87,8 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
     case CHANNEL_GPU: break; /* paid by the sender */
     }
   }
-  if (me->on_gpu && (t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC)) {
+  if (me->on_gpu &&
+      (t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_RMA)) {
     if (cpu_sent > 0) copy += postal(&p->d2h[c], cpu_sent);
     if (cpu_received > 0) copy += postal(&p->h2d[c], cpu_received);
     if (cpu_sent > 0 || cpu_received > 0) copy += p->staged_alpha;

@@ -421,10 +421,10 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
                       "transport %s needs device memory (the plan's memory is host): use auto, "
                       "host or rma",
                       halo_transport_name(o.transport));
-  if (device && host_transport)
+  if (device && o.transport == HALO_TRANSPORT_HOST)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "transport %s is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device, ipc or nvshmem",
+                      "mpi-device, ipc, nvshmem or rma",
                       halo_transport_name(o.transport));
   HALO_CHECK(halo_params_load(params, &prm));
   /* where each rank runs: virtual nodes of K consecutive ranks, one host each */
