@@ -149,14 +149,15 @@ typedef struct {
   halo_nv_ack *nv_acks;
   int nv_n_acks;
   int nv_ended; /* the exchange's end went with the last phase's unpack */
-  /* rma: the window over pinned host memory (every phase's receives), kept
-   * in the context's windows (freed collectively after the plan), and the
+  /* rma: the window (every phase's receives, pinned where CUDA can), kept in
+   * the context's windows (freed collectively after the plan), and the
    * pinned send buffers of every phase */
   MPI_Win rma_win;
   int rma_win_id;
   double *rma_win_buf, *rma_send_buf;
   size_t rma_send_bytes;
-  int rma_set; /* the rma fields were initialised (groups, window) */
+  int rma_set;    /* the rma fields were initialised (groups, window) */
+  int rma_pinned; /* the window's memory is registered with CUDA */
   /* what makes the host wait in an exchange on some rank (agreed at set-up):
    * HOST_WAIT_* bits; and whether ipc signals carry numbers on some rank */
   int host_waits, numbered;

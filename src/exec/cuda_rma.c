@@ -2,8 +2,10 @@
  * pinned host memory (the host backend's rma, host_rma.c, for device
  * buffers).
  *
- * Every rank exposes one window per executor, made at plan time over pinned
- * host memory (MPI_Win_create): the values it receives from other ranks,
+ * Every rank exposes one window per executor, made at plan time
+ * (MPI_Win_allocate: Open MPI's shared-memory windows take no memory of the
+ * caller's) and pinned for the GPU's copies (cudaHostRegister; unpinned, the
+ * copies still work, synchronously): the values it receives from other ranks,
  * phase after phase, each message at an offset its sender learns at set-up
  * (halo_rma_exchange_disp). A phase:
  *   start    the packed sends go down to pinned memory on the exchange
@@ -15,12 +17,14 @@
  *            the origins' puts; the received values go up into the receive
  *            buffer in one copy, and the executor unpacks (or adds) them.
  * Nothing is allocated per exchange. The window is kept in the context's
- * windows and freed, with its memory, at a collective point after every
- * rank destroyed the plan. A communication helper keeps device buffers. */
+ * windows and freed (unpinned first) at a collective point after every rank
+ * destroyed the plan. A communication helper keeps device buffers. */
 #include "halo_impl.h"
 
 #if HALO_HAVE_CUDA
 #include "exec/cuda_exec.h"
+
+static void unpin(void *base) { cudaHostUnregister(base); }
 
 static void rma_destroy(halo_exec *ex, cuda_data *d) {
   if (!d->rma_set) return;
@@ -35,10 +39,11 @@ static void rma_destroy(halo_exec *ex, cuda_data *d) {
   }
   if (d->rma_win_id >= 0) { /* the window and its memory go later, collectively */
     halo_rma_windows_release(*ex->cfg.rma, d->rma_win_id);
-  } else {
-    if (d->rma_win != MPI_WIN_NULL) MPI_Win_free(&d->rma_win); /* set-up failed on every rank */
-    halo_pinned_free(d->rma_win_buf);
+  } else if (d->rma_win != MPI_WIN_NULL) { /* set-up failed on every rank */
+    if (d->rma_pinned) unpin(d->rma_win_buf);
+    MPI_Win_free(&d->rma_win);
   }
+  d->rma_pinned = 0;
   d->rma_win = MPI_WIN_NULL, d->rma_win_buf = NULL, d->rma_win_id = -1;
   halo_device_pinned_release(ex->cfg.dev, d->rma_send_buf, d->rma_send_bytes);
   d->rma_send_buf = NULL;
@@ -78,8 +83,6 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d, int64_t *win_n) {
   }
   d->rma_send_bytes = (size_t)sends * sizeof(double);
   HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, d->rma_send_bytes, (void **)&d->rma_send_buf));
-  HALO_TRY(halo_pinned_malloc((void **)&d->rma_win_buf,
-                              (size_t)(*win_n > 0 ? *win_n : 1) * sizeof(double)));
   HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &all));
   int64_t so = 0;
   for (int k = 0; k < s->n_phases; k++) {
@@ -116,19 +119,25 @@ static halo_status rma_setup(halo_exec *ex, cuda_data *d) {
   HALO_TRY_MPI(MPI_Info_create(&info));
   HALO_TRY_MPI(MPI_Info_set(info, "no_locks", "true")); /* active target only */
   HALO_TRY_MPI(MPI_Info_set(info, "same_disp_unit", "true"));
-  st = mpi_status(MPI_Win_create(d->rma_win_buf, (MPI_Aint)(win_n * (int64_t)sizeof(double)),
-                                 (int)sizeof(double), info, ex->cfg.comm, &d->rma_win),
-                  "MPI_Win_create");
+  st = mpi_status(MPI_Win_allocate((MPI_Aint)(win_n * (int64_t)sizeof(double)),
+                                   (int)sizeof(double), info, ex->cfg.comm, &d->rma_win_buf,
+                                   &d->rma_win),
+                  "MPI_Win_allocate");
   if (st == HALO_SUCCESS)
     st = mpi_status(MPI_Win_set_errhandler(d->rma_win, MPI_ERRORS_RETURN),
                     "MPI_Win_set_errhandler");
+  if (st == HALO_SUCCESS && win_n > 0) { /* pinned where CUDA can; else the copies are plain */
+    d->rma_pinned = cudaHostRegister(d->rma_win_buf, (size_t)win_n * sizeof(double),
+                                     cudaHostRegisterDefault) == cudaSuccess;
+    if (!d->rma_pinned) (void)cudaGetLastError();
+  }
   HALO_TRY(halo_agree(ex->cfg.comm, st));
   {
     int64_t win_off[HALO_MAX_PHASES], *disp[HALO_MAX_PHASES];
     for (int k = 0; k < s->n_phases; k++) win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].rma_disp;
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
-  const halo_rma_memory mem = {d->rma_win_buf, halo_pinned_free};
+  const halo_rma_memory mem = {d->rma_pinned ? d->rma_win_buf : NULL, unpin};
   st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.rma, d->rma_win, mem, &d->rma_win_id));
   if (st != HALO_SUCCESS && d->rma_win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */

@@ -27,11 +27,12 @@ typedef struct halo_exec_s halo_exec;
  *  made, so that every rank frees the same windows in the same order. */
 typedef struct halo_rma_windows_s halo_rma_windows;
 
-/** Memory a window was created over (MPI_Win_create), freed by free_fn after
- *  the window; base NULL: the window's memory is MPI's (MPI_Win_allocate). */
+/** A window's memory that its maker changed (device rma: pinned for the
+ *  GPU's copies): release(base) undoes that just before the window is freed;
+ *  base NULL: nothing to undo. */
 typedef struct {
   void *base;
-  void (*free_fn)(void *);
+  void (*release)(void *);
 } halo_rma_memory;
 
 /** Keep a window made collectively at plan time; its id. */

@@ -35,8 +35,8 @@ typedef struct {
 } rma_phase;
 
 /* The windows of a communicator: those made since the first still alive
- * (ids floor, floor+1, ...), with whether this rank released each, and the
- * memory a window was created over (freed after it; NULL: MPI's own). */
+ * (ids floor, floor+1, ...), with whether this rank released each, and what
+ * to undo on each one's memory before it is freed. */
 struct halo_rma_windows_s {
   int floor, n, cap;
   MPI_Win *win;
@@ -44,12 +44,11 @@ struct halo_rma_windows_s {
   halo_rma_memory *mem;
 };
 
-/* Free window i and then its memory. */
+/* Free window i, after undoing what its maker did to its memory. */
 static int window_free(halo_rma_windows *w, int i) {
-  const int rc = MPI_Win_free(&w->win[i]);
-  if (w->mem[i].base) w->mem[i].free_fn(w->mem[i].base);
+  if (w->mem[i].base) w->mem[i].release(w->mem[i].base);
   w->mem[i].base = NULL;
-  return rc;
+  return MPI_Win_free(&w->win[i]);
 }
 
 halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem,
