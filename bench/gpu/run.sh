@@ -52,7 +52,9 @@
 #                              AUTO_SETUP_GPUS the GPUs of the set-up (0)
 #   bench/gpu/run.sh onesided  build, the GPU tests on 1 GPU (1, 2 and 4 ranks), and one
 #                              exchange's time as a distribution on the machine's cores
-#                              (host memory, 2, 4 and 8 ranks): host against rma
+#                              (host memory, 2, 4 and 8 ranks): host against rma; then in
+#                              device memory (onesided-device alone): rma against staged,
+#                              ipc, nccl and nvshmem, 2 ranks on 2 GPUs and on 1 GPU
 #   bench/gpu/run.sh sanitize  build, and compute-sanitizer's memcheck, racecheck and synccheck
 #                              (SANITIZE_TOOLS) over the GPU test: 1 rank, and 2 ranks on 2 GPUs
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
@@ -698,6 +700,25 @@ onesided_bench() {
     --strategy split --ranks-per-node 4
   tail -5 "$log" | grep -a -v "^+" | tee -a "$summary"
   say '```'
+  onesided_device
+}
+
+# One exchange in device memory, 2 ranks on 2 GPUs (and 2 on 1 GPU): rma (staged through
+# pinned memory) against staged, and the other device transports
+onesided_device() {
+  say ""
+  say "## One exchange, device memory: p50 / p99 / max over 10^4 exchanges (us)"
+  say ""
+  say '```'
+  for g in lap3d27:40 lap3d27:100; do
+    [ "$ngpu" -ge 2 ] && CUDA_VISIBLE_DEVICES=0,1 run "${MPIRUN[@]}" -n 2 $B/bench/bench_exchange_dist \
+      $g 10000 staged rma ipc nccl $([ -n "$NVSHMEM_HOME" ] && echo nvshmem) --memory device
+    tail -8 "$log" | grep -a -v "^+" | tee -a "$summary"
+    CUDA_VISIBLE_DEVICES=0 run "${MPIRUN[@]}" -n 2 $B/bench/bench_exchange_dist $g 10000 staged rma \
+      ipc --memory device
+    tail -6 "$log" | grep -a -v "^+" | tee -a "$summary"
+  done
+  say '```'
 }
 
 : >"$summary"
@@ -714,6 +735,7 @@ large) build; large_gpu ;;
 local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 onesided) build; tests gpu-local; onesided_bench ;;
+onesided-device) build; onesided_device ;;
 sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
