@@ -12,6 +12,12 @@
  * transport from HALO_TRANSPORT), and the allocations swept include device
  * and pinned memory and CUDA streams and events (halo_debug_alloc_fails).
  *
+ * The third kind, with plans in device memory: the k-th CUDA call that
+ * halo checks (HALO_CUDA, HALO_TRY_CUDA: halo_debug_fail_cuda) fails with
+ * cudaErrorUnknown, swept over the plans' creation and destruction. And a
+ * plan's destruction, which has no status, is swept with every kind: it
+ * must end on every rank (no hang), and the next step must work.
+ *
  * The second kind of failure: the k-th of the MPI calls that act on this
  * rank alone (persistent requests, groups: wrapped below through MPI's
  * profiling interface) returns MPI_ERR_OTHER, swept the same way over the
@@ -54,16 +60,23 @@ int MPI_Group_translate_ranks(MPI_Group a, int n, const int *ra, MPI_Group b, in
   return mpi_fails() ? MPI_ERR_OTHER : PMPI_Group_translate_ranks(a, n, ra, b, rb);
 }
 
-enum { FAIL_ALLOC, FAIL_MPI, N_KINDS };
-static const char *kind_name[N_KINDS] = {"allocation", "local MPI call"};
+enum { FAIL_ALLOC, FAIL_MPI, FAIL_CUDA, N_KINDS };
+static const char *kind_name[N_KINDS] = {"allocation", "local MPI call", "CUDA call"};
 
 /* Arm (k > 0) or disarm (0) the failure of the k-th next event of a kind. */
 static void fail_next(int kind, int64_t k) {
   if (kind == FAIL_ALLOC) halo_debug_fail_alloc(k);
+  else if (kind == FAIL_CUDA) halo_debug_fail_cuda(k);
   else mpi_fail_at = k > 0 ? mpi_calls + (long)k : 0;
 }
 
-static int64_t events(int kind) { return kind == FAIL_ALLOC ? halo_debug_alloc_count() : mpi_calls; }
+static int64_t armed_at; /* events(kind) when the failure was armed */
+
+static int64_t events(int kind) {
+  return kind == FAIL_ALLOC ? halo_debug_alloc_count()
+         : kind == FAIL_CUDA ? halo_debug_cuda_count()
+                             : mpi_calls;
+}
 
 static void watchdog(int sig) {
   (void)sig;
@@ -95,9 +108,18 @@ typedef struct {
   halo_matrix A;
 } world;
 
-enum { STEP_MATRIX, STEP_PLAN, STEP_IDS, STEP_USE, N_STEPS };
+enum { STEP_MATRIX, STEP_PLAN, STEP_IDS, STEP_USE, STEP_DESTROY, N_STEPS };
 static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan from ids",
-                                         "first exchange and product"};
+                                         "first exchange and product", "plan destroy"};
+
+/* Whether a kind is swept over a step: MPI and CUDA calls not in the first
+ * exchange (see above), CUDA calls only with plans in device memory (and
+ * not in the matrix's creation, which makes none). */
+static int swept(int kind, int s, int device) {
+  if (kind != FAIL_ALLOC && s == STEP_USE) return 0;
+  if (kind == FAIL_CUDA && (!device || s == STEP_MATRIX)) return 0;
+  return 1;
+}
 
 /* Run step s (the matrix and, for STEP_USE, a plan made before the failure
  * is armed); returns this rank's status and leaves nothing behind. */
@@ -114,7 +136,8 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
   halo_matrix A = NULL;
   halo_plan plan = NULL;
   *wrong = 0;
-  if (s == STEP_USE) CHECK_OK(halo_plan_create(w->A, &o, &plan));
+  if (s == STEP_USE || s == STEP_DESTROY) CHECK_OK(halo_plan_create(w->A, &o, &plan));
+  armed_at = events(kind);
   if (w->rank == fail_rank) fail_next(kind, fail_k);
   switch (s) {
   case STEP_MATRIX:
@@ -135,6 +158,7 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
     if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
     if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, x, 0.0, y);
     break;
+  case STEP_DESTROY: halo_plan_destroy(&plan); break; /* it has no status: it must not hang */
   }
   fail_next(kind, 0);
   if (st == HALO_SUCCESS && plan && s != STEP_USE) { /* a plan made: its ghosts must be right */
@@ -209,24 +233,30 @@ int main(int argc, char **argv) {
     CHECK_OK(halo_strategy_from_name(tok, &strategies[n_strategies++]));
   long total = 0;
   for (int kind = 0; kind < N_KINDS; kind++)
-  for (int s = 0; s < (kind == FAIL_MPI ? STEP_USE : N_STEPS); s++)
-    for (int si = 0; si < (s == STEP_MATRIX ? 1 : n_strategies); si++) {
+  for (int s = 0; s < N_STEPS; s++)
+    for (int si = 0; si < (s == STEP_MATRIX || !swept(kind, s, w.device) ? 1 : n_strategies); si++) {
+      if (!swept(kind, s, w.device)) continue;
       long injected = 0;
-      const halo_status expect = kind == FAIL_ALLOC ? HALO_ERR_OUT_OF_MEMORY : HALO_ERR_MPI;
+      const halo_status expect = kind == FAIL_ALLOC  ? HALO_ERR_OUT_OF_MEMORY
+                                 : kind == FAIL_CUDA ? HALO_ERR_CUDA
+                                                     : HALO_ERR_MPI;
+      const char *expect_text = kind == FAIL_ALLOC  ? "out of memory"
+                                : kind == FAIL_CUDA ? "unknown error"
+                                                    : "MPI";
       for (int fr = 0; fr < w.P; fr++)
         for (int64_t k = 1;; k++) {
           snprintf(current, sizeof current, "%s, %s, %s %lld of rank %d fails", step_name[s],
                    halo_strategy_name(strategies[si]), kind_name[kind], (long long)k, fr);
           alarm(watchdog_s);
-          int64_t before = events(kind), wrong = 0;
+          int64_t wrong = 0;
           int wr = 0;
           halo_status st = run_step(&w, s, strategies[si], kind, k, fr, &wr);
           wrong = wr;
-          (void)before;
           const char *msg = halo_last_error();
-          /* did the failure happen (on the failing rank)? */
-          int hit = w.rank == fr && st == expect &&
-                    strstr(msg, kind == FAIL_ALLOC ? "out of memory" : "MPI") != NULL;
+          /* did the failure happen (on the failing rank)? A destroy has no
+           * status: there, whether the k-th call was made in it */
+          int hit = s == STEP_DESTROY ? w.rank == fr && events(kind) - armed_at >= k
+                                      : w.rank == fr && st == expect && strstr(msg, expect_text);
           int v[3] = {st != HALO_SUCCESS, -(st != HALO_SUCCESS), hit}, m[3];
           MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
           alarm(0);
@@ -241,19 +271,21 @@ int main(int argc, char **argv) {
             /* no failure: k is past the step's allocations on rank fr, or the
              * allocation that failed was not needed; stop at 2 in a row */
             int64_t made = 0;
-            if (w.rank == fr) made = events(kind) - before;
+            if (w.rank == fr) made = events(kind) - armed_at;
             MPI_Bcast(&made, 1, MPI_INT64_T, fr, w.comm);
             if (k > made) break;
           }
           if (all_failed && !injected && w.rank == (fr + 1) % w.P)
             printf("test_inject: %s: rank %d's message: %s\n", current, w.rank, msg);
-          injected += all_failed;
+          injected += s == STEP_DESTROY ? m[2] : all_failed;
+          if (s == STEP_DESTROY && !m[2]) break; /* past the destroy's calls */
         }
       if (w.rank == 0)
-        printf("test_inject: %-14s %-28s %-8s %ld failures injected; at each, every rank failed "
-               "and none hung\n",
+        printf("test_inject: %-14s %-28s %-8s %ld failures injected; at each, %s\n",
                kind_name[kind], step_name[s],
-               s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected);
+               s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected,
+               s == STEP_DESTROY ? "every rank ended its destroy and the next step worked"
+                                 : "every rank failed and none hung");
       total += injected;
     }
   if (w.rank == 0) printf("test_inject: %ld failures injected in all\n", total);

@@ -10,16 +10,18 @@
 
 halo_status halo_error_cuda(cudaError_t e, const char *call, const char *file, int line);
 
+/* Each checked call is counted, and the one failure injection names fails
+ * without being made (halo_debug_fail_cuda). */
 #define HALO_CUDA(call)                                                                            \
   do {                                                                                             \
-    cudaError_t halo_cuda_rc_ = (call);                                                            \
+    cudaError_t halo_cuda_rc_ = halo_debug_cuda_fails() ? cudaErrorUnknown : (call);               \
     if (halo_cuda_rc_ != cudaSuccess)                                                              \
       return halo_error_cuda(halo_cuda_rc_, #call, __FILE__, __LINE__);                            \
   } while (0)
 
 #define HALO_TRY_CUDA(call)                                                                        \
   do {                                                                                             \
-    cudaError_t halo_cuda_rc_ = (call);                                                            \
+    cudaError_t halo_cuda_rc_ = halo_debug_cuda_fails() ? cudaErrorUnknown : (call);               \
     if (halo_cuda_rc_ != cudaSuccess) {                                                            \
       st = halo_error_cuda(halo_cuda_rc_, #call, __FILE__, __LINE__);                              \
       goto cleanup;                                                                                \

@@ -112,6 +112,12 @@ int halo_debug_alloc_fails(void);
 /** Failure injection (tests): the k-th host allocation from now on
  *  (halo_malloc, halo_calloc, halo_realloc) returns NULL; 0 disarms. */
 void halo_debug_fail_alloc(int64_t k);
+/** Failure injection (tests): the CUDA calls checked by HALO_CUDA and
+ *  HALO_TRY_CUDA are counted; the k-th from now on (halo_debug_fail_cuda,
+ *  0: none) is not made and fails with cudaErrorUnknown. */
+int halo_debug_cuda_fails(void);
+int64_t halo_debug_cuda_count(void);
+void halo_debug_fail_cuda(int64_t k);
 
 /* ---- device memory: CUDA when compiled in; otherwise every call fails with
  * HALO_ERR_NOT_COMPILED. No CUDA type appears here, so that the planning

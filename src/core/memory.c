@@ -54,6 +54,21 @@ void halo_debug_count_alloc(void) { atomic_fetch_add(&halo_alloc_count, 1); }
 
 int halo_debug_alloc_fails(void) { return count_one(); }
 
+/* CUDA calls checked through HALO_CUDA / HALO_TRY_CUDA (halo_cuda.h) */
+static atomic_llong halo_cuda_count, halo_cuda_fail_at;
+
+int halo_debug_cuda_fails(void) {
+  const long long n = atomic_fetch_add_explicit(&halo_cuda_count, 1, memory_order_relaxed) + 1;
+  const long long at = atomic_load_explicit(&halo_cuda_fail_at, memory_order_relaxed);
+  return at > 0 && n == at;
+}
+
+int64_t halo_debug_cuda_count(void) { return (int64_t)atomic_load(&halo_cuda_count); }
+
+void halo_debug_fail_cuda(int64_t k) {
+  atomic_store(&halo_cuda_fail_at, k > 0 ? (long long)halo_debug_cuda_count() + k : 0);
+}
+
 halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero) {
   *p = NULL;
   if (count == 0) return HALO_SUCCESS;

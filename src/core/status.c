@@ -88,8 +88,14 @@ halo_status halo_agree(MPI_Comm comm, halo_status st) {
   } report;
   if (rank == out.rank) {
     report.code = (int)st;
-    if (snprintf(report.msg, sizeof report.msg, "rank %d: %s", rank, halo_err_msg) < 0)
-      report.msg[0] = '\0';
+    /* a message agreed before already names its rank: once is enough */
+    size_t d = 0;
+    if (strncmp(halo_err_msg, "rank ", 5) == 0)
+      while (halo_err_msg[5 + d] >= '0' && halo_err_msg[5 + d] <= '9') d++;
+    const int named = d > 0 && halo_err_msg[5 + d] == ':';
+    const int w = named ? snprintf(report.msg, sizeof report.msg, "%s", halo_err_msg)
+                        : snprintf(report.msg, sizeof report.msg, "rank %d: %s", rank, halo_err_msg);
+    if (w < 0) report.msg[0] = '\0';
   }
   if ((rc = MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, out.rank, comm)) != MPI_SUCCESS)
     return halo_error_mpi(rc, "MPI_Bcast", __FILE__, __LINE__);

@@ -494,6 +494,9 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
   for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
 cleanup:
+  /* what failed on one rank after the last agreement (the calls above) is
+   * every rank's; a failure agreed before reaches here on every rank too */
+  st = halo_agree(comm, st);
   if (st != HALO_SUCCESS) halo_cuda_exec_destroy(ex);
   return st;
 }
