@@ -20,8 +20,11 @@
 #                              not); SETUP_TWO the matrices of the 2-rank part (empty:
 #                              none, nor the 1-GPU row)
 #   bench/gpu/run.sh inject    build, and test_inject's failure injection with plans in
-#                              device memory: nccl, ipc, staged on 2 GPUs, ipc and staged
-#                              with 2 ranks on 1 GPU (INJECT_LIMIT seconds each, 240)
+#                              device memory (allocations, local MPI calls, CUDA calls; plan
+#                              create, first use, destroy): nccl, ipc, staged, nvshmem, rma
+#                              with 2 ranks on 2 GPUs, ipc, staged, rma with 2 ranks on 1
+#                              GPU and 4 on 2, staged with 1 rank (INJECT_LAYOUTS
+#                              "GPUS:TRANSPORT:RANKS ..."; INJECT_LIMIT seconds each, 240)
 #   bench/gpu/run.sh large     build, then past 2^31 (test_large_message): one message of
 #                              LARGE_N values (280,000,000: 2.24 GB) per rank and direction
 #                              through nccl, ipc, staged, host and rma, forward and reverse;
@@ -411,17 +414,20 @@ inject_gpu() {
   say "## Failure injection in device memory (test_inject lap3d27:6 standard,3step device)"
   say ""
   local t0 rc
-  for layout in "0,1 nccl" "0,1 ipc" "0,1 staged" "0 ipc" "0 staged"; do
-    set -- $layout
-    local f=$OUT/inject-$2-gpus${1//,/}.txt
+  local layouts=${INJECT_LAYOUTS:-"0,1:nccl:2 0,1:ipc:2 0,1:staged:2 0,1:nvshmem:2 0,1:rma:2
+    0:ipc:2 0:staged:2 0:rma:2 0,1:ipc:4 0,1:staged:4 0,1:rma:4 0:staged:1"}
+  for layout in $layouts; do
+    set -- ${layout//:/ }
+    [ "$2" = nvshmem ] && [ -z "$NVSHMEM_HOME" ] && continue
+    local f=$OUT/inject-$2-gpus${1//,/}-np$3.txt
     t0=$SECONDS
-    echo "+ GPUs $1, transport $2" >>"$log"
+    echo "+ GPUs $1, transport $2, $3 ranks" >>"$log"
     CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 \
-      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -n 2 \
+      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -n $3 \
       $B/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
     rc=$?
     cat "$f" >>"$log"
-    say "- 2 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' "$f" |
+    say "- $3 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' "$f" |
       head -1)"
     grep -a "failures injected;\|HANG\|FAIL\|disagree\|wrong" "$f" | head -20 |
       sed 's/^/  /' | tee -a "$summary"
