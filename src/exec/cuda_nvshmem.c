@@ -69,7 +69,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
   const halo_schedule *s = S(ex);
   const MPI_Comm comm = ex->cfg.comm;
   int64_t *out = NULL, *in = NULL;
-  int *seq = NULL;
+  int *sseq = NULL, *rseq = NULL; /* the tag sequences of every phase's sends and receives */
   MPI_Request *req = NULL;
   halo_nv_put *puts = NULL;
   halo_nv_wait *waits = NULL;
@@ -77,7 +77,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
 
   /* the layout of the chunk: sends, receives, ready signals, done signals */
   int64_t n_send_vals = 0, n_recv_vals = 0, n_ready = 0, n_done = 0, n_blocks = 0;
-  int most = 1;
+  int n_sends = 0, n_recvs = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     cphase *p = &d->ph[k];
@@ -89,14 +89,21 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
     for (int i = 0; i < ph->n_send; i++)
       if (p->send[i].ch == CH_NVSHMEM) p->nv_blocks += (int)pieces(ph->send[i].count);
     n_blocks += p->nv_blocks;
-    if (ph->n_send > most) most = ph->n_send;
-    if (ph->n_recv > most) most = ph->n_recv;
+    n_sends += ph->n_send, n_recvs += ph->n_recv;
   }
   const size_t bytes = (size_t)(n_send_vals + n_recv_vals + n_ready + n_done) * 8;
   /* what can fail here alone, before the collectives */
   st = HALO_ALLOC(out, TO_SENDER * (n_ready + n_done + 1));
   if (st == HALO_SUCCESS) st = HALO_ALLOC(in, TO_SENDER * (n_ready + n_done + 1));
-  if (st == HALO_SUCCESS) st = HALO_ALLOC(seq, most);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(sseq, n_sends + 1);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(rseq, n_recvs + 1);
+  /* before any message: a failure here must be every rank's */
+  for (int k = 0, a = 0, b = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {
+    const halo_phase *ph = &s->phase[k];
+    st = halo_exec_sequence(ex, ph->send, ph->n_send, sseq + a);
+    if (st == HALO_SUCCESS) st = halo_exec_sequence(ex, ph->recv, ph->n_recv, rseq + b);
+    a += ph->n_send, b += ph->n_recv;
+  }
   if (st == HALO_SUCCESS) st = HALO_ALLOC(req, 2 * (n_ready + n_done) + 1);
   if (st == HALO_SUCCESS) st = HALO_CALLOC(puts, n_blocks + 1);
   if (st == HALO_SUCCESS) st = HALO_CALLOC(waits, n_ready + 1);
@@ -140,7 +147,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
    * between one pair of one phase share tags, which MPI keeps in order. */
   const int64_t base = (int64_t)(d->nv_block - halo_device_nvshmem_base(ex->cfg.dev, d->nv_chunk));
   for (int round = 0; round < 2; round++) {
-    int nr = 0;
+    int nr = 0, so = 0, ro = 0; /* the phase's first send and receive in sseq, rseq */
     int64_t r_ready = 0, r_done = 0;
     for (int k = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {
       const halo_phase *ph = &s->phase[k];
@@ -154,8 +161,8 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
       const cmsg *ct = round == 0 ? p->send : p->recv;
       const int n_theirs = round == 0 ? ph->n_send : ph->n_recv;
       const int w_out = round == 0 ? TO_SENDER : TO_RECEIVER;
-      HALO_TRY(halo_exec_sequence(ex, theirs, n_theirs, seq));
-      for (int i = 0; i < n_theirs; i++) /* round 0: senders hear where to put */
+      const int *seq = round == 0 ? sseq + so : rseq + ro; /* of theirs */
+      for (int i = 0; i < n_theirs; i++)                   /* round 0: senders hear where to put */
         if (ct[i].ch == CH_NVSHMEM) {
           int64_t *buf = in + TO_SENDER * (round == 0 ? r_done : r_ready);
           HALO_TRY_MPI(MPI_Irecv(buf, round == 0 ? TO_SENDER : TO_RECEIVER, MPI_INT64_T,
@@ -165,7 +172,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
           else
             r_ready++;
         }
-      HALO_TRY(halo_exec_sequence(ex, mine, n_mine, seq));
+      seq = round == 0 ? rseq + ro : sseq + so; /* of mine */
       for (int i = 0; i < n_mine; i++)
         if (cm[i].ch == CH_NVSHMEM) {
           int64_t j = round == 0 ? r_ready : r_done;
@@ -184,19 +191,23 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
           else
             r_done++;
         }
+      so += ph->n_send, ro += ph->n_recv;
     }
     HALO_TRY_MPI(MPI_Waitall(nr, req, MPI_STATUSES_IGNORE));
     if (round == 0) { /* the puts, from what the receivers said (in: per sent message) */
       int64_t b = 0, j = 0;
-      for (int k = 0; k < s->n_phases; k++) {
+      for (int k = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {
         const halo_phase *ph = &s->phase[k];
-        for (int i = 0; i < ph->n_send; i++) {
+        for (int i = 0; i < ph->n_send && st == HALO_SUCCESS; i++) {
           if (d->ph[k].send[i].ch != CH_NVSHMEM) continue;
           const int64_t *w = in + TO_SENDER * j;
           char *rb = halo_device_nvshmem_base(ex->cfg.dev, (int)w[0]);
-          if (!rb)
-            HALO_FAIL(HALO_ERR_INTERNAL, "transport nvshmem: rank %d names symmetric chunk %lld",
-                      ph->send[i].peer, (long long)w[0]);
+          if (!rb) { /* agreed below: every rank reaches the round's agreement */
+            st = HALO_ERROR(HALO_ERR_INTERNAL,
+                            "transport nvshmem: rank %d names symmetric chunk %lld",
+                            ph->send[i].peer, (long long)w[0]);
+            break;
+          }
           const int64_t np = pieces(ph->send[i].count);
           for (int64_t c = 0; c < np; c++, b++) {
             halo_nv_put *q = &puts[b];
@@ -214,15 +225,18 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
       }
     } else { /* the waits and acknowledgements (in: per received message) */
       int64_t j = 0;
-      for (int k = 0; k < s->n_phases; k++) {
+      for (int k = 0; k < s->n_phases && st == HALO_SUCCESS; k++) {
         const halo_phase *ph = &s->phase[k];
-        for (int i = 0; i < ph->n_recv; i++) {
+        for (int i = 0; i < ph->n_recv && st == HALO_SUCCESS; i++) {
           if (d->ph[k].recv[i].ch != CH_NVSHMEM) continue;
           const int64_t *w = in + TO_SENDER * j;
           char *sb = halo_device_nvshmem_base(ex->cfg.dev, (int)w[0]);
-          if (!sb)
-            HALO_FAIL(HALO_ERR_INTERNAL, "transport nvshmem: rank %d names symmetric chunk %lld",
-                      ph->recv[i].peer, (long long)w[0]);
+          if (!sb) {
+            st = HALO_ERROR(HALO_ERR_INTERNAL,
+                            "transport nvshmem: rank %d names symmetric chunk %lld",
+                            ph->recv[i].peer, (long long)w[0]);
+            break;
+          }
           waits[j].sig = ready + j;
           waits[j].puts = pieces(ph->recv[i].count);
           acks[j].done = (uint64_t *)(void *)(sb + w[1]);
@@ -265,7 +279,8 @@ cleanup:
   halo_free(waits);
   halo_free(puts);
   halo_free(req);
-  halo_free(seq);
+  halo_free(rseq);
+  halo_free(sseq);
   halo_free(in);
   halo_free(out);
   return st;
