@@ -7,11 +7,11 @@
  * On the generated matrix GEN (as `halo spmv --gen`), one plan per transport
  * (host memory, or device memory with x and the ghosts on the GPU; reverse
  * off); N exchanges of each (begin and end, back to back; in device memory
- * with halo_plan_synchronize, so that the GPU's part is in the time), in blocks of 100 taken in turn from each plan so that drift of the
- * machine falls on all alike, after 100 untimed. An exchange's time is the
- * most of any rank (times kept per rank and reduced once at the end). Prints,
- * per transport, the median, p90, p99, p99.9, the largest and the mean, in
- * microseconds, and checks that every plan's ghosts are the first's. */
+ * with halo_plan_synchronize, so that the GPU's part is in the time), in blocks of 100 taken in
+ * turn from each plan so that drift of the machine falls on all alike, after 100 untimed. An
+ * exchange's time is the most of any rank (times kept per rank and reduced once at the end).
+ * Prints, per transport, the median, p90, p99, p99.9, the largest and the mean, in microseconds,
+ * and checks that every plan's ghosts are the first's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

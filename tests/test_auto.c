@@ -161,6 +161,48 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
       }
       unsetenv("XDG_CACHE_HOME");
     }
+    /* host memory, strategy and transport auto, parameters with rma.*: rma is a
+     * candidate; priced far below host, the model takes it (host without rma.*) */
+    static int rma_case = 0;
+    if (K == 1 && P > 1 && !rma_case++) {
+      char path[64] = "/tmp/halo_test_auto_rma_XXXXXX";
+      halo_params prm;
+      CHECK_OK(halo_params_builtin("lassen", &prm));
+      prm.have_rma = 1;
+      prm.rma = (halo_postal){1e-9, 1e-13};
+      if (rank == 0) {
+        const int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        CHECK(f != NULL);
+        CHECK_OK(halo_params_write(&prm, f));
+        fclose(f);
+      }
+      MPI_Bcast(path, sizeof path, MPI_CHAR, 0, comm);
+      halo_plan_options ro = halo_plan_options_default();
+      ro.autotune = 0;
+      ro.params = path;
+      halo_stats rs;
+      CHECK_OK(halo_plan_create(A, &ro, &plan));
+      CHECK_OK(halo_plan_stats(plan, &rs));
+      CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+      CHECK_MSG(rs.n_phases == 0 || rs.phase[0].transport == HALO_TRANSPORT_RMA,
+                "parameters with rma.*: auto chose %s: %.900s",
+                halo_transport_name(rs.phase[0].transport), text);
+      CHECK_MSG(strstr(text, "/rma"), "no rma candidate: %.900s", text);
+      for (int64_t k = 0; k < ng; k++) g[k] = NAN;
+      CHECK_OK(halo_exchange_begin(plan, x, g));
+      CHECK_OK(halo_exchange_end(plan));
+      CHECK(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0);
+      halo_plan_destroy(&plan);
+      ro.params = "lassen"; /* without rma.*: host, and no rma candidate */
+      CHECK_OK(halo_plan_create(A, &ro, &plan));
+      CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+      CHECK_MSG(!strstr(text, "/rma"), "an rma candidate without rma.*: %.900s", text);
+      halo_plan_destroy(&plan);
+      MPI_Barrier(comm);
+      if (rank == 0) unlink(path);
+    }
     /* a concrete plan says so; a short buffer is cut, not overrun */
     o.strategy = HALO_STRATEGY_3STEP;
     o.autotune = 0;

@@ -47,7 +47,8 @@ static long mpi_fail_at; /* the call that brings mpi_calls to this fails; 0: non
 
 static int mpi_fails(void) { return ++mpi_calls == mpi_fail_at; }
 
-int MPI_Send_init(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c, MPI_Request *r) {
+int MPI_Send_init(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c,
+                  MPI_Request *r) {
   return mpi_fails() ? MPI_ERR_OTHER : PMPI_Send_init(b, n, t, d, tag, c, r);
 }
 int MPI_Recv_init(void *b, int n, MPI_Datatype t, int s, int tag, MPI_Comm c, MPI_Request *r) {
@@ -65,15 +66,18 @@ static const char *kind_name[N_KINDS] = {"allocation", "local MPI call", "CUDA c
 
 /* Arm (k > 0) or disarm (0) the failure of the k-th next event of a kind. */
 static void fail_next(int kind, int64_t k) {
-  if (kind == FAIL_ALLOC) halo_debug_fail_alloc(k);
-  else if (kind == FAIL_CUDA) halo_debug_fail_cuda(k);
-  else mpi_fail_at = k > 0 ? mpi_calls + (long)k : 0;
+  if (kind == FAIL_ALLOC)
+    halo_debug_fail_alloc(k);
+  else if (kind == FAIL_CUDA)
+    halo_debug_fail_cuda(k);
+  else
+    mpi_fail_at = k > 0 ? mpi_calls + (long)k : 0;
 }
 
 static int64_t armed_at; /* events(kind) when the failure was armed */
 
 static int64_t events(int kind) {
-  return kind == FAIL_ALLOC ? halo_debug_alloc_count()
+  return kind == FAIL_ALLOC  ? halo_debug_alloc_count()
          : kind == FAIL_CUDA ? halo_debug_cuda_count()
                              : mpi_calls;
 }
@@ -103,7 +107,7 @@ typedef struct {
   halo_csr rows;
   int64_t b, e, n, ng;
   double *x, *y, *g;
-  int device;          /* the plans in device memory (argv[3] "device") */
+  int device;           /* the plans in device memory (argv[3] "device") */
   double *dx, *dy, *dg; /* their vectors there */
   halo_matrix A;
 } world;
@@ -233,61 +237,62 @@ int main(int argc, char **argv) {
     CHECK_OK(halo_strategy_from_name(tok, &strategies[n_strategies++]));
   long total = 0;
   for (int kind = 0; kind < N_KINDS; kind++)
-  for (int s = 0; s < N_STEPS; s++)
-    for (int si = 0; si < (s == STEP_MATRIX || !swept(kind, s, w.device) ? 1 : n_strategies); si++) {
-      if (!swept(kind, s, w.device)) continue;
-      long injected = 0;
-      const halo_status expect = kind == FAIL_ALLOC  ? HALO_ERR_OUT_OF_MEMORY
-                                 : kind == FAIL_CUDA ? HALO_ERR_CUDA
-                                                     : HALO_ERR_MPI;
-      const char *expect_text = kind == FAIL_ALLOC  ? "out of memory"
-                                : kind == FAIL_CUDA ? "unknown error"
-                                                    : "MPI";
-      for (int fr = 0; fr < w.P; fr++)
-        for (int64_t k = 1;; k++) {
-          snprintf(current, sizeof current, "%s, %s, %s %lld of rank %d fails", step_name[s],
-                   halo_strategy_name(strategies[si]), kind_name[kind], (long long)k, fr);
-          alarm(watchdog_s);
-          int64_t wrong = 0;
-          int wr = 0;
-          halo_status st = run_step(&w, s, strategies[si], kind, k, fr, &wr);
-          wrong = wr;
-          const char *msg = halo_last_error();
-          /* did the failure happen (on the failing rank)? A destroy has no
-           * status: there, whether the k-th call was made in it */
-          int hit = s == STEP_DESTROY ? w.rank == fr && events(kind) - armed_at >= k
-                                      : w.rank == fr && st == expect && strstr(msg, expect_text);
-          int v[3] = {st != HALO_SUCCESS, -(st != HALO_SUCCESS), hit}, m[3];
-          MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
-          alarm(0);
-          const int all_failed = m[0] == 1 && m[1] == -1, none_failed = m[0] == 0;
-          CHECK_MSG(all_failed || none_failed, "%s: the ranks disagree (this rank: %s)", current,
-                    st == HALO_SUCCESS ? "success" : msg);
-          CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
-          if (all_failed && w.rank == fr)
-            CHECK_MSG(st == expect, "%s: the failing rank's status is %s (%s)", current,
-                      halo_status_string(st), msg);
-          if (none_failed && !m[2]) {
-            /* no failure: k is past the step's allocations on rank fr, or the
-             * allocation that failed was not needed; stop at 2 in a row */
-            int64_t made = 0;
-            if (w.rank == fr) made = events(kind) - armed_at;
-            MPI_Bcast(&made, 1, MPI_INT64_T, fr, w.comm);
-            if (k > made) break;
+    for (int s = 0; s < N_STEPS; s++)
+      for (int si = 0; si < (s == STEP_MATRIX || !swept(kind, s, w.device) ? 1 : n_strategies);
+           si++) {
+        if (!swept(kind, s, w.device)) continue;
+        long injected = 0;
+        const halo_status expect = kind == FAIL_ALLOC  ? HALO_ERR_OUT_OF_MEMORY
+                                   : kind == FAIL_CUDA ? HALO_ERR_CUDA
+                                                       : HALO_ERR_MPI;
+        const char *expect_text = kind == FAIL_ALLOC  ? "out of memory"
+                                  : kind == FAIL_CUDA ? "unknown error"
+                                                      : "MPI";
+        for (int fr = 0; fr < w.P; fr++)
+          for (int64_t k = 1;; k++) {
+            snprintf(current, sizeof current, "%s, %s, %s %lld of rank %d fails", step_name[s],
+                     halo_strategy_name(strategies[si]), kind_name[kind], (long long)k, fr);
+            alarm(watchdog_s);
+            int64_t wrong = 0;
+            int wr = 0;
+            halo_status st = run_step(&w, s, strategies[si], kind, k, fr, &wr);
+            wrong = wr;
+            const char *msg = halo_last_error();
+            /* did the failure happen (on the failing rank)? A destroy has no
+             * status: there, whether the k-th call was made in it */
+            int hit = s == STEP_DESTROY ? w.rank == fr && events(kind) - armed_at >= k
+                                        : w.rank == fr && st == expect && strstr(msg, expect_text);
+            int v[3] = {st != HALO_SUCCESS, -(st != HALO_SUCCESS), hit}, m[3];
+            MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
+            alarm(0);
+            const int all_failed = m[0] == 1 && m[1] == -1, none_failed = m[0] == 0;
+            CHECK_MSG(all_failed || none_failed, "%s: the ranks disagree (this rank: %s)", current,
+                      st == HALO_SUCCESS ? "success" : msg);
+            CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
+            if (all_failed && w.rank == fr)
+              CHECK_MSG(st == expect, "%s: the failing rank's status is %s (%s)", current,
+                        halo_status_string(st), msg);
+            if (none_failed && !m[2]) {
+              /* no failure: k is past the step's allocations on rank fr, or the
+               * allocation that failed was not needed; stop at 2 in a row */
+              int64_t made = 0;
+              if (w.rank == fr) made = events(kind) - armed_at;
+              MPI_Bcast(&made, 1, MPI_INT64_T, fr, w.comm);
+              if (k > made) break;
+            }
+            if (all_failed && !injected && w.rank == (fr + 1) % w.P)
+              printf("test_inject: %s: rank %d's message: %s\n", current, w.rank, msg);
+            injected += s == STEP_DESTROY ? m[2] : all_failed;
+            if (s == STEP_DESTROY && !m[2]) break; /* past the destroy's calls */
           }
-          if (all_failed && !injected && w.rank == (fr + 1) % w.P)
-            printf("test_inject: %s: rank %d's message: %s\n", current, w.rank, msg);
-          injected += s == STEP_DESTROY ? m[2] : all_failed;
-          if (s == STEP_DESTROY && !m[2]) break; /* past the destroy's calls */
-        }
-      if (w.rank == 0)
-        printf("test_inject: %-14s %-28s %-8s %ld failures injected; at each, %s\n",
-               kind_name[kind], step_name[s],
-               s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected,
-               s == STEP_DESTROY ? "every rank ended its destroy and the next step worked"
-                                 : "every rank failed and none hung");
-      total += injected;
-    }
+        if (w.rank == 0)
+          printf("test_inject: %-14s %-28s %-8s %ld failures injected; at each, %s\n",
+                 kind_name[kind], step_name[s],
+                 s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected,
+                 s == STEP_DESTROY ? "every rank ended its destroy and the next step worked"
+                                   : "every rank failed and none hung");
+        total += injected;
+      }
   if (w.rank == 0) printf("test_inject: %ld failures injected in all\n", total);
   halo_matrix_destroy(&w.A);
   halo_csr_free(&w.rows);

@@ -66,7 +66,8 @@ static void test_lassen(void) {
   CHECK(halo_params_protocol(&p, 16384) == HALO_PROTO_RENDEZVOUS);
   CHECK_NEAR(halo_params_message(&p, 0, HALO_LOC_OFF_NODE, 1000), 2.44e-06 + 3.79e-10 * 1000);
   CHECK_NEAR(halo_params_message(&p, 1, HALO_LOC_ON_NODE, 100), 2.02e-05 + 2.15e-10 * 100);
-  CHECK_ERR(halo_params_builtin("summit", &p), HALO_ERR_INVALID_ARG, "'summit' (built-in: lassen, h200)");
+  CHECK_ERR(halo_params_builtin("summit", &p), HALO_ERR_INVALID_ARG,
+            "'summit' (built-in: lassen, h200)");
 }
 
 /* The text of a parameter set (halo_params_write to a temporary file). */
@@ -103,6 +104,8 @@ static void check_same_params(const halo_params *a, const halo_params *b) {
   if (a->have_ipc) CHECK(SAME_BITS(a->ipc, b->ipc));
   CHECK(a->have_nvshmem == b->have_nvshmem);
   if (a->have_nvshmem) CHECK(SAME_BITS(a->nvshmem, b->nvshmem));
+  CHECK(a->have_rma == b->have_rma);
+  if (a->have_rma) CHECK(SAME_BITS(a->rma, b->rma));
 }
 
 static char *edit(const char *key, const char *line);
@@ -131,10 +134,13 @@ static void test_round_trip(void) {
   p.ipc = (halo_postal){0.7, 1e-300};
   p.have_nvshmem = 1;
   p.nvshmem = (halo_postal){1.9e-5, 1.0 / 7.0 * 1e-11};
+  p.have_rma = 1;
+  p.rma = (halo_postal){2.5e-6, 3.0 / 7.0 * 1e-10};
   text = params_text(&p);
   CHECK(strstr(text, "staged.alpha = ") && strstr(text, "ipc.alpha = ") &&
         strstr(text, "ipc.beta = ") && strstr(text, "nvshmem.alpha = ") &&
-        strstr(text, "nvshmem.beta = "));
+        strstr(text, "nvshmem.beta = ") && strstr(text, "rma.alpha = ") &&
+        strstr(text, "rma.beta = "));
   CHECK_OK(halo_params_parse(text, "odd.params", &q));
   check_same_params(&p, &q);
   /* and through a file, by halo_params_read and halo_params_load */
@@ -157,8 +163,9 @@ static void test_round_trip(void) {
   CHECK_OK(halo_params_builtin("lassen", &p));
   CHECK(p.staged_alpha == 0.0 && !p.have_ipc);
   text = params_text(&p);
-  CHECK(strstr(text, "staged.alpha = 0\n") && !strstr(text, "ipc.") && !strstr(text, "nvshmem."));
-  CHECK(!p.have_nvshmem);
+  CHECK(strstr(text, "staged.alpha = 0\n") && !strstr(text, "ipc.") && !strstr(text, "nvshmem.") &&
+        !strstr(text, "rma."));
+  CHECK(!p.have_nvshmem && !p.have_rma);
   free(text);
   char *no_staged = edit("staged.alpha", NULL);
   CHECK_OK(halo_params_parse(no_staged, "no-staged.params", &q));
@@ -258,11 +265,14 @@ static void test_errors(void) {
                       "ipc.alpha given without ipc.beta", "both or neither");
   expect_format_error(edit("staged.alpha", "ipc.beta = 1e-11"), "ipc.beta given without ipc.alpha",
                       "both or neither");
+  expect_format_error(edit("staged.alpha", "rma.alpha = 2e-6"), "rma.alpha given without rma.beta",
+                      "both or neither");
   expect_format_error(edit("staged.alpha", "staged.alpha = -1e-6"), "staged.alpha", "negative");
   /* files and names */
   halo_params p;
   CHECK_ERR(halo_params_read("/nonexistent-dir/x.params", &p), HALO_ERR_IO, "cannot open");
-  CHECK_ERR(halo_params_load("lasen", &p), HALO_ERR_IO, "'lasen': not a built-in one (lassen, h200)");
+  CHECK_ERR(halo_params_load("lasen", &p), HALO_ERR_IO,
+            "'lasen': not a built-in one (lassen, h200)");
   CHECK_ERR(halo_params_parse(NULL, "x", &p), HALO_ERR_INVALID_ARG, "NULL");
 }
 
@@ -378,6 +388,28 @@ static void test_hand_schedules(void) {
   double want[2][NP];
   for (int r = 0; r < NP; r++) want[0][r] = cpu0[r], want[1][r] = cpu1[r];
   check_model(&p, HALO_TRANSPORT_HOST, &h, host, want);
+  /* RMA: priced as HOST without rma.*; with them, every put costs rma.* (here 0: every
+   * rank-phase that sends to another rank gets cheaper, the others not) */
+  check_model(&p, HALO_TRANSPORT_RMA, &h, host, want);
+  {
+    halo_params q = p;
+    q.have_rma = 1;
+    q.rma = (halo_postal){0.0, 0.0};
+    int cheaper = 0;
+    for (int k = 0; k < 2; k++)
+      for (int r = 0; r < NP; r++) {
+        const halo_phase *ph = &h.s[r].phase[k];
+        int within = 0;
+        for (int i = 0; i < ph->n_send; i++) within |= ph->send[i].peer != r;
+        const double a =
+            halo_model_phase(&p, HALO_TRANSPORT_RMA, &h.s[r], k, host, node_inter[k][r]);
+        const double b =
+            halo_model_phase(&q, HALO_TRANSPORT_RMA, &h.s[r], k, host, node_inter[k][r]);
+        CHECK_MSG(within ? b < a : b == a, "rma.* phase %d rank %d: %g against %g", k, r, b, a);
+        cheaper += within;
+      }
+    CHECK(cheaper > 0);
+  }
 
   /* device plan: ranks 0, 1 and 3 on GPUs, rank 2 a helper; node 0 shares
    * its GPUs two ranks at a time (copies of 4 processes), rank 3 has one */
@@ -427,10 +459,10 @@ static void test_hand_schedules(void) {
           const int q_ = ph->send[i].peer;
           const int64_t bytes = ph->send[i].count * 8;
           if (q_ == r) continue;
-          wn[k][r] += gpus[r].host == gpus[q_].host
-                          ? 3e-6 + 2e-11 * (double)bytes
-                          : halo_params_message(&p, 1, halo_model_locality(&gpus[r], &gpus[q_]),
-                                                bytes);
+          wn[k][r] +=
+              gpus[r].host == gpus[q_].host
+                  ? 3e-6 + 2e-11 * (double)bytes
+                  : halo_params_message(&p, 1, halo_model_locality(&gpus[r], &gpus[q_]), bytes);
         }
       }
     CHECK(wn[0][0] != want[0][0]); /* the case tells the two apart */

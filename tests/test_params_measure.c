@@ -35,7 +35,8 @@ static int same_params(const halo_params *a, const halo_params *b) {
          memcmp(&a->staged_alpha, &b->staged_alpha, sizeof(double)) == 0 &&
          a->have_ipc == b->have_ipc && (!a->have_ipc || same_postal(&a->ipc, &b->ipc, 1)) &&
          a->have_nvshmem == b->have_nvshmem &&
-         (!a->have_nvshmem || same_postal(&a->nvshmem, &b->nvshmem, 1));
+         (!a->have_nvshmem || same_postal(&a->nvshmem, &b->nvshmem, 1)) &&
+         a->have_rma == b->have_rma && (!a->have_rma || same_postal(&a->rma, &b->rma, 1));
 }
 
 static int same_measured(const halo_params_measured *a, const halo_params_measured *b) {

@@ -256,7 +256,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   }
   /* --transport all with auto: auto also chooses the transport, as a last row */
   for (int s = 0; s < n_strategies; s++)
-    if (dev && all_transports && strategies[s] == HALO_STRATEGY_AUTO) {
+    if (all_transports && strategies[s] == HALO_STRATEGY_AUTO) {
       transports[n_transports++] = HALO_TRANSPORT_AUTO;
       break;
     }

@@ -84,6 +84,8 @@ typedef struct {
   halo_postal ipc;                           /* an IPC pull by a GPU rank */
   int have_nvshmem;                          /* nvshmem.* given: */
   halo_postal nvshmem; /* an NVSHMEM exchange between GPUs of one host (transport nvshmem) */
+  int have_rma;        /* rma.* given: */
+  halo_postal rma;     /* a message of transport rma in host memory */
 } halo_params;
 
 /** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4),

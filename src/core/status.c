@@ -93,8 +93,9 @@ halo_status halo_agree(MPI_Comm comm, halo_status st) {
     if (strncmp(halo_err_msg, "rank ", 5) == 0)
       while (halo_err_msg[5 + d] >= '0' && halo_err_msg[5 + d] <= '9') d++;
     const int named = d > 0 && halo_err_msg[5 + d] == ':';
-    const int w = named ? snprintf(report.msg, sizeof report.msg, "%s", halo_err_msg)
-                        : snprintf(report.msg, sizeof report.msg, "rank %d: %s", rank, halo_err_msg);
+    const int w = named
+                      ? snprintf(report.msg, sizeof report.msg, "%s", halo_err_msg)
+                      : snprintf(report.msg, sizeof report.msg, "rank %d: %s", rank, halo_err_msg);
     if (w < 0) report.msg[0] = '\0';
   }
   if ((rc = MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, out.rank, comm)) != MPI_SUCCESS)

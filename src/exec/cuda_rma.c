@@ -119,13 +119,12 @@ static halo_status rma_setup(halo_exec *ex, cuda_data *d) {
   HALO_TRY_MPI(MPI_Info_create(&info));
   HALO_TRY_MPI(MPI_Info_set(info, "no_locks", "true")); /* active target only */
   HALO_TRY_MPI(MPI_Info_set(info, "same_disp_unit", "true"));
-  st = mpi_status(MPI_Win_allocate((MPI_Aint)(win_n * (int64_t)sizeof(double)),
-                                   (int)sizeof(double), info, ex->cfg.comm, &d->rma_win_buf,
-                                   &d->rma_win),
+  st = mpi_status(MPI_Win_allocate((MPI_Aint)(win_n * (int64_t)sizeof(double)), (int)sizeof(double),
+                                   info, ex->cfg.comm, &d->rma_win_buf, &d->rma_win),
                   "MPI_Win_allocate");
   if (st == HALO_SUCCESS)
-    st = mpi_status(MPI_Win_set_errhandler(d->rma_win, MPI_ERRORS_RETURN),
-                    "MPI_Win_set_errhandler");
+    st =
+        mpi_status(MPI_Win_set_errhandler(d->rma_win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
   if (st == HALO_SUCCESS && win_n > 0) { /* pinned where CUDA can; else the copies are plain */
     d->rma_pinned = cudaHostRegister(d->rma_win_buf, (size_t)win_n * sizeof(double),
                                      cudaHostRegisterDefault) == cudaSuccess;
@@ -134,7 +133,8 @@ static halo_status rma_setup(halo_exec *ex, cuda_data *d) {
   HALO_TRY(halo_agree(ex->cfg.comm, st));
   {
     int64_t win_off[HALO_MAX_PHASES], *disp[HALO_MAX_PHASES];
-    for (int k = 0; k < s->n_phases; k++) win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].rma_disp;
+    for (int k = 0; k < s->n_phases; k++)
+      win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].rma_disp;
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
   const halo_rma_memory mem = {d->rma_pinned ? d->rma_win_buf : NULL, unpin};

@@ -36,8 +36,7 @@ typedef struct {
 } halo_rma_memory;
 
 /** Keep a window made collectively at plan time; its id. */
-halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem,
-                                 int *id);
+halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem, int *id);
 /** Forget the window added last without freeing it (its set-up failed on a
  *  peer: every rank frees it at once). */
 void halo_rma_windows_drop_last(halo_rma_windows *w);
@@ -61,10 +60,10 @@ typedef struct {
   const halo_leaves *leaves; /* ghost slots against the schedule's ghosts; NULL: the same */
   /* device plans */
   halo_device *dev;
-  void *comp;             /* the plan's compute stream (cudaStream_t) */
-  halo_timeline *tl;      /* NULL: no timeline */
-  int copy_timing;        /* time the staged copies */
-  int ipc_signal;         /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
+  void *comp;        /* the plan's compute stream (cudaStream_t) */
+  halo_timeline *tl; /* NULL: no timeline */
+  int copy_timing;   /* time the staged copies */
+  int ipc_signal;    /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
   halo_rma_windows **rma; /* the context's windows (transport rma) */
 } halo_exec_config;
 

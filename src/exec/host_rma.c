@@ -81,7 +81,7 @@ void halo_rma_windows_drop_last(halo_rma_windows *w) {
 halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm) {
   halo_status st = HALO_SUCCESS;
   unsigned char *all = NULL;
-  if (!w || w->n == 0) return HALO_SUCCESS; /* the same on every rank: n and floor agree */
+  if (!w || w->n == 0) return HALO_SUCCESS;          /* the same on every rank: n and floor agree */
   HALO_TRY(halo_agree(comm, HALO_ALLOC(all, w->n))); /* before the reduction */
   HALO_TRY_MPI(MPI_Allreduce(w->released, all, w->n, MPI_UNSIGNED_CHAR, MPI_MIN, comm));
   for (int i = 0; i < w->n; i++) /* in the order they were made, on every rank */
@@ -319,10 +319,12 @@ static halo_status rma_setup(halo_exec *ex) {
   HALO_TRY(halo_agree(ex->cfg.comm, st));
   {
     int64_t win_off[HALO_MAX_PHASES], *disp[HALO_MAX_PHASES];
-    for (int k = 0; k < ex->sched->n_phases; k++) win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].disp;
+    for (int k = 0; k < ex->sched->n_phases; k++)
+      win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].disp;
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
-  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.rma, d->win, (halo_rma_memory){0}, &d->win_id));
+  st = halo_agree(ex->cfg.comm,
+                  halo_rma_windows_add(ex->cfg.rma, d->win, (halo_rma_memory){0}, &d->win_id));
   if (st != HALO_SUCCESS && d->win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */
     halo_rma_windows_drop_last(*ex->cfg.rma);

@@ -320,7 +320,10 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
     snprintf(ch->params, sizeof ch->params, "%s", prm.name);
     halo_transport tr[5];
     int n_tr = 0;
-    if (transport_deferred) {
+    if (transport_deferred && !device) { /* rma where this machine's parameters price it */
+      tr[n_tr++] = HALO_TRANSPORT_HOST;
+      if (prm.have_rma) tr[n_tr++] = HALO_TRANSPORT_RMA;
+    } else if (transport_deferred) {
       tr[n_tr++] = HALO_TRANSPORT_STAGED;
       tr[n_tr++] = HALO_TRANSPORT_IPC;
       if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
@@ -370,9 +373,11 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   }
   o->strategy = ch->c[ch->best].strategy;
   o->message_cap = ch->c[ch->best].message_cap;
-  if (transport_deferred)
+  if (transport_deferred && device)
     HALO_TRY(
         halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, &P->transport));
+  else if (transport_deferred)
+    P->transport = ch->c[ch->best].transport;
 cleanup:
   halo_free(ranks);
   return st;

@@ -65,6 +65,50 @@ void halo_measure_range_text(const halo_measure *c, int proto, char *buf, size_t
            proto == HALO_PROTO_RENDEZVOUS ? ']' : ')');
 }
 
+halo_status halo_measure_pair(const halo_measure *c, int peer, halo_measure_size_fn fn,
+                              const void *arg, const int64_t *gs, int n, double *t) {
+  halo_status st = HALO_SUCCESS;
+  const int active = c->rank == 0 || c->rank == peer;
+  double *work = NULL;
+  MPI_Comm pair = MPI_COMM_NULL;
+  HALO_MPI(MPI_Comm_split(c->comm, active ? 0 : MPI_UNDEFINED, c->rank, &pair));
+  if (active) {
+    st = HALO_ALLOC(work, c->o.iterations);
+    for (int k = 0; k < n; k++) {
+      int bad = st != HALO_SUCCESS; /* either rank's failure ends both */
+      if (MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, pair) != MPI_SUCCESS || bad) break;
+      st = fn(pair, c, arg, gs[k], work, &t[k]);
+    }
+    halo_free(work);
+    MPI_Comm_free(&pair);
+  }
+  HALO_CHECK(halo_measure_wait_all(c, active));
+  return halo_agree(c->comm, st);
+}
+
+halo_status halo_measure_fit_exchange(halo_measure *c, const char *name, const char *how,
+                                      const int64_t *gs, const double *gd, const double *t, int ng,
+                                      halo_postal *postal, int *have) {
+  halo_status st = HALO_SUCCESS;
+  if (c->rank == 0) {
+    halo_fit f;
+    st = halo_fit_postal(gd, t, ng, c->o.fit, &f);
+    if (st != HALO_SUCCESS) {
+      st = HALO_ERROR(st, "%s.*: %s", name, halo_last_error());
+    } else {
+      char r[64], keys[32];
+      snprintf(r, sizeof r, "[%lld, %lld]", (long long)gs[0], (long long)gs[ng - 1]);
+      snprintf(keys, sizeof keys, "%s.*", name);
+      halo_measure_say(c, "%s: %s\n", keys, how);
+      halo_measure_say_fit(c, name, r, &f);
+      *postal = (halo_postal){f.alpha, f.beta};
+      *have = 1;
+      halo_measure_note(c, keys, "%s: halo_exchange_begin/end of %s", keys, how);
+    }
+  }
+  return halo_agree(c->comm, st);
+}
+
 int halo_measure_nearest(int loc, const int *measured) {
   static const int order[HALO_N_LOC][2] = {{HALO_LOC_ON_NODE, HALO_LOC_OFF_NODE},
                                            {HALO_LOC_ON_SOCKET, HALO_LOC_OFF_NODE},
@@ -270,6 +314,7 @@ static halo_status measure(halo_measure *c) {
   say_start(c);
   HALO_CHECK(halo_measure_cpu(c));
   HALO_CHECK(halo_measure_injection(c));
+  HALO_CHECK(halo_measure_rma(c));
   if (c->o.device != 0) return halo_measure_device(c);
   static const char *const groups[] = {"gpu.*", "copy.*", "staged.*"};
   for (int i = 0; i < 3; i++) halo_measure_from_base(c, groups[i], "option device = 0");

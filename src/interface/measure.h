@@ -96,6 +96,26 @@ halo_status halo_measure_cpu(halo_measure *c);
 /** injection.beta by node-pong, k = 1, 2, 4, ..., inj_k pairs at once (measure_mpi.c). */
 halo_status halo_measure_injection(halo_measure *c);
 
+/** One size of a measurement on a pair of ranks: t_p, from work (iterations
+ *  long), for a message of bytes (collective over pair). */
+typedef halo_status (*halo_measure_size_fn)(MPI_Comm pair, const halo_measure *c, const void *arg,
+                                            int64_t bytes, double *work, double *t_p);
+/** Collective: fn at each of the n sizes gs on the pair of rank 0 and peer
+ *  (a communicator of their own; the other ranks wait), t on rank 0. */
+halo_status halo_measure_pair(const halo_measure *c, int peer, halo_measure_size_fn fn,
+                              const void *arg, const int64_t *gs, int n, double *t);
+
+/** Collective: on rank 0, a fit of alpha and beta over the times t of halo's
+ *  exchange at the ng sizes gs (gd: as doubles), said in the report and in a
+ *  note on name.* ("ipc": how the exchange was timed, as text), kept in
+ *  *postal with *have set; a failed fit is every rank's error. */
+halo_status halo_measure_fit_exchange(halo_measure *c, const char *name, const char *how,
+                                      const int64_t *gs, const double *gd, const double *t, int ng,
+                                      halo_postal *postal, int *have);
+
+/** rma.*: halo's rma exchange in host memory (measure_rma.c). */
+halo_status halo_measure_rma(halo_measure *c);
+
 /** copy.*, gpu.*, staged.* and ipc.* on the devices, after cpu.* (measure_cuda.c);
  *  built without CUDA, notes that they come from the base set. */
 halo_status halo_measure_device(halo_measure *c);

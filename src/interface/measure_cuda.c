@@ -111,8 +111,15 @@ cleanup:
  * with the transport and ranks_per_node given; t_p: the median over the
  * iterations of the slower rank's time of halo_exchange_begin +
  * halo_exchange_end + halo_plan_synchronize. Collective over pair. */
-static halo_status one_message(MPI_Comm pair, const halo_measure *c, halo_transport transport,
-                               int ranks_per_node, int64_t bytes, double *work, double *t_p) {
+typedef struct {
+  halo_transport transport;
+  int ranks_per_node;
+} message_kind;
+
+static halo_status one_message(MPI_Comm pair, const halo_measure *c, const void *arg, int64_t bytes,
+                               double *work, double *t_p) {
+  const halo_transport transport = ((const message_kind *)arg)->transport;
+  const int ranks_per_node = ((const message_kind *)arg)->ranks_per_node;
   halo_status st = HALO_SUCCESS;
   int rank;
   HALO_MPI(MPI_Comm_rank(pair, &rank));
@@ -202,20 +209,23 @@ cleanup:
  * 8 bytes); t on rank 0. */
 static halo_status pair_messages(const halo_measure *c, int peer, halo_transport tr, int rpn,
                                  const int64_t *gs, int n, double *t) {
-  halo_status st = HALO_SUCCESS;
-  const int active = c->rank == 0 || c->rank == peer;
-  double *work = NULL;
-  MPI_Comm pair = MPI_COMM_NULL;
-  HALO_MPI(MPI_Comm_split(c->comm, active ? 0 : MPI_UNDEFINED, c->rank, &pair));
-  if (active) {
-    st = HALO_ALLOC(work, c->o.iterations);
-    for (int k = 0; k < n && !any_failed(pair, st); k++)
-      st = one_message(pair, c, tr, rpn, gs[k], work, &t[k]);
-    halo_free(work);
-    MPI_Comm_free(&pair);
-  }
-  HALO_CHECK(halo_measure_wait_all(c, active));
-  return halo_agree(c->comm, st);
+  const message_kind kind = {tr, rpn};
+  return halo_measure_pair(c, peer, one_message, &kind, gs, n, t);
+}
+
+/* name.*: a fit of halo's exchange over transport tr of one message each way
+ * between rank 0 and peer, a rank of its machine (ipc, nvshmem). */
+static halo_status measure_fit(halo_measure *c, int peer, halo_transport tr, const int64_t *gs,
+                               const double *gd, int ng, halo_postal *postal, int *have) {
+  double t[HALO_MEASURE_MAX_SIZES];
+  char how[160];
+  const char *name = halo_transport_name(tr);
+  HALO_CHECK(pair_messages(c, peer, tr, c->o.ranks_per_node ? 2 : 0, gs, ng, t));
+  snprintf(how, sizeof how,
+           "transport %s, one message each way between ranks 0 and %d "
+           "(with halo_plan_synchronize)",
+           name, peer);
+  return halo_measure_fit_exchange(c, name, how, gs, gd, t, ng, postal, have);
 }
 
 /* ---- the measurements --------------------------------------------------------- */
@@ -312,29 +322,8 @@ static halo_status measure_ipc(halo_measure *c, const int64_t *gs, const double 
     halo_measure_from_base(c, "ipc.*", "no other rank on rank 0's machine");
     return HALO_SUCCESS;
   }
-  double t[HALO_MEASURE_MAX_SIZES];
-  HALO_CHECK(pair_messages(c, peer, HALO_TRANSPORT_IPC, c->o.ranks_per_node ? 2 : 0, gs, ng, t));
-  halo_status st = HALO_SUCCESS;
-  if (c->rank == 0) {
-    halo_fit f;
-    st = halo_fit_postal(gd, t, ng, c->o.fit, &f);
-    if (st != HALO_SUCCESS) {
-      st = HALO_ERROR(st, "ipc.*: %s", halo_last_error());
-    } else {
-      char r[64];
-      snprintf(r, sizeof r, "[%lld, %lld]", (long long)gs[0], (long long)gs[ng - 1]);
-      halo_measure_say(c, "ipc.*: transport ipc, one message each way between ranks 0 and %d\n",
-                       peer);
-      halo_measure_say_fit(c, "ipc", r, &f);
-      c->res.params.ipc = (halo_postal){f.alpha, f.beta};
-      c->res.params.have_ipc = 1;
-      halo_measure_note(c, "ipc.*",
-                        "ipc.*: halo_exchange_begin/end + halo_plan_synchronize of one message "
-                        "each way, transport ipc, ranks 0 and %d",
-                        peer);
-    }
-  }
-  return halo_agree(c->comm, st);
+  return measure_fit(c, peer, HALO_TRANSPORT_IPC, gs, gd, ng, &c->res.params.ipc,
+                     &c->res.params.have_ipc);
 }
 
 /* nvshmem.*: a fit of the nvshmem exchange of one message each way between
@@ -356,31 +345,8 @@ static halo_status measure_nvshmem(halo_measure *c, int count, const int64_t *gs
     halo_measure_from_base(c, "nvshmem.*", why);
     return HALO_SUCCESS;
   }
-  double t[HALO_MEASURE_MAX_SIZES];
-  HALO_CHECK(pair_messages(c, peer, HALO_TRANSPORT_NVSHMEM, c->o.ranks_per_node ? 2 : 0, gs, ng, t));
-  halo_status st = HALO_SUCCESS;
-  if (c->rank == 0) {
-    halo_fit f;
-    st = halo_fit_postal(gd, t, ng, c->o.fit, &f);
-    if (st != HALO_SUCCESS) {
-      st = HALO_ERROR(st, "nvshmem.*: %s", halo_last_error());
-    } else {
-      char r[64];
-      snprintf(r, sizeof r, "[%lld, %lld]", (long long)gs[0], (long long)gs[ng - 1]);
-      halo_measure_say(c,
-                       "nvshmem.*: transport nvshmem, one message each way between ranks 0 and "
-                       "%d\n",
-                       peer);
-      halo_measure_say_fit(c, "nvshmem", r, &f);
-      c->res.params.nvshmem = (halo_postal){f.alpha, f.beta};
-      c->res.params.have_nvshmem = 1;
-      halo_measure_note(c, "nvshmem.*",
-                        "nvshmem.*: halo_exchange_begin/end + halo_plan_synchronize of one "
-                        "message each way, transport nvshmem, ranks 0 and %d",
-                        peer);
-    }
-  }
-  return halo_agree(c->comm, st);
+  return measure_fit(c, peer, HALO_TRANSPORT_NVSHMEM, gs, gd, ng, &c->res.params.nvshmem,
+                     &c->res.params.have_nvshmem);
 }
 
 /* gpu.* per locality: device-aware messages through halo, nccl when no two

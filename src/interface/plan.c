@@ -181,9 +181,10 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   P->leaves.n_ghost = in->n_ghost;
   HALO_TRY(halo_agree(ctx->comm, st));
   P->memory = s.opts.memory == HALO_MEMORY_AUTO ? (A ? A->mem : HALO_MEMORY_HOST) : s.opts.memory;
-  const int transport_deferred = s.opts.strategy == HALO_STRATEGY_AUTO &&
-                                 s.opts.transport == HALO_TRANSPORT_AUTO &&
-                                 P->memory == HALO_MEMORY_DEVICE;
+  /* strategy auto with transport auto chooses the transport too (host memory: host, or rma
+   * where the parameters have rma.*) */
+  const int transport_deferred =
+      s.opts.strategy == HALO_STRATEGY_AUTO && s.opts.transport == HALO_TRANSPORT_AUTO;
   HALO_TRY(plan_memory(P, &s, transport_deferred));
   HALO_TRY(halo_context_topology(ctx, s.opts.ranks_per_node, &P->topo));
   PART_DONE(HALO_SETUP_CONTEXT);

@@ -43,7 +43,10 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
     const halo_locality loc = halo_model_locality(me, &ranks[q]);
     switch (channel_of(t, me, &ranks[q])) {
     case CHANNEL_CPU: {
-      const halo_postal *m = &p->cpu[halo_params_protocol(p, bytes)][loc];
+      /* rma.* where measured (between rank 0 and its nearest partner) */
+      const halo_postal *m = t == HALO_TRANSPORT_RMA && p->have_rma
+                                 ? &p->rma
+                                 : &p->cpu[halo_params_protocol(p, bytes)][loc];
       cpu_alpha += m->alpha;
       cpu_beta += m->beta * (double)bytes;
       cpu_sent += bytes;
@@ -99,8 +102,8 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
 
 /* The checks of halo_model_schedules on one transport. */
 static halo_status check_transport(halo_transport t) {
-  /* rma is priced as host: MPI between host buffers (its own parameters are not measured);
-   * nvshmem by nvshmem.* within a host where they are given, else as a device message */
+  /* rma by rma.* where they are given, else as host (MPI between host buffers); nvshmem by
+   * nvshmem.* within a host where they are given, else as a device message */
   if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
       t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC && t != HALO_TRANSPORT_RMA &&
       t != HALO_TRANSPORT_NVSHMEM)

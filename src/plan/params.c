@@ -117,8 +117,8 @@ typedef struct {
 
 /* name, sockets_per_node, short_max, eager_max; cpu 3 protocols x 3
  * localities x 2; gpu 2 x 3 x 2; copy 2 directions x 2 x 2; injection; the
- * optional staged.alpha, ipc.alpha, ipc.beta, nvshmem.alpha and nvshmem.beta */
-#define N_KEYS (4 + 18 + 12 + 8 + 1 + 5)
+ * optional staged.alpha, ipc.*, nvshmem.* and rma.* (alpha and beta each) */
+#define N_KEYS (4 + 18 + 12 + 8 + 1 + 7)
 
 /* The keys in the order a file is written, each bound to its field of p. */
 static void key_table(halo_params *p, key_entry *t) {
@@ -164,6 +164,10 @@ static void key_table(halo_params *p, key_entry *t) {
   KEY(KEY_DOUBLE, &p->nvshmem.alpha, "nvshmem.alpha");
   t[n - 1].optional = 1;
   KEY(KEY_DOUBLE, &p->nvshmem.beta, "nvshmem.beta");
+  t[n - 1].optional = 1;
+  KEY(KEY_DOUBLE, &p->rma.alpha, "rma.alpha");
+  t[n - 1].optional = 1;
+  KEY(KEY_DOUBLE, &p->rma.beta, "rma.beta");
   t[n - 1].optional = 1;
 #undef KEY
 }
@@ -280,12 +284,12 @@ halo_status halo_params_parse(const char *text, const char *source, halo_params 
   for (int i = 0; i < N_KEYS; i++)
     if (!t[i].line && !t[i].optional)
       return HALO_ERROR(HALO_ERR_FORMAT,
-                        "%s: missing key '%s' (every key but staged.alpha, ipc.* and nvshmem.* is "
-                        "required)",
+                        "%s: missing key '%s' (every key but staged.alpha, ipc.*, nvshmem.* and "
+                        "rma.* is required)",
                         src, t[i].key);
-  static const char *const pairs[2][2] = {{"ipc.alpha", "ipc.beta"},
-                                          {"nvshmem.alpha", "nvshmem.beta"}};
-  for (int i = 0; i < 2; i++) {
+  static const char *const pairs[3][2] = {
+      {"ipc.alpha", "ipc.beta"}, {"nvshmem.alpha", "nvshmem.beta"}, {"rma.alpha", "rma.beta"}};
+  for (int i = 0; i < 3; i++) {
     const key_entry *ia = key_named(t, pairs[i][0]), *ib = key_named(t, pairs[i][1]);
     if (!ia->line != !ib->line)
       return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: %s given without %s (both or neither)", src,
@@ -294,6 +298,7 @@ halo_status halo_params_parse(const char *text, const char *source, halo_params 
   }
   q.have_ipc = key_named(t, "ipc.alpha")->line != 0;
   q.have_nvshmem = key_named(t, "nvshmem.alpha")->line != 0;
+  q.have_rma = key_named(t, "rma.alpha")->line != 0;
   if (q.sockets_per_node < 1)
     return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: sockets_per_node = %d: at least 1", src,
                       key_named(t, "sockets_per_node")->line, q.sockets_per_node);
@@ -367,6 +372,7 @@ halo_status halo_params_write(const halo_params *p, FILE *f) {
   for (int i = 0; i < N_KEYS; i++) {
     if (!q.have_ipc && strncmp(t[i].key, "ipc.", 4) == 0) continue;
     if (!q.have_nvshmem && strncmp(t[i].key, "nvshmem.", 8) == 0) continue;
+    if (!q.have_rma && strncmp(t[i].key, "rma.", 4) == 0) continue;
     switch (t[i].kind) {
     case KEY_NAME: fprintf(f, "%s = %s\n", t[i].key, (const char *)t[i].dst); break;
     case KEY_INT: fprintf(f, "%s = %d\n", t[i].key, *(const int *)t[i].dst); break;

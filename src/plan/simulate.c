@@ -285,7 +285,7 @@ static int params_same(const halo_params *a, const halo_params *b) {
 #define SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
   return SAME(sockets_per_node) && SAME(short_max) && SAME(eager_max) && SAME(cpu) && SAME(gpu) &&
          SAME(h2d) && SAME(d2h) && SAME(injection_beta) && SAME(staged_alpha) && SAME(have_ipc) &&
-         SAME(ipc) && SAME(have_nvshmem) && SAME(nvshmem);
+         SAME(ipc) && SAME(have_nvshmem) && SAME(nvshmem) && SAME(have_rma) && SAME(rma);
 #undef SAME
 }
 
