@@ -58,6 +58,7 @@ build() {
   t0=$SECONDS
   if ! run cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DHALO_ENABLE_CUDA=ON -DHALO_ENABLE_NCCL=ON \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_WERROR=ON -DHALO_ENABLE_PETSC=OFF -DHALO_ENABLE_METIS=OFF \
+      -DNVSHMEM_HOME="$NVSHMEM_HOME" -DHALO_ENABLE_NVSHMEM=$([ -n "$NVSHMEM_HOME" ] && echo ON || echo OFF) \
       -DHALO_ENABLE_HYPRE=ON -DHYPRE_INCLUDE_DIR=$HY/inst/include \
       -DHYPRE_LIBRARY=$HYLIB -DBUILD_TESTING=OFF ||
     ! run cmake --build $B -j "$(nproc)" --target halo_hypre; then
@@ -76,6 +77,7 @@ ij() {
   local xs=()
   for v in $env; do xs+=(-x "$v"); done
   echo "+ [$name] $env mpirun -n $np ij $*" >>"$log"
+  [ -n "$NVSHMEM_HOME" ] && xs+=(-x LD_LIBRARY_PATH -x NVSHMEM_REMOTE_TRANSPORT)
   env $env timeout "${AMG_TIMEOUT:-180}" mpirun --oversubscribe --bind-to none -n "$np" -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS \
     "${xs[@]}" "$IJ" "$@" >"$runs/$name.out" 2>&1
   local rc=$?
@@ -179,6 +181,16 @@ bench() {
       done
     done
     say "### $np ranks on 2 GPUs"
+    say ""
+    for c in "${cases[@]}"; do # each road's first run against hypre's: PCG's residual history
+      local lab=${c%%:*}
+      [ "$lab" = hypre ] || [ ! -f "$runs/b${np}_${lab}_1.out" ] && continue
+      if [ -n "$(answer "b${np}_hypre_1")" ] && diff <(answer "b${np}_hypre_1") <(answer "b${np}_${lab}_1") >/dev/null; then
+        say "- $lab: residual history, iterations and final residual the same as hypre's, bit for bit"
+      else
+        say "- $lab: answers DIFFER from hypre's"
+      fi
+    done
     say ""
     say "| exchange | iterations | set-up s (median) | solve s (median) | solve / hypre's | solves (s) |"
     say "|---|---|---|---|---|---|"

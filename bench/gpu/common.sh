@@ -12,6 +12,14 @@ gpu_script_init() {
   mkdir -p "$runs"
   export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  # NVSHMEM (transport nvshmem): the image's wheel, its bootstrap plug-ins on the library path
+  NVSHMEM_HOME=${NVSHMEM_HOME:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem 2>/dev/null | head -1)}
+  if [ -n "$NVSHMEM_HOME" ] && [ -e "$NVSHMEM_HOME/lib/libnvshmem_device.a" ]; then
+    export NVSHMEM_HOME LD_LIBRARY_PATH=$NVSHMEM_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export NVSHMEM_REMOTE_TRANSPORT=${NVSHMEM_REMOTE_TRANSPORT:-none}
+  else
+    NVSHMEM_HOME=
+  fi
 }
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
