@@ -6,7 +6,10 @@
  * (cudaMemcpyAsync), the peer copy between the two GPUs, and host MPI of the
  * same size, so that the staged path can be read against its parts; and the
  * copies inside the staged exchanges, timed with events (the option copy_timing).
- * usage: mpirun -n 2 halo_pingpong [MAX_BYTES] ; prints a Markdown table */
+ * A second table: the one-sided transports, rma (staged through pinned host
+ * buffers, MPI_Put) and nvshmem (puts from the GPU, with 2 GPUs and NVSHMEM
+ * built in), beside staged and nccl of the same run.
+ * usage: mpirun -n 2 halo_pingpong [MAX_BYTES [MIN_BYTES]] ; prints Markdown tables */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <math.h>
@@ -114,8 +117,15 @@ int main(int argc, char **argv) {
   CK(cudaGetDeviceCount(&ndev));
   const int dev = rank % ndev, two_gpus = ndev >= 2;
   CK(cudaSetDevice(dev));
-  halo_transport ts[3] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC, HALO_TRANSPORT_NCCL};
+  /* staged, ipc, nccl (first table); rma, nvshmem (second) */
+  halo_transport ts[5] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC, HALO_TRANSPORT_NCCL,
+                          HALO_TRANSPORT_RMA, HALO_TRANSPORT_NVSHMEM};
   const int n_ts = two_gpus && HALO_HAVE_NCCL ? 3 : 2;
+  const int have_nv = two_gpus && HALO_HAVE_NVSHMEM;
+  enum { N_SIZES = 9 };
+  double t_one[N_SIZES][4]; /* per size: staged, nccl, rma, nvshmem (0: not run) */
+  int64_t one_bytes[N_SIZES];
+  int n_one = 0;
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
   if (rank == 0) {
@@ -156,8 +166,9 @@ int main(int argc, char **argv) {
     double *dx;
     CK(cudaMalloc((void **)&dx, (size_t)bytes));
     CK(cudaMemcpy(dx, hx, (size_t)bytes, cudaMemcpyHostToDevice));
-    double t_tr[3] = {0, 0, 0}, copy_bw = 0;
-    for (int k = 0; k < n_ts; k++) {
+    double t_tr[5] = {0, 0, 0, 0, 0}, copy_bw = 0;
+    for (int k = 0; k < 5; k++) {
+      if ((k == 2 && n_ts < 3) || (k == 4 && !have_nv)) continue;
       halo_plan_options o = halo_plan_options_default();
       o.memory = HALO_MEMORY_DEVICE, o.transport = ts[k], o.device_id = dev;
       halo_plan plan;
@@ -216,6 +227,10 @@ int main(int argc, char **argv) {
       t_peer = time_copy(peer, dbuf, (size_t)bytes, cudaMemcpyDeviceToDevice, iters, s);
       CK(cudaFree(peer));
     }
+    one_bytes[n_one] = bytes;
+    t_one[n_one][0] = t_tr[0], t_one[n_one][1] = t_tr[2], t_one[n_one][2] = t_tr[3];
+    t_one[n_one][3] = t_tr[4];
+    n_one++;
     if (rank == 0) {
       const double gb = (double)bytes / 1e9, parts = t_d2h + t_mpi + t_h2d;
       printf("| %lld | %.1f | %.1f |", (long long)bytes, 1e6 * t_tr[0], 1e6 * t_tr[1]);
@@ -234,6 +249,32 @@ int main(int argc, char **argv) {
     CK(cudaFree(dx));
     halo_matrix_destroy(&A);
     free(ptr), free(col), free(val), free(hx);
+  }
+  if (rank == 0) { /* the one-sided transports beside staged and nccl */
+    printf("\n| bytes | staged (H) us | rma (H) us | nccl (D) us | nvshmem (D) us | rma / staged |"
+           " nvshmem / nccl | rma GB/s | nvshmem GB/s |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < n_one; i++) {
+      const double gb = (double)one_bytes[i] / 1e9, *t = t_one[i];
+      printf("| %lld | %.1f | %.1f |", (long long)one_bytes[i], 1e6 * t[0], 1e6 * t[2]);
+      if (t[1] > 0)
+        printf(" %.1f |", 1e6 * t[1]);
+      else
+        printf(" - |");
+      if (t[3] > 0)
+        printf(" %.1f |", 1e6 * t[3]);
+      else
+        printf(" - |");
+      printf(" %.2f |", t[2] / t[0]);
+      if (t[1] > 0 && t[3] > 0)
+        printf(" %.2f |", t[3] / t[1]);
+      else
+        printf(" - |");
+      printf(" %.2f |", gb / t[2]);
+      if (t[3] > 0)
+        printf(" %.2f |\n", gb / t[3]);
+      else
+        printf(" - |\n");
+    }
   }
   cudaStreamDestroy(s);
   MPI_Finalize();

@@ -87,7 +87,9 @@
 #                              interleaved repeats, 3) and the bundled matrices with every
 #                              strategy and transport, checked; nvauto: this machine's
 #                              parameters measured with 2 ranks (nvshmem.* among them), then
-#                              auto against every transport with them
+#                              auto against every transport with them; onesided-gpu: one
+#                              message per transport (halo_pingpong, rma and nvshmem beside
+#                              staged, ipc, nccl), the 2-rank Laplacians, CG with a graph
 # Files under $OUT: summary.md (the tables), log.txt (everything), json.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -538,6 +540,31 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
       for m in bcsstk16 bayer10 dw8192 rajat01; do
         spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
+      done
+      say ""
+      say "## CG with each iteration one CUDA graph, nccl and nvshmem (examples/cg_graph)"
+      say ""
+      say '```'
+      for rep in 1 2; do
+        for t in nccl nvshmem; do
+          { CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/examples/cg_graph 160 200 $t 2>>"$log" ||
+            say "cg_graph 160 $t on 2 GPUs: FAILED (exit $?)"; } | tee -a "$summary"
+        done
+      done
+      say '```'
+    fi ;;
+  onesided-gpu) # issue 16's benchmarks on 2 GPUs: one message per transport (rma and nvshmem
+                 # beside staged, ipc, nccl), the 2-rank Laplacians, CG with and without a graph
+    if [ "$ngpu" -ge 2 ]; then
+      say ""
+      say "## One halo message, 2 ranks on 2 GPUs"
+      say ""
+      CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
+      for rep in $(seq 1 "${NV_REPS:-3}"); do
+        for g in 160 100; do
+          spmv "lap$g 2 ranks 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 \
+            --strategy standard --transport all
+        done
       done
       say ""
       say "## CG with each iteration one CUDA graph, nccl and nvshmem (examples/cg_graph)"
