@@ -12,7 +12,7 @@
  *            stream; the window is exposed to the phase's origins
  *            (MPI_Win_post) once the last exchange's values went up from it;
  *   end      once the copy down is done, an access epoch to the phase's
- *            targets (MPI_Win_start), the puts (MPI_Put, in pieces of at
+ *            targets (MPI_Win_start), its MPI_Put calls (in pieces of at
  *            most max_count values), MPI_Win_complete, then MPI_Win_wait for
  *            the origins' puts; the received values go up into the receive
  *            buffer in one copy, and the executor unpacks (or adds) them.
