@@ -45,7 +45,9 @@ typedef enum {
   HALO_ERR_CUDA = -11,         /**< a CUDA runtime call failed */
   HALO_ERR_CUSPARSE = -12,     /**< a cuSPARSE call failed */
   HALO_ERR_NCCL = -13,         /**< an NCCL call failed */
-  HALO_ERR_OUT_OF_RANGE = -14  /**< an index or count exceeds what the format or type holds */
+  HALO_ERR_OUT_OF_RANGE = -14, /**< an index or count exceeds what the format or type holds */
+  HALO_ERR_TIMEOUT = -15       /**< an exchange waited longer than exchange_timeout_ms for its
+                                    messages (a peer failed or stopped) */
 } halo_status;
 
 /** Short description of a status code ("invalid argument"); never NULL. */
@@ -397,6 +399,16 @@ typedef struct {
    *  pieces (a test of the path of counts past 2^31); -1 (default):
    *  HALO_DEBUG_MAX_COUNT, else INT_MAX. */
   int64_t max_message_count;
+  /** The longest an exchange waits for its MPI messages, in milliseconds: past
+   *  it the exchange returns HALO_ERR_TIMEOUT on this rank (a peer failed or
+   *  stopped) instead of waiting for ever. A plan whose exchange failed, this
+   *  way or another, refuses further exchanges (HALO_ERR_STATE) and is to be
+   *  destroyed; halo_plan_destroy then keeps its memory and MPI tags for the
+   *  rest of the program, because its requests may still be posted and its
+   *  peers' messages still on their way. Host memory, and the staged and
+   *  mpi-device transports (the waits of MPI requests); 0: no limit. -1
+   *  (default): HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
+  int64_t exchange_timeout_ms;
 } halo_plan_options;
 
 /** Default message_cap of the Split strategy, in bytes. */

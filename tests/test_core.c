@@ -9,11 +9,12 @@ static void test_status(void) {
                                HALO_ERR_MPI,          HALO_ERR_IO,           HALO_ERR_FORMAT,
                                HALO_ERR_INCONSISTENT, HALO_ERR_NOT_COMPILED, HALO_ERR_UNSUPPORTED,
                                HALO_ERR_STATE,        HALO_ERR_INTERNAL,     HALO_ERR_CUDA,
-                               HALO_ERR_CUSPARSE,     HALO_ERR_NCCL,         HALO_ERR_OUT_OF_RANGE};
+                               HALO_ERR_CUSPARSE,     HALO_ERR_NCCL,         HALO_ERR_OUT_OF_RANGE,
+                               HALO_ERR_TIMEOUT};
   const int n = (int)(sizeof codes / sizeof codes[0]);
   /* stable numeric values */
   CHECK(HALO_SUCCESS == 0 && HALO_ERR_INVALID_ARG == -1 && HALO_ERR_STATE == -9 &&
-        HALO_ERR_OUT_OF_RANGE == -14);
+        HALO_ERR_OUT_OF_RANGE == -14 && HALO_ERR_TIMEOUT == -15);
   for (int i = 0; i < n; i++) {
     CHECK(strcmp(halo_status_string(codes[i]), "unknown status") != 0);
     for (int j = 0; j < i; j++)

@@ -19,12 +19,15 @@
  * must end on every rank (no hang), and the next step must work.
  *
  * The second kind of failure: the k-th of the MPI calls that act on this
- * rank alone (persistent requests, groups: wrapped below through MPI's
- * profiling interface) returns MPI_ERR_OTHER, swept the same way over the
- * matrix's and the plans' creation. Not in the first exchange: a call that
- * fails on one rank there leaves its peers waiting for its messages, and an
- * exchange has no collective to agree a failure with (the failing rank
- * returns the error; ending the others is the application's, MPI_Abort).
+ * rank alone (persistent requests, groups, MPI_Startall: wrapped below
+ * through MPI's profiling interface) returns MPI_ERR_OTHER, swept the same
+ * way over the matrix's and the plans' creation, and, in host memory, over
+ * the first exchange and product. There a failure on one rank leaves its
+ * peers waiting for its messages, and an exchange has no collective to agree
+ * a failure with: the plans are made with exchange_timeout_ms, the failing
+ * rank returns its error, the ranks that wait for it HALO_ERR_TIMEOUT, the
+ * others succeed; none may hang, and the plans made next must work (the
+ * failed plans' tags are never given again).
  * Nor calls that send or receive (MPI_Isend, MPI_Irecv, MPI_Issend): their
  * peers wait for a message that never comes, and MPI leaves its state after
  * such an error undefined; tried: the first one, in the pattern's NBX,
@@ -59,6 +62,10 @@ int MPI_Comm_group(MPI_Comm c, MPI_Group *g) {
 }
 int MPI_Group_translate_ranks(MPI_Group a, int n, const int *ra, MPI_Group b, int *rb) {
   return mpi_fails() ? MPI_ERR_OTHER : PMPI_Group_translate_ranks(a, n, ra, b, rb);
+}
+/* in an exchange: the start of its persistent requests */
+int MPI_Startall(int n, MPI_Request *r) {
+  return mpi_fails() ? MPI_ERR_OTHER : PMPI_Startall(n, r);
 }
 
 enum { FAIL_ALLOC, FAIL_MPI, FAIL_CUDA, N_KINDS };
@@ -120,7 +127,8 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
  * exchange (see above), CUDA calls only with plans in device memory (and
  * not in the matrix's creation, which makes none). */
 static int swept(int kind, int s, int device) {
-  if (kind != FAIL_ALLOC && s == STEP_USE) return 0;
+  if (kind == FAIL_CUDA && s == STEP_USE) return 0;
+  if (kind == FAIL_MPI && s == STEP_USE && device) return 0; /* ipc and nccl wait on events */
   if (kind == FAIL_CUDA && (!device || s == STEP_MATRIX)) return 0;
   return 1;
 }
@@ -134,6 +142,7 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
   o.ranks_per_node = 2;
   o.message_cap = 64;
   o.memory = w->device ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
+  o.exchange_timeout_ms = 300; /* a peer that failed in an exchange ends its neighbours' waits */
   double *x = w->device ? w->dx : w->x, *y = w->device ? w->dy : w->y;
   double *g = w->device ? w->dg : w->g;
   halo_status st = HALO_SUCCESS;
@@ -266,6 +275,23 @@ int main(int argc, char **argv) {
             MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
             alarm(0);
             const int all_failed = m[0] == 1 && m[1] == -1, none_failed = m[0] == 0;
+            if (kind == FAIL_MPI && s == STEP_USE) {
+              /* in an exchange: the failing rank fails, those that wait for it time out,
+               * the others succeed */
+              CHECK_MSG(st == HALO_SUCCESS || st == HALO_ERR_TIMEOUT ||
+                            (w.rank == fr && st == expect),
+                        "%s: this rank's status is %s (%s)", current, halo_status_string(st), msg);
+              CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
+              if (m[2] && !injected && w.rank == (fr + 1) % w.P)
+                printf("test_inject: %s: rank %d's message: %s\n", current, w.rank,
+                       st == HALO_SUCCESS ? "(success)" : msg);
+              injected += m[2];
+              int64_t made = 0;
+              if (w.rank == fr) made = events(kind) - armed_at;
+              MPI_Bcast(&made, 1, MPI_INT64_T, fr, w.comm);
+              if (!m[2] && k > made) break;
+              continue;
+            }
             CHECK_MSG(all_failed || none_failed, "%s: the ranks disagree (this rank: %s)", current,
                       st == HALO_SUCCESS ? "success" : msg);
             CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
@@ -290,7 +316,9 @@ int main(int argc, char **argv) {
                  kind_name[kind], step_name[s],
                  s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected,
                  s == STEP_DESTROY ? "every rank ended its destroy and the next step worked"
-                                   : "every rank failed and none hung");
+                 : kind == FAIL_MPI && s == STEP_USE
+                     ? "the rank failed, its neighbours timed out, none hung, the next plan worked"
+                     : "every rank failed and none hung");
         total += injected;
       }
   if (w.rank == 0) printf("test_inject: %ld failures injected in all\n", total);

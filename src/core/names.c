@@ -134,6 +134,7 @@ halo_plan_options halo_plan_options_default(void) {
   o.copy_timing = -1;
   o.ipc_signal = -1;
   o.max_message_count = -1;
+  o.exchange_timeout_ms = -1;
   return o;
 }
 

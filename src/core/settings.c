@@ -190,6 +190,8 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   HALO_CHECK(resolve_int("max_message_count", o.max_message_count, "HALO_DEBUG_MAX_COUNT",
                          INT_MAX, 1, INT_MAX, 0, NULL, &v));
   s->max_count = (int)v;
+  HALO_CHECK(resolve_int("exchange_timeout_ms", o.exchange_timeout_ms, "HALO_EXCHANGE_TIMEOUT", 0,
+                         0, INT64_C(1) << 40, 0, NULL, &s->timeout_ms));
   o.gpu_aware_mpi = s->gpu_aware_mpi;
   o.local_kernel = (halo_local_kernel)s->local_kernel;
   o.cusparse_alg = s->cusparse_alg;
@@ -204,6 +206,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   o.copy_timing = s->copy_timing;
   o.ipc_signal = s->ipc_signal;
   o.max_message_count = s->max_count;
+  o.exchange_timeout_ms = s->timeout_ms;
   o.params = s->params;
   s->opts = o;
   return HALO_SUCCESS;
@@ -242,6 +245,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"copy_timing", "HALO_EXEC_TIMING"},
                             {"ipc_signal", "HALO_IPC_SIGNAL"},
                             {"max_message_count", "HALO_DEBUG_MAX_COUNT"},
+                            {"exchange_timeout_ms", "HALO_EXCHANGE_TIMEOUT"},
                             {"params", "HALO_PARAMS"}};
   enum { N = sizeof names / sizeof names[0] };
   const int64_t v[N] = {o->strategy,         o->ranks_per_node,   o->message_cap,
@@ -252,7 +256,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                         s->spmv_carveout,    s->spmv_long_row,    s->product_first,
                         s->compute_nonblocking,
                         s->timeline,         s->copy_timing,      s->ipc_signal,
-                        s->max_count,
+                        s->max_count,         s->timeout_ms,
                         hash_string(s->params ? s->params : "(the machine's file)")};
   int64_t lo[N], hi[N];
   HALO_MPI(MPI_Allreduce(v, lo, N, MPI_INT64_T, MPI_MIN, comm));

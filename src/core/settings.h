@@ -33,7 +33,8 @@ typedef struct {
   int copy_timing;
   int ipc_signal; /* 0: events and MPI; 1: flags on the GPU where every rank can; 2: 1 where
                      every rank has a GPU of its own, else 0 */
-  int max_count; /* largest count of one MPI message, in values */
+  int max_count;      /* largest count of one MPI message, in values */
+  int64_t timeout_ms; /* exchange_timeout_ms: the longest wait for messages; 0: none */
 } halo_settings;
 
 /**

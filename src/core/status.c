@@ -24,6 +24,7 @@ const char *halo_status_string(halo_status status) {
   case HALO_ERR_CUSPARSE: return "cuSPARSE error";
   case HALO_ERR_NCCL: return "NCCL error";
   case HALO_ERR_OUT_OF_RANGE: return "value out of range";
+  case HALO_ERR_TIMEOUT: return "timed out";
   }
   return "unknown status";
 }

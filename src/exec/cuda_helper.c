@@ -47,8 +47,7 @@ halo_status halo_cuda_helper_finish(halo_exec *ex, cuda_data *d, int k) {
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
   if (p->n_ipc_from) HALO_CHECK(halo_cuda_ipc_pull(ex, d, k));
-  if (p->n_recv_req)
-    HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
+  if (p->n_recv_req) HALO_CHECK(halo_exec_waitall(ex, p->n_recv_req, d->req + p->recv_req_begin));
   if (p->n_ipc_from) HALO_CUDA(cudaEventSynchronize(p->ev_done));
   if (s->add) {
     for (int64_t i = 0; i < p->n_add; i++) {

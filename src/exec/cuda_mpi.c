@@ -100,8 +100,7 @@ static halo_status mpi_receive(halo_exec *ex, cuda_data *d, int k) {
 /* The receives complete; the staged ones go up in one copy. */
 static halo_status mpi_land(halo_exec *ex, cuda_data *d, int k) {
   cphase *p = &d->ph[k];
-  if (p->n_recv_req)
-    HALO_MPI(MPI_Waitall(p->n_recv_req, d->req + p->recv_req_begin, MPI_STATUSES_IGNORE));
+  if (p->n_recv_req) HALO_CHECK(halo_exec_waitall(ex, p->n_recv_req, d->req + p->recv_req_begin));
   if (!p->n_staged_recv) return HALO_SUCCESS;
   double *to = p->staged_run_dst ? p->staged_run_dst : p->d_recv;
   if (d->timing) HALO_CUDA(cudaEventRecord(p->ev_t[2], d->xs));
@@ -117,10 +116,7 @@ static halo_status mpi_land(halo_exec *ex, cuda_data *d, int k) {
 }
 
 static halo_status mpi_complete(halo_exec *ex, cuda_data *d) {
-  (void)ex;
-  if (d->n_req > d->n_recv_req)
-    HALO_MPI(MPI_Waitall(d->n_req - d->n_recv_req, d->req + d->n_recv_req, MPI_STATUSES_IGNORE));
-  return HALO_SUCCESS;
+  return halo_exec_waitall(ex, d->n_req - d->n_recv_req, d->req + d->n_recv_req);
 }
 
 halo_status halo_cuda_harvest_times(cuda_data *d, int n_phases) {

@@ -43,6 +43,26 @@ int halo_exec_tag_stride(const halo_schedule *s, int max_count) {
   return (int)most + 2;
 }
 
+halo_status halo_exec_waitall(const halo_exec *ex, int n, MPI_Request *req) {
+  if (n <= 0) return HALO_SUCCESS;
+  const int64_t ms = ex->cfg.timeout_ms;
+  if (ms <= 0) {
+    HALO_MPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+    return HALO_SUCCESS;
+  }
+  const double deadline = MPI_Wtime() + 1e-3 * (double)ms;
+  for (;;) {
+    int done = 0;
+    HALO_MPI(MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE));
+    if (done) return HALO_SUCCESS;
+    if (MPI_Wtime() > deadline)
+      return HALO_ERROR(HALO_ERR_TIMEOUT,
+                        "an exchange waited %lld ms for its messages (exchange_timeout_ms): a "
+                        "peer failed or stopped; destroy this plan",
+                        (long long)ms);
+  }
+}
+
 halo_status halo_exec_sequence(const halo_exec *ex, const halo_msg *m, int n, int *seq) {
   halo_status st = HALO_SUCCESS;
   peer_index *o = NULL;

@@ -57,6 +57,7 @@ typedef struct {
   MPI_Comm node_comm;        /* node phases */
   int tag_base, tag_stride;  /* this executor's tags: phase k uses [base + k*stride, +stride) */
   int max_count;             /* largest count of one MPI message */
+  int64_t timeout_ms;        /* the longest wait for an exchange's MPI requests; 0: none */
   const halo_leaves *leaves; /* ghost slots against the schedule's ghosts; NULL: the same */
   /* device plans */
   halo_device *dev;
@@ -170,6 +171,11 @@ static inline int halo_exec_tag_ready(const halo_exec *ex, int k) {
 static inline int halo_exec_tag_done(const halo_exec *ex, int k) {
   return ex->cfg.tag_base + k * ex->cfg.tag_stride + ex->cfg.tag_stride - 1;
 }
+
+/** Wait for n MPI requests: MPI_Waitall, or within cfg.timeout_ms, past
+ *  which HALO_ERR_TIMEOUT (a peer failed or stopped; the requests are left
+ *  as they are: the plan is not to be used again). */
+halo_status halo_exec_waitall(const halo_exec *ex, int n, MPI_Request *req);
 
 /** Requests a message of count values needs (split at max_count values). */
 static inline int halo_exec_chunks(const halo_exec *ex, int64_t count) {

@@ -360,7 +360,7 @@ static void gather(MPI_Request *w, int *at, const MPI_Request *r, int off, int n
 
 /* Wait for phase k's receives and, with the last phase, for every send:
  * one MPI_Waitall over the handles gathered in d->wait. */
-static halo_status wait_phase(host_data *d, int k, int last) {
+static halo_status wait_phase(const halo_exec *ex, host_data *d, int k, int last) {
   const host_phase *p = &d->ph[k];
   int n = 0;
   gather(d->wait, &n, d->req, p->recv_req_begin, p->n_recv_req);
@@ -369,8 +369,7 @@ static halo_status wait_phase(host_data *d, int k, int last) {
     gather(d->wait, &n, d->req, d->n_recv_req, d->n_req - d->n_recv_req);
     gather(d->wait, &n, d->bound[1].act, 0, d->bound[1].n_req);
   }
-  if (n) HALO_MPI(MPI_Waitall(n, d->wait, MPI_STATUSES_IGNORE));
-  return HALO_SUCCESS;
+  return halo_exec_waitall(ex, n, d->wait);
 }
 
 static halo_status host_end(halo_exec *ex) {
@@ -380,7 +379,7 @@ static halo_status host_end(halo_exec *ex) {
   for (int k = 0; k < s->n_phases; k++) {
     host_phase *p = &d->ph[k];
     if (k > 0) HALO_CHECK(phase_send(ex, d, k));
-    HALO_CHECK(wait_phase(d, k, k == s->n_phases - 1));
+    HALO_CHECK(wait_phase(ex, d, k, k == s->n_phases - 1));
     if (s->add) {
       halo_host_adds_run(s, &p->adds, p->recvbuf, d->x, to, d->work);
     } else {

@@ -4,6 +4,9 @@
 
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   halo_slot *set = &P->sets[slot];
+  if (P->failed)
+    return HALO_ERROR(HALO_ERR_STATE, "an earlier exchange of this plan failed (its messages may "
+                                      "still be on their way): destroy the plan");
   if (set->state != HALO_SLOT_IDLE)
     return HALO_ERROR(HALO_ERR_STATE, "%s",
                       slot ? "this exchange is already in flight: call halo_exchange_wait first"
@@ -19,7 +22,11 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
                       (long long)P->n_local);
   if (reverse && !src) src = set->fwd.slots; /* the exchange's own ghost slots */
   if (!reverse && dst == set->fwd.slots) dst = NULL;
-  HALO_CHECK(halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst));
+  const halo_status st = halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst);
+  if (st != HALO_SUCCESS) {
+    P->failed = 1;
+    return st;
+  }
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
   return HALO_SUCCESS;
 }
@@ -33,7 +40,9 @@ halo_status halo_slot_end(halo_plan P, int slot) {
                              "halo_exchange_reverse_begin) first");
   const int reverse = set->state == HALO_SLOT_REVERSE;
   set->state = HALO_SLOT_IDLE;
-  return halo_exec_end(reverse ? &set->rev : &set->fwd);
+  const halo_status st = halo_exec_end(reverse ? &set->rev : &set->fwd);
+  if (st != HALO_SUCCESS) P->failed = 1;
+  return st;
 }
 
 halo_status halo_exchange_begin(halo_plan plan, const double *x_local, double *x_ghost) {
@@ -119,7 +128,7 @@ void halo_exchange_destroy(halo_exchange *ex_p) {
   if (!ex_p || !*ex_p) return;
   halo_exchange ex = *ex_p;
   halo_slot *set = &ex->plan->sets[ex->slot];
-  if (set->state != HALO_SLOT_IDLE) (void)halo_slot_end(ex->plan, ex->slot);
+  if (set->state != HALO_SLOT_IDLE && !ex->plan->failed) (void)halo_slot_end(ex->plan, ex->slot);
   set->taken = 0;
   *ex_p = NULL;
 }

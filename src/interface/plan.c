@@ -52,9 +52,31 @@ static void plan_free(halo_plan P) {
   halo_free(P);
 }
 
+/* Plans whose exchange failed: kept whole, never freed. Their receives may
+ * still be posted and their sends under way (a peer failed or stopped), so
+ * their buffers must outlive them, and their tags must never be given again.
+ * Kept reachable, so that leak checkers see memory held on purpose. */
+static halo_plan *failed_plans;
+static int n_failed_plans, cap_failed_plans;
+
+static void keep_failed(halo_plan P) {
+  if (n_failed_plans == cap_failed_plans) {
+    const int cap = cap_failed_plans ? 2 * cap_failed_plans : 8;
+    halo_plan *q = halo_realloc(failed_plans, (size_t)cap * sizeof *q);
+    if (!q) return; /* kept all the same, unlisted */
+    failed_plans = q, cap_failed_plans = cap;
+  }
+  failed_plans[n_failed_plans++] = P;
+}
+
 void halo_plan_destroy(halo_plan *plan_p) {
   if (!plan_p || !*plan_p) return;
   halo_plan P = *plan_p;
+  if (P->failed) {
+    keep_failed(P);
+    *plan_p = NULL;
+    return;
+  }
   for (int i = 0; i < P->n_sets; i++)
     if (P->sets[i].state != HALO_SLOT_IDLE) (void)halo_slot_end(P, i);
   plan_free(P);
@@ -109,6 +131,7 @@ static halo_status plan_executors(halo_plan P) {
   cfg.node_comm = P->topo->node_comm;
   cfg.tag_stride = most[0];
   cfg.max_count = s->max_count;
+  cfg.timeout_ms = s->timeout_ms;
   cfg.leaves = &P->leaves;
   cfg.dev = P->dev;
   cfg.comp = P->comp;

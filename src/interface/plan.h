@@ -46,6 +46,7 @@ struct halo_plan_s {
   halo_schedule sched; /* forward */
   halo_schedule rsched; /* reverse (add = 1), when reverse is on */
   int tag_base, n_tags; /* the block of tags of the plan's executors */
+  int failed;           /* an exchange failed: no more exchanges; the tags stay taken */
   int n_sets;
   halo_slot *sets;        /* max_exchanges of them */
   halo_spmv_device *dsp;  /* device plans with a matrix: the local products */
