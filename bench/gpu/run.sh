@@ -493,6 +493,31 @@ local_bench() {
   say "- $((SECONDS - t0)) s"
 }
 
+# The 2-rank Laplacians 160^3 and 100^3 over every transport, NV_REPS (3) interleaved repeats
+lap_every_transport() {
+  for rep in $(seq 1 "${NV_REPS:-3}"); do
+    for g in 160 100; do
+      spmv "lap$g 2 ranks 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 \
+        --strategy standard --transport all
+    done
+  done
+}
+
+# CG on lap3d27:160 with each iteration one CUDA graph, nccl and nvshmem, 2 repeats
+cg_graphs() {
+  say ""
+  say "## CG with each iteration one CUDA graph, nccl and nvshmem (examples/cg_graph)"
+  say ""
+  say '```'
+  for rep in 1 2; do
+    for t in nccl nvshmem; do
+      { CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/examples/cg_graph 160 200 $t 2>>"$log" ||
+        say "cg_graph 160 $t on 2 GPUs: FAILED (exit $?)"; } | tee -a "$summary"
+    done
+  done
+  say '```'
+}
+
 bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra (more
            # ranks per GPU, the bundled matrices), or all
   local what=${1:-all}
@@ -532,26 +557,11 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
   nvshmem) # transport nvshmem beside every other: the 2-rank Laplacian, and the bundled
            # matrices with every strategy, checked against the serial product
     if [ "$ngpu" -ge 2 ]; then
-      for rep in $(seq 1 "${NV_REPS:-3}"); do
-        for g in 160 100; do
-          spmv "lap$g 2 ranks 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 \
-            --strategy standard --transport all
-        done
-      done
+      lap_every_transport
       for m in bcsstk16 bayer10 dw8192 rajat01; do
         spmv "$m 2 ranks 2 GPUs" 2 0,1 --matrix matrices/$m.mtx --strategy all --transport all --check
       done
-      say ""
-      say "## CG with each iteration one CUDA graph, nccl and nvshmem (examples/cg_graph)"
-      say ""
-      say '```'
-      for rep in 1 2; do
-        for t in nccl nvshmem; do
-          { CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/examples/cg_graph 160 200 $t 2>>"$log" ||
-            say "cg_graph 160 $t on 2 GPUs: FAILED (exit $?)"; } | tee -a "$summary"
-        done
-      done
-      say '```'
+      cg_graphs
     fi ;;
   onesided-gpu) # issue 16's benchmarks on 2 GPUs: one message per transport (rma and nvshmem
                  # beside staged, ipc, nccl), the 2-rank Laplacians, CG with and without a graph
@@ -560,23 +570,8 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       say "## One halo message, 2 ranks on 2 GPUs"
       say ""
       CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/halo_pingpong 2>>"$log" | tee -a "$summary"
-      for rep in $(seq 1 "${NV_REPS:-3}"); do
-        for g in 160 100; do
-          spmv "lap$g 2 ranks 2 GPUs rep$rep" 2 0,1 --gen lap3d27:$g --iterations 100 --warmup 20 \
-            --strategy standard --transport all
-        done
-      done
-      say ""
-      say "## CG with each iteration one CUDA graph, nccl and nvshmem (examples/cg_graph)"
-      say ""
-      say '```'
-      for rep in 1 2; do
-        for t in nccl nvshmem; do
-          { CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/examples/cg_graph 160 200 $t 2>>"$log" ||
-            say "cg_graph 160 $t on 2 GPUs: FAILED (exit $?)"; } | tee -a "$summary"
-        done
-      done
-      say '```'
+      lap_every_transport
+      cg_graphs
     fi ;;
   nvauto) # nvshmem as a candidate of auto: this machine's parameters with nvshmem.* (2 ranks on
           # 2 GPUs), then auto against every transport with them

@@ -15,11 +15,7 @@ int64_t halo_debug_nccl_comms(void) { return nccl_comms_made; }
 #include <string.h>
 
 #include "exec/cuda.h"
-#if HALO_HAVE_NVSHMEM
-#include "exec/nvshmem_lib.h"
-static int nv_states; /* device states of this process that use NVSHMEM */
-static int nv_ours;   /* halo initialised NVSHMEM, and finalises it with the last of them */
-#endif
+#include "exec/device_nvshmem.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -167,17 +163,7 @@ struct halo_device_s {
   ncclComm_t nccl;
 #endif
   int have_nccl;
-  /* NVSHMEM: the PE of each rank of comm, and the symmetric chunks (made
-   * collectively, in the same order on every rank; one executor's at a
-   * time; freed with the state) */
-  int have_nvshmem, nv_broken;
-  int *nv_pe;
-  int nv_n, nv_cap;
-  struct {
-    void *base;
-    size_t size;
-    int used;
-  } * nv;
+  halo_nv_state *nv; /* NVSHMEM over comm, made at the first request (device_nvshmem.c) */
   chunk_pool ipc;    /* device memory exported through CUDA IPC */
   chunk_pool pinned; /* pinned host memory */
   int n_open, cap_open;
@@ -231,26 +217,6 @@ int halo_device_mpi_aware(const halo_device *d, int setting) {
 MPI_Comm halo_device_machine_comm(const halo_device *d) { return d->machine; }
 void *halo_device_exchange_stream(const halo_device *d) { return d->xstream; }
 
-/* With the device state (collective, as the context's end): free the
- * symmetric chunks, and end NVSHMEM with the last state that used it. */
-static void nvshmem_end(halo_device *d) {
-#if HALO_HAVE_NVSHMEM
-  if (d->have_nvshmem) {
-    if (!d->nv_broken)
-      for (int k = 0; k < d->nv_n; k++) halo_nvshmem_free(d->nv[k].base);
-    if (--nv_states == 0 && nv_ours) {
-      halo_nvshmem_finalize();
-      nv_ours = 0;
-    }
-  }
-  halo_free(d->nv);
-  halo_free(d->nv_pe);
-  d->nv = NULL, d->nv_pe = NULL, d->have_nvshmem = 0;
-#else
-  (void)d;
-#endif
-}
-
 void halo_device_destroy(halo_device **dev_p) {
   if (!dev_p || !*dev_p) return;
   halo_device *d = *dev_p;
@@ -261,7 +227,7 @@ void halo_device_destroy(halo_device **dev_p) {
 #if HALO_HAVE_NCCL
   if (d->have_nccl) ncclCommDestroy(d->nccl);
 #endif
-  nvshmem_end(d);
+  halo_nv_state_destroy(&d->nv); /* collective, as the context's end */
   if (d->xstream) cudaStreamDestroy(d->xstream);
   for (int i = 0; i < 2; i++)
     if (d->comp[i]) cudaStreamDestroy(d->comp[i]);
@@ -493,128 +459,20 @@ cleanup:
 }
 
 halo_status halo_device_nvshmem(halo_device *d) {
-#if HALO_HAVE_NVSHMEM
-  halo_status st = HALO_SUCCESS;
-  int rank, size, inited[2], any[2], my_pe = -1, n_pes = 0, *seen = NULL;
-  unsigned char uid[HALO_NV_UID_BYTES];
-  if (d->have_nvshmem) return HALO_SUCCESS;
-  HALO_TRY_MPI(MPI_Comm_rank(d->comm, &rank));
-  HALO_TRY_MPI(MPI_Comm_size(d->comm, &size));
-  inited[0] = halo_nvshmem_initialized();
-  inited[1] = !inited[0];
-  HALO_TRY_MPI(MPI_Allreduce(inited, any, 2, MPI_INT, MPI_MAX, d->comm));
-  if (any[0] && any[1])
-    HALO_FAIL(HALO_ERR_INVALID_ARG,
-              "transport nvshmem: NVSHMEM is initialised on some ranks of the communicator and "
-              "not on others: every nvshmem plan of a process must be on the same processes");
-  if (!any[0]) { /* halo initialises it over this communicator */
-    memset(uid, 0, sizeof uid);
-    if (rank == 0 && halo_nvshmem_get_uid(uid) != 0)
-      st = HALO_ERROR(HALO_ERR_CUDA, "transport nvshmem: %s", halo_nvshmem_error());
-    HALO_TRY(halo_agree(d->comm, st));
-    HALO_TRY_MPI(MPI_Bcast(uid, (int)sizeof uid, MPI_BYTE, 0, d->comm));
-    halo_debug_count_alloc();
-    if (halo_nvshmem_init(rank, size, uid) != 0)
-      st = HALO_ERROR(HALO_ERR_CUDA, "transport nvshmem: %s", halo_nvshmem_error());
-    HALO_TRY(halo_agree(d->comm, st));
-    nv_ours = 1;
-  }
-  my_pe = halo_nvshmem_my_pe();
-  n_pes = halo_nvshmem_n_pes();
-  st = HALO_ALLOC(d->nv_pe, size);
-  if (st == HALO_SUCCESS) st = HALO_CALLOC(seen, size);
-  HALO_TRY(halo_agree(d->comm, st));
-  HALO_TRY_MPI(MPI_Allgather(&my_pe, 1, MPI_INT, d->nv_pe, 1, MPI_INT, d->comm));
-  int bad = n_pes != size;
-  for (int r = 0; r < size && !bad; r++) {
-    bad = d->nv_pe[r] < 0 || d->nv_pe[r] >= size || seen[d->nv_pe[r]];
-    if (!bad) seen[d->nv_pe[r]] = 1;
-  }
-  HALO_TRY_MPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, d->comm));
-  if (bad)
-    HALO_FAIL(HALO_ERR_INVALID_ARG,
-              "transport nvshmem: NVSHMEM runs over %d processes, but this communicator has %d "
-              "ranks: every nvshmem plan of a process must be on a communicator of the processes "
-              "of the first (its symmetric memory is allocated by all of them together)",
-              n_pes, size);
-  d->have_nvshmem = 1;
-  nv_states++;
-cleanup:
-  halo_free(seen);
-  if (!d->have_nvshmem) HALO_FREE(d->nv_pe);
-  return st;
-#else
-  (void)d;
-  return HALO_ERROR(HALO_ERR_NOT_COMPILED, "transport nvshmem: not compiled in: rebuild with "
-                                           "HALO_ENABLE_NVSHMEM=ON and NVSHMEM_HOME");
-#endif
+  return d->nv ? HALO_SUCCESS : halo_nv_state_create(d->comm, &d->nv);
 }
 
-int halo_device_nvshmem_pe(const halo_device *d, int rank) {
-  return d->nv_pe ? d->nv_pe[rank] : -1;
-}
+int halo_device_nvshmem_pe(const halo_device *d, int rank) { return halo_nv_state_pe(d->nv, rank); }
 
 halo_status halo_device_nvshmem_alloc(halo_device *d, size_t bytes, void **p, int *chunk_p) {
-#if HALO_HAVE_NVSHMEM
-  halo_status st = HALO_SUCCESS;
-  *p = NULL;
-  if (!d->have_nvshmem || d->nv_broken)
-    return HALO_ERROR(HALO_ERR_STATE, "transport nvshmem: %s",
-                      d->nv_broken ? "a symmetric allocation failed on some rank earlier: "
-                                     "the ranks' symmetric memory no longer agrees"
-                                   : "NVSHMEM is not set up on this communicator");
-  bytes = (bytes + 255) / 256 * 256;
-  if (bytes == 0) bytes = 256;
-  int k = -1;
-  for (int i = 0; i < d->nv_n; i++)
-    if (!d->nv[i].used && d->nv[i].size >= bytes && (k < 0 || d->nv[i].size < d->nv[k].size)) k = i;
-  if (d->nv_n == d->nv_cap) { /* room for a new chunk before anything collective */
-    const int cap = d->nv_cap ? 2 * d->nv_cap : 8;
-    void *q = halo_realloc(d->nv, (size_t)cap * sizeof *d->nv);
-    if (q)
-      d->nv = q, d->nv_cap = cap;
-    else
-      st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory listing symmetric chunks");
-  }
-  HALO_TRY(halo_agree(d->comm, st));
-  unsigned long long need = k < 0 ? (unsigned long long)bytes : 0ULL, most = 0;
-  HALO_TRY_MPI(MPI_Allreduce(&need, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->comm));
-  if (most > 0) { /* a new chunk on every rank, of what the neediest needs */
-    const size_t size = most < (1ULL << 20) ? (size_t)1 << 20 : (size_t)most;
-    halo_debug_count_alloc();
-    void *b = halo_nvshmem_malloc(size);
-    int ok = b != NULL, all = 0;
-    HALO_TRY_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, d->comm));
-    if (!all) {
-      d->nv_broken = 1; /* chunks made on some ranks only: never freed, never used */
-      HALO_FAIL(HALO_ERR_OUT_OF_MEMORY,
-                "transport nvshmem: a symmetric allocation of %zu bytes failed on some rank%s%s",
-                size, b ? "" : ": ", b ? "" : halo_nvshmem_error());
-    }
-    d->nv[d->nv_n].base = b, d->nv[d->nv_n].size = size, d->nv[d->nv_n].used = 0;
-    if (k < 0) k = d->nv_n;
-    d->nv_n++;
-  }
-  d->nv[k].used = 1;
-  *p = d->nv[k].base;
-  *chunk_p = k;
-cleanup:
-  return st;
-#else
-  (void)d, (void)bytes, (void)p, (void)chunk_p;
-  return HALO_ERROR(HALO_ERR_NOT_COMPILED, "transport nvshmem: not compiled in");
-#endif
+  return halo_nv_state_alloc(d->nv, d->comm, bytes, p, chunk_p);
 }
 
 char *halo_device_nvshmem_base(const halo_device *d, int chunk) {
-  return chunk >= 0 && chunk < d->nv_n ? (char *)d->nv[chunk].base : NULL;
+  return halo_nv_state_base(d->nv, chunk);
 }
 
-void halo_device_nvshmem_release(halo_device *d, void *p) {
-  if (!p) return;
-  for (int i = 0; i < d->nv_n; i++)
-    if (d->nv[i].base == p) d->nv[i].used = 0;
-}
+void halo_device_nvshmem_release(halo_device *d, void *p) { halo_nv_state_release(d->nv, p); }
 
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
                                   halo_transport *chosen_p) {
