@@ -24,7 +24,9 @@
 # AMG_CHECK_S, AMG_CHECK_T, AMG_CHECK_K (strategies, transports, ranks per node of the 2-rank
 # check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it; AMG_CASES the bench's roads
 # ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged"; a road may add
-# environment variables, LABEL:TRANSPORT:VAR=VALUE,VAR=VALUE); AMG_MPS=1 runs them
+# environment variables, LABEL:TRANSPORT:VAR=VALUE,VAR=VALUE; a label hypre... is hypre's own
+# exchange); AMG_VIEW the roads whose per-package view is printed ("hypre halo-auto"; the last
+# one's plan set-up is summed); AMG_MPS=1 runs them
 # under CUDA's multi-process service.
 # Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
 set -uo pipefail
@@ -146,6 +148,16 @@ check() {
           "${AMG[@]}" -n $n $n $n -P 2 2 2 && same ref8 "h8_${s}_$t" "$s, ${t/auto/}"
       done
     done
+    # under MPS, nvshmem with 4 ranks a GPU in NVSHMEM's full mode (each rank 25 % of the SMs),
+    # against hypre's own exchange with the same share
+    if [ "${AMG_MPS:-0}" = 1 ] && [ -n "$NVSHMEM_HOME" ]; then
+      local pct="CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25"
+      ij ref8p 8 "CUDA_VISIBLE_DEVICES=0,1 $pct" "${AMG[@]}" -n $n $n $n -P 2 2 2 &&
+      for s in standard 3step split; do
+        ij "h8_${s}_nvshmem" 8 "CUDA_VISIBLE_DEVICES=0,1 $pct LD_PRELOAD=$LIB HALO_STRATEGY=$s HALO_TRANSPORT=nvshmem HALO_RANKS_PER_NODE=4 HALO_HYPRE_VIEW=1" \
+          "${AMG[@]}" -n $n $n $n -P 2 2 2 && same ref8p "h8_${s}_nvshmem" "$s, nvshmem"
+      done
+    fi
   }
   # halo loaded but off: hypre's exchange, the same answers
   ij h2_off 2 "CUDA_VISIBLE_DEVICES=0,1 LD_PRELOAD=$LIB HALO_HYPRE=0" "${AMG[@]}" -n $n $n $n -P 2 1 1 &&
@@ -174,21 +186,31 @@ bench() {
         local t=${rest%%:*}
         [[ $rest == *:* ]] && extra=${rest#*:} && extra=${extra//,/ }
         [ $np -eq 8 ] && [ "$t" = nccl ] && continue
-        # hypre's own road with the library loaded and off times its exchanges per level
-        [ "$label" = hypre ] && env+=" LD_PRELOAD=$LIB HALO_HYPRE=0 HALO_HYPRE_VIEW=1"
-        [ "$label" != hypre ] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1 $extra"
+        # hypre's own road (a label hypre...) with the library loaded and off times its
+        # exchanges per level
+        [[ $label == hypre* ]] && env+=" LD_PRELOAD=$LIB HALO_HYPRE=0 HALO_HYPRE_VIEW=1 $extra"
+        [[ $label != hypre* ]] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1 $extra"
         ij "b${np}_${label}_$r" $np "$env" "${AMG[@]}" -n $n $n $n -P $P
       done
     done
     say "### $np ranks on 2 GPUs"
     say ""
     for c in "${cases[@]}"; do # each road's first run against hypre's: PCG's residual history
-      local lab=${c%%:*}
+      local lab=${c%%:*} ref=hypre ex=${c#*:}
+      [[ $ex == *:* ]] && ex=${ex#*:} || ex=
       [ "$lab" = hypre ] || [ ! -f "$runs/b${np}_${lab}_1.out" ] && continue
-      if [ -n "$(answer "b${np}_hypre_1")" ] && diff <(answer "b${np}_hypre_1") <(answer "b${np}_${lab}_1") >/dev/null; then
-        say "- $lab: residual history, iterations and final residual the same as hypre's, bit for bit"
+      # against hypre's road of the same added variables where there is one (MPS's thread
+      # percentage changes the SMs that hypre's kernels see, and so its sums' order)
+      for h in "${cases[@]}"; do
+        local hx=${h#*:}
+        [[ $hx == *:* ]] && hx=${hx#*:} || hx=
+        [[ ${h%%:*} == hypre* ]] && [ -n "$ex" ] && [ "$hx" = "$ex" ] && ref=${h%%:*}
+      done
+      [ "$lab" = "$ref" ] && continue
+      if [ -n "$(answer "b${np}_${ref}_1")" ] && diff <(answer "b${np}_${ref}_1") <(answer "b${np}_${lab}_1") >/dev/null; then
+        say "- $lab: residual history, iterations and final residual the same as $ref's, bit for bit"
       else
-        say "- $lab: answers DIFFER from hypre's"
+        say "- $lab: answers DIFFER from $ref's"
       fi
     done
     say ""
@@ -222,7 +244,7 @@ for lab in labels:
     print(f"| {lab} | {got[0][2]} | {su:.4f} | {so:.4f} | {ratio} | {' '.join(f'{g[1]:.4f}' for g in got)} |")
 EOF
     say ""
-    for lab in hypre halo-auto; do
+    for lab in ${AMG_VIEW:-hypre halo-auto}; do
       say "Per package, $lab, run 1 (xchg-ms: host time in the exchange calls, most of any rank):"
       say ""
       say '```'
@@ -230,7 +252,9 @@ EOF
       say '```'
       say ""
     done
-    python3 - "$runs/b${np}_halo-auto_1.out" <<'EOF' | tee -a "$summary"
+    local vlab=${AMG_VIEW:-hypre halo-auto}
+    vlab=${vlab##* }
+    [ -f "$runs/b${np}_${vlab}_1.out" ] && python3 - "$runs/b${np}_${vlab}_1.out" "$vlab" <<'EOF' | tee -a "$summary"
 import re, sys
 t = open(sys.argv[1]).read()
 # per package: ... inter-B forward reverse hypre xchg-ms plan-ms  plan
@@ -240,7 +264,7 @@ so = re.search(r"PCG Solve:\s*\n\s*wall clock time = ([0-9.]+)", t)
 it = re.search(r"Iterations = (\d+)", t)
 if so and it:
     per = float(so.group(1)) / int(it.group(1)) * 1e3
-    print(f"- plan set-up of the hierarchy (auto, sum over packages of the most of any rank): "
+    print(f"- plan set-up of the hierarchy ({sys.argv[2]}, sum over packages of the most of any rank): "
           f"{plan:.1f} ms; one PCG iteration (one V-cycle and a product): {per:.2f} ms; "
           f"ratio {plan / per:.1f}")
 EOF
@@ -257,16 +281,7 @@ EOF
 build
 # AMG_MPS=1: the runs under CUDA's multi-process service (ranks that share a GPU then share one
 # context instead of time-slicing theirs), started here and stopped at the end
-if [ "${AMG_MPS:-0}" = 1 ]; then
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
-  if nvidia-cuda-mps-control -d; then
-    say "- under MPS (nvidia-cuda-mps-control -d)"
-    trap 'echo quit | nvidia-cuda-mps-control' EXIT
-  else
-    say "- MPS could not start: the runs share the GPUs by time-slicing"
-  fi
-fi
+[ "${AMG_MPS:-0}" = 1 ] && mps_start
 case $what in
   check) check ;;
   bench) bench ;;

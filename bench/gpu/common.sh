@@ -23,3 +23,17 @@ gpu_script_init() {
 }
 say() { echo "$*" | tee -a "$summary"; }
 run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+# mps_start: CUDA's multi-process service for the rest of the script (ranks that share a GPU
+# then run in one context instead of time-slicing theirs), stopped at its end; fails where it
+# cannot start
+mps_start() {
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+  if nvidia-cuda-mps-control -d; then
+    say "- under MPS (nvidia-cuda-mps-control -d)"
+    trap 'echo quit | nvidia-cuda-mps-control' EXIT
+  else
+    say "- MPS could not start: ranks that share a GPU time-slice it"
+    return 1
+  fi
+}

@@ -58,6 +58,10 @@
 #                              (host memory, 2, 4 and 8 ranks): host against rma; then in
 #                              device memory (onesided-device alone): rma against staged,
 #                              ipc, nccl and nvshmem, 2 ranks on 2 GPUs and on 1 GPU
+#   bench/gpu/run.sh mps       build, then under CUDA MPS (4 ranks a GPU, 25 % of its SMs each):
+#                              the GPU tests with nvshmem among the transports (4 ranks on 1
+#                              GPU, 8 on 2), and the 8-rank Laplacians over every transport
+#                              with and without the 25 % share (MPS_REPS interleaved repeats)
 #   bench/gpu/run.sh sanitize  build, and compute-sanitizer's memcheck, racecheck and synccheck
 #                              (SANITIZE_TOOLS) over the GPU test: 1 rank, and 2 ranks on 2 GPUs
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
@@ -107,7 +111,7 @@ MPIRUN=(mpirun --oversubscribe --bind-to none -x NCCL_NVLS_ENABLE -x TORCH_SYMM_
         -x HALO_SPMV_UNROLL -x HALO_SPMV_PRODUCT_FIRST -x HALO_SPMV_MAX_BLOCKS -x HALO_BENCH_RPN
         -x HALO_TIMELINE -x HALO_BENCH_GPN -x HALO_TEST_RANKS_PER_NODE -x NCCL_NTHREADS -x HALO_COMPUTE_STREAM -x NCCL_CGA_CLUSTER_SIZE
         -x HALO_SPMV_CARVEOUT -x HALO_IPC_SIGNAL -x LD_LIBRARY_PATH
-        -x NVSHMEM_REMOTE_TRANSPORT -x HALO_PARAMS)
+        -x NVSHMEM_REMOTE_TRANSPORT -x HALO_PARAMS -x HALO_TEST_MPS)
 # NVSHMEM (transport nvshmem): the image's wheel, its bootstrap plug-ins found on the library path
 NVSHMEM_HOME=${NVSHMEM_HOME:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem 2>/dev/null | head -1)}
 if [ -n "$NVSHMEM_HOME" ] && [ -e "$NVSHMEM_HOME/lib/libnvshmem_device.a" ]; then
@@ -125,8 +129,7 @@ export HALO_COMPUTE_STREAM=${HALO_COMPUTE_STREAM:-blocking}
 export NCCL_CGA_CLUSTER_SIZE=${NCCL_CGA_CLUSTER_SIZE:-4} # NCCL's default on Hopper
 export HALO_SPMV_CARVEOUT=${HALO_SPMV_CARVEOUT:-}
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
-say() { echo "$*" | tee -a "$summary"; }
-run() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+. bench/gpu/common.sh # say, run, mps_start
 
 info() {
   {
@@ -711,6 +714,32 @@ sanitize_gpu() {
   done
 }
 
+# Under MPS, 4 ranks a GPU, each with a quarter of its SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25:
+# NVSHMEM's full mode for several processes a GPU): the GPU tests with nvshmem among the
+# transports (4 ranks on 1 GPU, 8 on 2), then the 8-rank Laplacians 160^3 and 100^3 over every
+# transport, MPS_REPS (3) interleaved repeats, with and without the share
+mps_runs() {
+  fail=0
+  say ""
+  say "## Under MPS: the GPU tests, nvshmem with ranks that share a GPU"
+  say ""
+  export HALO_TEST_MPS=1 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
+  gpu_test "1 GPU, 4 ranks, MPS 25 %" 4 0
+  [ "$ngpu" -ge 2 ] && HALO_TEST_RANKS_PER_NODE=4,8 gpu_test "2 GPUs, 8 ranks, MPS 25 %, nodes of 4, 8" 8 0,1
+  unset HALO_TEST_MPS CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  [ "$ngpu" -ge 2 ] || return $fail
+  for rep in $(seq 1 "${MPS_REPS:-3}"); do
+    for g in 160 100; do
+      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 spmv "lap$g 8 ranks 2 GPUs K4 MPS 25% rep$rep" 8 0,1 \
+        --gen lap3d27:$g --iterations 100 --warmup 20 --strategy standard --transport all \
+        --ranks-per-node 4
+      spmv "lap$g 8 ranks 2 GPUs K4 MPS rep$rep" 8 0,1 --gen lap3d27:$g --iterations 100 \
+        --warmup 20 --strategy standard --transport all --ranks-per-node 4
+    done
+  done
+  return $fail
+}
+
 # The exchange's time as a distribution on the machine's cores (host memory), two-sided
 # (host) against one-sided (rma), 10^4 exchanges each, interleaved in blocks (bench_exchange_dist)
 onesided_bench() {
@@ -764,8 +793,9 @@ local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 onesided) build; tests gpu-local; onesided_bench ;;
 onesided-device) build; onesided_device ;;
+mps) build; mps_start && mps_runs ;;
 sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|inject|large|local|auto|onesided|sanitize|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|inject|large|local|auto|onesided|onesided-device|mps|sanitize|quick|multi]"; exit 2 ;;
 esac

@@ -497,12 +497,7 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
     if (!HALO_HAVE_NVSHMEM)
       return HALO_ERROR(HALO_ERR_NOT_COMPILED, "transport nvshmem: not compiled in: rebuild with "
                                                "HALO_ENABLE_NVSHMEM=ON and NVSHMEM_HOME");
-    if (d->ranks_per_gpu > 1)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                        "transport nvshmem needs one rank per GPU, but %d ranks share a GPU: use "
-                        "staged or ipc",
-                        d->ranks_per_gpu);
-    break;
+    break; /* ranks that share a GPU: checked below, with NVSHMEM running */
   case HALO_TRANSPORT_MPI_DEVICE:
     if (!halo_device_mpi_aware(d, aware))
       return HALO_ERROR(HALO_ERR_UNSUPPORTED,
@@ -522,7 +517,11 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
     void *nccl;
     HALO_CHECK(halo_device_nccl(d, &nccl));
   }
-  if (t == HALO_TRANSPORT_NVSHMEM) HALO_CHECK(halo_device_nvshmem(d));
+  if (t == HALO_TRANSPORT_NVSHMEM) {
+    HALO_CHECK(halo_device_nvshmem(d));
+    if (d->ranks_per_gpu > 1)
+      HALO_CHECK(halo_nv_state_shared_gpu(d->nv, d->comm, d->ranks_per_gpu));
+  }
   *chosen_p = t;
   return HALO_SUCCESS;
 }

@@ -145,6 +145,21 @@ cleanup:
   return st;
 }
 
+halo_status halo_nv_state_shared_gpu(const halo_nv_state *s, MPI_Comm comm, int ranks_per_gpu) {
+  halo_status st = HALO_SUCCESS;
+  int mode = s ? halo_nvshmem_mpg() : 0, least = 0;
+  HALO_TRY_MPI(MPI_Allreduce(&mode, &least, 1, MPI_INT, MPI_MIN, comm));
+  if (least < 2)
+    HALO_FAIL(HALO_ERR_UNSUPPORTED,
+              "transport nvshmem: %d ranks share a GPU, and NVSHMEM runs them in its limited mode "
+              "(its waits on the GPU could deadlock): it needs CUDA MPS running, with the "
+              "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of a GPU's ranks adding up to at most 100 "
+              "(%d each); or use staged or ipc",
+              ranks_per_gpu, 100 / (ranks_per_gpu > 0 ? ranks_per_gpu : 1));
+cleanup:
+  return st;
+}
+
 char *halo_nv_state_base(const halo_nv_state *s, int chunk) {
   return s && chunk >= 0 && chunk < s->n ? (char *)s->c[chunk].base : NULL;
 }
@@ -168,6 +183,10 @@ int halo_nv_state_pe(const halo_nv_state *s, int rank) { return (void)s, (void)r
 halo_status halo_nv_state_alloc(halo_nv_state *s, MPI_Comm comm, size_t bytes, void **p,
                                 int *chunk_p) {
   (void)s, (void)comm, (void)bytes, (void)p, (void)chunk_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_NVSHMEM_MESSAGE);
+}
+halo_status halo_nv_state_shared_gpu(const halo_nv_state *s, MPI_Comm comm, int ranks_per_gpu) {
+  (void)s, (void)comm, (void)ranks_per_gpu;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_NVSHMEM_MESSAGE);
 }
 char *halo_nv_state_base(const halo_nv_state *s, int chunk) { return (void)s, (void)chunk, NULL; }

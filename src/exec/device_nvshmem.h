@@ -20,6 +20,9 @@ int halo_nv_state_pe(const halo_nv_state *s, int rank);
 /** Collective over comm: a whole chunk of at least bytes (halo_device_nvshmem_alloc). */
 halo_status halo_nv_state_alloc(halo_nv_state *s, MPI_Comm comm, size_t bytes, void **p,
                                 int *chunk_p);
+/** Collective over comm, where ranks share a GPU: NVSHMEM's full mode for
+ *  several processes a GPU on every rank, or an error that says what it needs. */
+halo_status halo_nv_state_shared_gpu(const halo_nv_state *s, MPI_Comm comm, int ranks_per_gpu);
 /** This rank's address of chunk c (NULL: no such chunk). */
 char *halo_nv_state_base(const halo_nv_state *s, int chunk);
 /** Give back a chunk. NULL-safe. */

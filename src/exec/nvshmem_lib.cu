@@ -41,6 +41,11 @@ extern "C" int halo_nvshmem_initialized(void) {
   return s >= NVSHMEM_STATUS_IS_INITIALIZED && s != NVSHMEM_STATUS_INVALID;
 }
 
+extern "C" int halo_nvshmem_mpg(void) {
+  const int s = nvshmemx_init_status();
+  return s == NVSHMEM_STATUS_FULL_MPG ? 2 : s == NVSHMEM_STATUS_LIMITED_MPG ? 1 : 0;
+}
+
 extern "C" int halo_nvshmem_get_uid(unsigned char uid[HALO_NV_UID_BYTES]) {
   static_assert(sizeof(nvshmemx_uniqueid_t) <= HALO_NV_UID_BYTES, "HALO_NV_UID_BYTES too small");
   nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;

@@ -30,6 +30,11 @@ HALO_NV_API const char *halo_nvshmem_error(void);
 HALO_NV_API const char *halo_nvshmem_version(void);
 /** Whether NVSHMEM is initialised in this process (by halo or its caller). */
 HALO_NV_API int halo_nvshmem_initialized(void);
+/** Processes per GPU as NVSHMEM runs them: 0 one a GPU, 1 several in its
+ *  limited mode (no MPS, or MPS with the GPU's active thread percentages
+ *  adding up past 100: synchronising calls may deadlock), 2 several in its
+ *  full mode. */
+HALO_NV_API int halo_nvshmem_mpg(void);
 /** A unique id (on one rank; sent to the others by the caller). */
 HALO_NV_API int halo_nvshmem_get_uid(unsigned char uid[HALO_NV_UID_BYTES]);
 /** Initialise NVSHMEM over nranks processes of which this is rank, from a
