@@ -25,7 +25,8 @@
 # check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it; AMG_CASES the bench's roads
 # ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged"; a road may add
 # environment variables, LABEL:TRANSPORT:VAR=VALUE,VAR=VALUE; a label hypre... is hypre's own
-# exchange); AMG_VIEW the roads whose per-package view is printed ("hypre halo-auto"; the last
+# exchange, a label no-exchange... the solve without any exchange, a bound with wrong answers:
+# bench/gpu/no_exchange.c); AMG_REUSE=1 keeps hypre's build of an earlier call; AMG_VIEW the roads whose per-package view is printed ("hypre halo-auto"; the last
 # one's plan set-up is summed); AMG_MPS=1 runs them
 # under CUDA's multi-process service.
 # Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
@@ -40,7 +41,12 @@ HY=/tmp/hypre
 build() {
   local t0=$SECONDS
   [ -f .peer/hypre-src.tar.gz ] || { say "no .peer/hypre-src.tar.gz (see the header)"; exit 1; }
-  rm -rf $HY && mkdir -p $HY && tar -xzf .peer/hypre-src.tar.gz -C $HY
+  # AMG_REUSE=1: hypre's build of an earlier call on this (warm) machine
+  if [ "${AMG_REUSE:-0}" = 1 ] && [ -f $HY/build/HYPRE_config.h ]; then
+    say "- hypre: the build of an earlier call"
+  else
+    rm -rf $HY && mkdir -p $HY && tar -xzf .peer/hypre-src.tar.gz -C $HY
+  fi
   if ! run cmake -S $HY/src -B $HY/build -DHYPRE_ENABLE_CUDA=ON -DHYPRE_ENABLE_UMPIRE=OFF \
       -DHYPRE_ENABLE_UNIFIED_MEMORY=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_SHARED_LIBS=ON \
       -DHYPRE_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$HY/inst ||
@@ -70,6 +76,10 @@ build() {
   fi
   grep -q "routes its device exchanges" "$log" || { say "libhalo_hypre built without device support"; exit 1; }
   say "- libhalo_hypre built against it in $((SECONDS - t0)) s"
+  # the measurement aid of the road no-exchange (no_exchange.c: the solve without exchanges)
+  NOX=/tmp/no_exchange.so
+  run mpicc -shared -fPIC -O2 -I$HY/inst/include -o $NOX bench/gpu/no_exchange.c -ldl ||
+    say "- no_exchange.so: build FAILED"
 }
 
 # ij NAME NP "ENV..." ARGS...: one run of hypre's ij, its output in $runs/NAME.out
@@ -189,7 +199,9 @@ bench() {
         # hypre's own road (a label hypre...) with the library loaded and off times its
         # exchanges per level
         [[ $label == hypre* ]] && env+=" LD_PRELOAD=$LIB HALO_HYPRE=0 HALO_HYPRE_VIEW=1 $extra"
-        [[ $label != hypre* ]] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1 $extra"
+        # the solve without any exchange (no_exchange.c): a bound, wrong answers
+        [[ $label == no-exchange* ]] && env+=" LD_PRELOAD=$NOX $extra"
+        [[ $label != hypre* ]] && [[ $label != no-exchange* ]] && env+=" LD_PRELOAD=$LIB HALO_TRANSPORT=$t HALO_RANKS_PER_NODE=$rpn HALO_HYPRE_VIEW=1 $extra"
         ij "b${np}_${label}_$r" $np "$env" "${AMG[@]}" -n $n $n $n -P $P
       done
     done
@@ -198,7 +210,7 @@ bench() {
     for c in "${cases[@]}"; do # each road's first run against hypre's: PCG's residual history
       local lab=${c%%:*} ref=hypre ex=${c#*:}
       [[ $ex == *:* ]] && ex=${ex#*:} || ex=
-      [ "$lab" = hypre ] || [ ! -f "$runs/b${np}_${lab}_1.out" ] && continue
+      [ "$lab" = hypre ] || [[ $lab == no-exchange* ]] || [ ! -f "$runs/b${np}_${lab}_1.out" ] && continue
       # against hypre's road of the same added variables where there is one (MPS's thread
       # percentage changes the SMs that hypre's kernels see, and so its sums' order)
       for h in "${cases[@]}"; do
@@ -214,8 +226,8 @@ bench() {
       fi
     done
     say ""
-    say "| exchange | iterations | set-up s (median) | solve s (median) | solve / hypre's | solves (s) |"
-    say "|---|---|---|---|---|---|"
+    say "| exchange | iterations | set-up s (median) | solve s (median) | solve / hypre's | ms per iteration | per iteration / hypre's | solves (s) |"
+    say "|---|---|---|---|---|---|---|---|"
     python3 - "$runs" "$np" "$reps" "${cases[@]%%:*}" <<'EOF' | tee -a "$summary"
 import re, statistics, sys
 runs, np_, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -230,7 +242,7 @@ def grab(path):
         return float(m.group(1)) if m else None
     it = re.search(r"Iterations = (\d+)", t)
     return after("PCG Setup"), after("PCG Solve"), it.group(1) if it else "?"
-base = None
+base = base_it = None
 for lab in labels:
     got = [grab(f"{runs}/b{np_}_{lab}_{r}.out") for r in range(1, reps + 1)]
     got = [g for g in got if g and g[0] is not None and g[1] is not None]
@@ -238,10 +250,14 @@ for lab in labels:
         continue
     su = statistics.median(g[0] for g in got)
     so = statistics.median(g[1] for g in got)
+    its = got[0][2]
+    per = so / int(its) * 1e3 if its.isdigit() and int(its) > 0 else None
     if lab == "hypre":
-        base = so
+        base, base_it = so, per
     ratio = f"{so / base:.2f}" if base else "-"
-    print(f"| {lab} | {got[0][2]} | {su:.4f} | {so:.4f} | {ratio} | {' '.join(f'{g[1]:.4f}' for g in got)} |")
+    pr = f"{per / base_it:.2f}" if per and base_it else "-"
+    ps = f"{per:.3f}" if per else "-"
+    print(f"| {lab} | {its} | {su:.4f} | {so:.4f} | {ratio} | {ps} | {pr} | {' '.join(f'{g[1]:.4f}' for g in got)} |")
 EOF
     say ""
     for lab in ${AMG_VIEW:-hypre halo-auto}; do
