@@ -3,9 +3,9 @@
  * values (jobs 1 and 2 of hypre's comm handles) inside HYPRE_PCGSolve do
  * nothing, so that the solve's time per iteration without any exchange bounds
  * what any exchange, halo's or hypre's, could reach. Every other exchange (the
- * set-up's) is hypre's own. The ghost values stay those of the set-up: the
- * solve's residuals, and so its iteration count, are not the real ones; only
- * the time per iteration is of use.
+ * set-up's) is hypre's own. The values received are zeros (hypre_Memset, in
+ * the receive buffer's memory): the solve's residuals, and so its iteration
+ * count, are not the real ones; only the time per iteration is of use.
  *
  *   mpicc -shared -fPIC -O2 -I HYPRE_INCLUDE -o no_exchange.so no_exchange.c -ldl */
 #define _GNU_SOURCE
@@ -51,11 +51,16 @@ hypre_ParCSRCommHandle *hypre_ParCSRCommHandleCreate_v2(HYPRE_Int job, hypre_Par
                                                         HYPRE_MemoryLocation rml, void *recv) {
   static create_fn f;
   if (!f) f = (create_fn)real("hypre_ParCSRCommHandleCreate_v2");
-  if (in_solve && (job == 1 || job == 2))
+  if (in_solve && (job == 1 || job == 2) && pkg)
     for (int i = 0; i < 256; i++)
       if (!mine[i]) {
         mine[i] = calloc(1, sizeof *mine[i]);
         if (!mine[i]) break;
+        /* forward: the ghosts; reverse: the values added to the sent rows */
+        const HYPRE_Int n =
+            job == 1 ? hypre_ParCSRCommPkgRecvVecStart(pkg, hypre_ParCSRCommPkgNumRecvs(pkg))
+                     : hypre_ParCSRCommPkgSendMapStart(pkg, hypre_ParCSRCommPkgNumSends(pkg));
+        if (n > 0 && recv) hypre_Memset(recv, 0, (size_t)n * sizeof(HYPRE_Complex), rml);
         skipped++;
         return mine[i];
       }
