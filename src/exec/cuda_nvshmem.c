@@ -1,5 +1,7 @@
-/* Transport nvshmem of the CUDA executor (one rank per GPU): the GPU moves
- * every message itself.
+/* Transport nvshmem of the CUDA executor: the GPU moves every message
+ * itself. Ranks that share a GPU need NVSHMEM's full mode for several
+ * processes a GPU (MPS; device.c checks it), and wait in one block a launch
+ * (nvshmem_lib.h).
  *
  * Each executor holds one symmetric chunk (halo_device_nvshmem_alloc): the
  * send buffers of its phases, their receive buffers, a ready signal per
@@ -293,7 +295,7 @@ static halo_status nv_send(halo_exec *ex, cuda_data *d, int k) {
   HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
   if (halo_nvshmem_pack_put(p->d_nv_put, p->nv_blocks, p->pack_run ? NULL : p->d_pack,
                             p->pack_run ? run : NULL, d->x, d->work, S(ex)->n_local, p->d_send,
-                            d->nv_ep, d->xs) != 0)
+                            d->nv_ep, halo_device_ranks_per_gpu(ex->cfg.dev) > 1, d->xs) != 0)
     return nv_error("phase start");
   return HALO_SUCCESS;
 }
@@ -313,7 +315,8 @@ static halo_status nv_receive(halo_exec *ex, cuda_data *d, int k) {
   const int end = k == s->n_phases - 1;
   if (halo_nvshmem_wait_scatter(p->d_nv_wait, p->n_nv_recv, d->nv_ep, p->d_recv, p->d_unpack_src,
                                 p->d_unpack_dst, p->n_unpack, ex->ghost, d->work, s->n_ghost,
-                                d->nv_acks, d->nv_n_acks, end ? d->nv_count : NULL, d->xs) != 0)
+                                d->nv_acks, d->nv_n_acks, end ? d->nv_count : NULL,
+                                halo_device_ranks_per_gpu(ex->cfg.dev) > 1, d->xs) != 0)
     return nv_error("phase end");
   d->nv_ended = end;
   return halo_timeline_mark(ex->cfg.tl, 3); /* with the unpack */

@@ -91,10 +91,11 @@ extern "C" void halo_nvshmem_quiet(void) { nvshmem_quiet(); }
  * exchange's values, pack this block's values, put them with the signal. */
 __global__ void nv_pack_put(const halo_nv_put *puts, const int32_t *idx, const double *run,
                             const double *x, const double *work, int64_t n_local, double *send,
-                            const uint64_t *ep) {
+                            const uint64_t *ep, int wait) {
   const halo_nv_put q = puts[blockIdx.x];
   const uint64_t epoch = *ep + 1;
-  if (threadIdx.x == 0 && epoch > 1) nvshmem_signal_wait_until(q.done, NVSHMEM_CMP_GE, epoch - 1);
+  if (wait && threadIdx.x == 0 && epoch > 1)
+    nvshmem_signal_wait_until(q.done, NVSHMEM_CMP_GE, epoch - 1);
   __syncthreads();
   for (int64_t t = threadIdx.x; t < q.n; t += blockDim.x) {
     const int64_t i = q.off + t;
@@ -112,10 +113,20 @@ __global__ void nv_pack_put(const halo_nv_put *puts, const int32_t *idx, const d
                                    NVSHMEM_SIGNAL_ADD, q.pe);
 }
 
+/* One block: the receives' signals (one launch a phase). */
 __global__ void nv_wait(const halo_nv_wait *w, int n, const uint64_t *ep) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const uint64_t epoch = *ep + 1;
-  if (i < n) nvshmem_signal_wait_until(w[i].sig, NVSHMEM_CMP_GE, epoch * (uint64_t)w[i].puts);
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    nvshmem_signal_wait_until(w[i].sig, NVSHMEM_CMP_GE, epoch * (uint64_t)w[i].puts);
+}
+
+/* One block: the done signals of a phase's puts (the receivers read the
+ * previous exchange's values). */
+__global__ void nv_wait_done(const halo_nv_put *puts, int n, const uint64_t *ep) {
+  const uint64_t epoch = *ep + 1;
+  if (epoch > 1)
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+      nvshmem_signal_wait_until(puts[i].done, NVSHMEM_CMP_GE, epoch - 1);
 }
 
 /* One block: every acknowledgement, then the counter. */
@@ -165,10 +176,15 @@ extern "C" int halo_nvshmem_wait_scatter(const halo_nv_wait *w, int n_wait, uint
                                          const double *in, const int32_t *src_idx,
                                          const int32_t *dst_idx, int64_t n, double *ghost,
                                          double *work, int64_t n_ghost, const halo_nv_ack *acks,
-                                         int n_acks, unsigned int *count, void *stream) {
+                                         int n_acks, unsigned int *count, int shared,
+                                         void *stream) {
   int64_t blocks = (n + 255) / 256;
   if (blocks < 1) blocks = 1;
   if (blocks > 1024) blocks = 1024;
+  if (shared && n_wait > 0) {
+    nv_wait<<<1, 256, 0, (cudaStream_t)stream>>>(w, n_wait, ep);
+    n_wait = 0;
+  }
   nv_wait_scatter<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(
       w, n_wait, ep, in, src_idx, dst_idx, n, ghost, work, n_ghost, acks, n_acks, count);
   const cudaError_t e = cudaGetLastError();
@@ -178,17 +194,18 @@ extern "C" int halo_nvshmem_wait_scatter(const halo_nv_wait *w, int n_wait, uint
 extern "C" int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
                                      const double *run, const double *x, const double *work,
                                      int64_t n_local, double *send, const uint64_t *ep,
-                                     void *stream) {
+                                     int shared, void *stream) {
   if (n_blocks <= 0) return 0;
+  if (shared) nv_wait_done<<<1, 256, 0, (cudaStream_t)stream>>>(puts, n_blocks, ep);
   nv_pack_put<<<n_blocks, 256, 0, (cudaStream_t)stream>>>(puts, idx, run, x, work, n_local, send,
-                                                          ep);
+                                                          ep, !shared);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the pack-and-put launch", e);
 }
 
 extern "C" int halo_nvshmem_wait(const halo_nv_wait *w, int n, const uint64_t *ep, void *stream) {
   if (n <= 0) return 0;
-  nv_wait<<<(n + 127) / 128, 128, 0, (cudaStream_t)stream>>>(w, n, ep);
+  nv_wait<<<1, 256, 0, (cudaStream_t)stream>>>(w, n, ep);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? 0 : cuda_fail("transport nvshmem: the wait launch", e);
 }

@@ -89,6 +89,12 @@ typedef struct {
  *  part of its bandwidth). */
 #define HALO_NV_BLOCK_VALUES 1024
 
+/* Waits on the GPU: where ranks share a GPU (shared != 0), one block of
+ * each launch waits for the peers and the work waits for that block, so that
+ * a rank's waiting blocks never hold the SMs that a peer's puts on the same
+ * GPU need; with a GPU per rank every block of a launch waits for its own
+ * signals, which saves a launch. */
+
 /** Pack and put a phase's messages (n_blocks blocks of puts, in device
  *  memory) on stream: each value i of the send buffer is run[i] when idx is
  *  NULL, else x[idx[i]] below n_local, work[idx[i] - n_local] above. ep: the
@@ -96,8 +102,8 @@ typedef struct {
 HALO_NV_API int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
                                       const double *run, const double *x, const double *work,
                                       int64_t n_local, double *send, const uint64_t *ep,
-                                      void *stream);
-/** The stream waits (on the GPU) for n receives of the exchange. */
+                                      int shared, void *stream);
+/** The stream waits (on the GPU, one block) for n receives of the exchange. */
 HALO_NV_API int halo_nvshmem_wait(const halo_nv_wait *w, int n, const uint64_t *ep, void *stream);
 /** A forward phase's end in one launch: wait for n_wait receives, then
  *  dst(dst_idx[i]) = in[src_idx[i]] for i < n, dst(j) = ghost[j] below
@@ -108,7 +114,8 @@ HALO_NV_API int halo_nvshmem_wait_scatter(const halo_nv_wait *w, int n_wait, uin
                                           const double *in, const int32_t *src_idx,
                                           const int32_t *dst_idx, int64_t n, double *ghost,
                                           double *work, int64_t n_ghost, const halo_nv_ack *acks,
-                                          int n_acks, unsigned int *count, void *stream);
+                                          int n_acks, unsigned int *count, int shared,
+                                          void *stream);
 /** The exchange's end, after the stream's work: n acknowledgements, then the
  *  counter advanced. */
 HALO_NV_API int halo_nvshmem_finish(const halo_nv_ack *a, int n, uint64_t *ep, void *stream);
