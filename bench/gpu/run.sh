@@ -58,10 +58,10 @@
 #                              (host memory, 2, 4 and 8 ranks): host against rma; then in
 #                              device memory (onesided-device alone): rma against staged,
 #                              ipc, nccl and nvshmem, 2 ranks on 2 GPUs and on 1 GPU
-#   bench/gpu/run.sh mps       build, then under CUDA MPS (4 ranks a GPU, 25 % of its SMs each):
-#                              the GPU tests with nvshmem among the transports (4 ranks on 1
-#                              GPU, 8 on 2), and the 8-rank Laplacians over every transport
-#                              with and without the 25 % share (MPS_REPS interleaved repeats)
+#   bench/gpu/run.sh mps       build, the GPU test with 2 ranks on 1 GPU without MPS (nvshmem
+#                              refused), then under CUDA MPS: the GPU test at 8 ranks on 2 GPUs
+#                              with nvshmem among the transports, and the 8-rank Laplacians
+#                              over every transport (MPS_REPS repeats, 1)
 #   bench/gpu/run.sh sanitize  build, and compute-sanitizer's memcheck, racecheck and synccheck
 #                              (SANITIZE_TOOLS) over the GPU test: 1 rank, and 2 ranks on 2 GPUs
 #   bench/gpu/run.sh quick [core|extra|order|helpers|cap|all]   build, the GPU tests
@@ -714,25 +714,24 @@ sanitize_gpu() {
   done
 }
 
-# Under MPS, 4 ranks a GPU, each with a quarter of its SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25:
-# NVSHMEM's full mode for several processes a GPU): the GPU tests with nvshmem among the
-# transports (4 ranks on 1 GPU, 8 on 2), then the 8-rank Laplacians 160^3 and 100^3 over every
-# transport, MPS_REPS (3) interleaved repeats, with and without the share
+# Ranks that share a GPU over nvshmem: without MPS the GPU test (2 ranks on 1 GPU) sees the
+# clear refusal; then under MPS (4 ranks a GPU, NVSHMEM's full mode taken with
+# NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1: halo's waits hold one block a launch) the
+# GPU test with nvshmem among the transports (8 ranks on 2 GPUs, nodes of 4 and 8), and the
+# 8-rank Laplacians 160^3 and 100^3 over every transport, MPS_REPS (1) repeats
 mps_runs() {
   fail=0
   say ""
-  say "## Under MPS: the GPU tests, nvshmem with ranks that share a GPU"
+  say "## Ranks that share a GPU, nvshmem: without MPS, then under MPS"
   say ""
-  export HALO_TEST_MPS=1 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25
-  gpu_test "1 GPU, 4 ranks, MPS 25 %" 4 0
-  [ "$ngpu" -ge 2 ] && HALO_TEST_RANKS_PER_NODE=4,8 gpu_test "2 GPUs, 8 ranks, MPS 25 %, nodes of 4, 8" 8 0,1
-  unset HALO_TEST_MPS CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  gpu_test "1 GPU, 2 ranks, no MPS" 2 0
+  mps_start || return 1
+  export HALO_TEST_MPS=1 NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
+  [ "$ngpu" -ge 2 ] && HALO_TEST_RANKS_PER_NODE=4,8 gpu_test "2 GPUs, 8 ranks, MPS, nodes of 4, 8" 8 0,1
+  unset HALO_TEST_MPS
   [ "$ngpu" -ge 2 ] || return $fail
-  for rep in $(seq 1 "${MPS_REPS:-3}"); do
+  for rep in $(seq 1 "${MPS_REPS:-1}"); do
     for g in 160 100; do
-      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25 spmv "lap$g 8 ranks 2 GPUs K4 MPS 25% rep$rep" 8 0,1 \
-        --gen lap3d27:$g --iterations 100 --warmup 20 --strategy standard --transport all \
-        --ranks-per-node 4
       spmv "lap$g 8 ranks 2 GPUs K4 MPS rep$rep" 8 0,1 --gen lap3d27:$g --iterations 100 \
         --warmup 20 --strategy standard --transport all --ranks-per-node 4
     done
@@ -793,7 +792,7 @@ local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
 onesided) build; tests gpu-local; onesided_bench ;;
 onesided-device) build; onesided_device ;;
-mps) build; mps_start && mps_runs ;;
+mps) build; mps_runs ;;
 sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   bench "${2:-core}" ;;
