@@ -406,8 +406,14 @@ typedef struct {
    *  destroyed; halo_plan_destroy then keeps its memory and MPI tags for the
    *  rest of the program, because its requests may still be posted and its
    *  peers' messages still on their way. Host memory, and the staged and
-   *  mpi-device transports (the waits of MPI requests); 0: no limit. -1
-   *  (default): HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
+   *  mpi-device transports (the waits of MPI requests), in the exchange's
+   *  end; in device memory also halo_plan_synchronize, whatever the
+   *  transport: past the limit it returns HALO_ERR_TIMEOUT while the GPU
+   *  goes on waiting for the peer (ipc, nccl, nvshmem wait on the GPU: a
+   *  late peer releases it, a stopped one never does, and the job is then to
+   *  be ended). A wait on the caller's own stream (halo_spmv_async) is the
+   *  caller's. 0: no limit. -1 (default): HALO_EXCHANGE_TIMEOUT
+   *  (milliseconds), else 0. */
   int64_t exchange_timeout_ms;
 } halo_plan_options;
 
@@ -671,7 +677,8 @@ halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double
 /**
  * Wait until all work of the plan on its streams is done (device memory:
  * y of the last product and the ghosts are then readable from the host; host
- * memory: returns at once). Not collective.
+ * memory: returns at once). Not collective. With exchange_timeout_ms, past
+ * it: HALO_ERR_TIMEOUT, and the plan refuses further exchanges.
  */
 halo_status halo_plan_synchronize(halo_plan plan);
 

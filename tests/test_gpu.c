@@ -383,6 +383,82 @@ static void gen_case_free(gen_case *c) {
   halo_io_free(c->rb);
 }
 
+/* exchange_timeout_ms in device memory: rank 1 of ranks 0 and 1 starts its
+ * exchange late, once rank 0's halo_plan_synchronize has returned. Rank 0
+ * must get HALO_ERR_TIMEOUT (in the exchange's end or the synchronisation)
+ * after about the limit, whatever the transport (ipc, nccl and nvshmem wait on
+ * the GPU), and its plan must refuse exchanges; rank 1's late exchange must
+ * then release rank 0's GPU, so that both synchronise and destroy. */
+static void late_peer(MPI_Comm comm) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  if (P < 2) return;
+  MPI_Comm pair;
+  MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+  if (pair == MPI_COMM_NULL) return;
+  gen_case m;
+  gen_case_make(pair, "lap3d27:8", &m);
+  const int64_t n = m.rb[rank + 1] - m.rb[rank];
+  double *hx = calloc((size_t)n + 1, sizeof *hx);
+  double *dx = to_device(hx, (size_t)(n + 1) * sizeof *hx);
+  const halo_transport ts[] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC, HALO_TRANSPORT_NCCL,
+                               HALO_TRANSPORT_NVSHMEM};
+  const int64_t limit_ms = 300;
+  for (int c = 0; c < 4; c++) {
+    if (!transport_usable(ts[c])) continue;
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE, o.transport = ts[c], o.strategy = HALO_STRATEGY_STANDARD;
+    o.exchange_timeout_ms = limit_ms;
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(m.A, &o, &plan));
+    /* one exchange on time first: connections and handles made lazily */
+    CHECK_OK(halo_exchange_begin(plan, dx, NULL));
+    CHECK_OK(halo_exchange_end(plan));
+    CHECK_OK(halo_plan_synchronize(plan));
+    MPI_Barrier(pair);
+    if (rank == 0) {
+      const double t0 = MPI_Wtime();
+      halo_status st = halo_exchange_begin(plan, dx, NULL);
+      if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
+      if (st == HALO_SUCCESS) st = halo_plan_synchronize(plan);
+      const double dt = MPI_Wtime() - t0;
+      CHECK_MSG(st == HALO_ERR_TIMEOUT, "%s, peer late: %s (%s), not a timeout",
+                halo_transport_name(ts[c]), halo_status_string(st), halo_last_error());
+      CHECK_MSG(dt >= 0.9e-3 * (double)limit_ms && dt < 10.0,
+                "%s, peer late: the timeout came after %.3f s, the limit is %lld ms",
+                halo_transport_name(ts[c]), dt, (long long)limit_ms);
+      CHECK_MSG(strstr(halo_last_error(), "exchange_timeout_ms") != NULL, "no reason: %s",
+                halo_last_error());
+      CHECK_ERR(halo_exchange_begin(plan, dx, NULL), HALO_ERR_STATE, "earlier exchange");
+    }
+    MPI_Barrier(pair); /* rank 0 gave up waiting: now rank 1's exchange */
+    halo_status late = HALO_SUCCESS;
+    if (rank == 1) {
+      /* it completes where rank 0's part is all enqueued (staged, nccl, nvshmem, ipc with its
+       * signals on the GPU); ipc with host signals waits for rank 0's acknowledgement, which
+       * rank 0 never sent: a timeout there too */
+      late = halo_exchange_begin(plan, dx, NULL);
+      if (late == HALO_SUCCESS) late = halo_exchange_end(plan);
+      if (late == HALO_SUCCESS) late = halo_plan_synchronize(plan);
+      CHECK_MSG(late == HALO_SUCCESS || late == HALO_ERR_TIMEOUT, "%s, the late exchange: %s",
+                halo_transport_name(ts[c]), halo_last_error());
+    }
+    CHECK_OK(halo_plan_synchronize(plan)); /* rank 0: its GPU released by the late peer */
+    int late_code = (int)late;
+    MPI_Bcast(&late_code, 1, MPI_INT, 1, pair);
+    MPI_Barrier(pair);
+    halo_plan_destroy(&plan); /* rank 0's (and a timed-out one's): kept whole */
+    if (rank == 0)
+      printf("late peer, %s: timed out, then released; the late exchange %s\n",
+             halo_transport_name(ts[c]), late_code == HALO_SUCCESS ? "completed" : "timed out");
+  }
+  CUDA_OK(cudaFree(dx));
+  free(hx);
+  gen_case_free(&m);
+  MPI_Comm_free(&pair);
+}
+
 /* halo_spmv_async: halo_spmv's bits on a stream of the caller's where the
  * exchange runs in stream order (nccl; ipc with its signals on the GPU; any
  * transport on one rank), and captured into a CUDA graph launched twice
@@ -748,6 +824,7 @@ int main(int argc, char **argv) {
              nvshmem_shared ? " (ranks that share a GPU under MPS)" : "");
   }
   choice(comm);
+  late_peer(comm);
   long_rows(comm);
   async_product(comm);
   const char *gens[] = {"lap3d27:12", "irregular:3000,2", "lap2d:40"};

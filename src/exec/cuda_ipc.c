@@ -463,7 +463,7 @@ halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
       continue;
     }
     host = 1;
-    HALO_MPI(MPI_Wait(&q->ready, MPI_STATUS_IGNORE));
+    HALO_CHECK(halo_exec_waitall(ex, 1, &q->ready)); /* within exchange_timeout_ms */
     HALO_CUDA(cudaStreamWaitEvent(d->xs, q->remote_event, 0));
   }
   if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
@@ -526,11 +526,11 @@ static halo_status ipc_complete(halo_exec *ex, cuda_data *d) {
     cphase *p = &d->ph[k];
     for (int i = 0; i < p->n_ipc_to; i++) {
       if (p->ipc_to[i].sig) continue;
-      HALO_MPI(MPI_Wait(&p->ipc_to[i].ready, MPI_STATUS_IGNORE));
-      HALO_MPI(MPI_Wait(&p->ipc_to[i].done, MPI_STATUS_IGNORE)); /* its copy is enqueued */
+      HALO_CHECK(halo_exec_waitall(ex, 1, &p->ipc_to[i].ready));
+      HALO_CHECK(halo_exec_waitall(ex, 1, &p->ipc_to[i].done)); /* its copy is enqueued */
     }
     for (int i = 0; i < p->n_ipc_from; i++)
-      if (!p->ipc_from[i].sig) HALO_MPI(MPI_Wait(&p->ipc_from[i].done, MPI_STATUS_IGNORE));
+      if (!p->ipc_from[i].sig) HALO_CHECK(halo_exec_waitall(ex, 1, &p->ipc_from[i].done));
   }
   return HALO_SUCCESS;
 }

@@ -531,6 +531,29 @@ halo_status halo_device_stream_sync(void *stream) {
   return HALO_SUCCESS;
 }
 
+halo_status halo_device_streams_wait(void *const *streams, int n, int64_t timeout_ms) {
+  if (timeout_ms <= 0) {
+    for (int i = 0; i < n; i++) HALO_CUDA(cudaStreamSynchronize((cudaStream_t)streams[i]));
+    return HALO_SUCCESS;
+  }
+  const double deadline = MPI_Wtime() + 1e-3 * (double)timeout_ms;
+  for (int i = 0; i < n;) {
+    const cudaError_t e = cudaStreamQuery((cudaStream_t)streams[i]);
+    if (e == cudaSuccess) {
+      i++;
+      continue;
+    }
+    if (e != cudaErrorNotReady) return halo_error_cuda(e, "cudaStreamQuery", __FILE__, __LINE__);
+    if (MPI_Wtime() > deadline)
+      return HALO_ERROR(HALO_ERR_TIMEOUT,
+                        "the GPU's work waited %lld ms for an exchange (exchange_timeout_ms): a "
+                        "peer failed, stopped or is late; the GPU goes on waiting for it without "
+                        "the host",
+                        (long long)timeout_ms);
+  }
+  return HALO_SUCCESS;
+}
+
 /* ---- timeline ------------------------------------------------------------ */
 
 struct halo_timeline_s {
@@ -649,6 +672,10 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
 }
 halo_status halo_device_stream_sync(void *stream) {
   (void)stream;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_streams_wait(void *const *streams, int n, int64_t timeout_ms) {
+  (void)streams, (void)n, (void)timeout_ms;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 halo_status halo_device_ipc_alloc(halo_device *d, size_t bytes, void **p, int *chunk_p,

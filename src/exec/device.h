@@ -108,6 +108,9 @@ void halo_device_pinned_release(halo_device *d, void *p, size_t bytes);
 
 /** Wait for a stream. */
 halo_status halo_device_stream_sync(void *stream);
+/** Wait for n streams, together within timeout_ms (0: without a limit), past
+ *  which HALO_ERR_TIMEOUT: the streams' work goes on without the host. */
+halo_status halo_device_streams_wait(void *const *streams, int n, int64_t timeout_ms);
 
 /** NCCL communicators made so far by this process (tests count them). */
 int64_t halo_debug_nccl_comms(void);

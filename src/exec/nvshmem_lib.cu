@@ -193,8 +193,8 @@ extern "C" int halo_nvshmem_wait_scatter(const halo_nv_wait *w, int n_wait, uint
 
 extern "C" int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
                                      const double *run, const double *x, const double *work,
-                                     int64_t n_local, double *send, const uint64_t *ep,
-                                     int shared, void *stream) {
+                                     int64_t n_local, double *send, const uint64_t *ep, int shared,
+                                     void *stream) {
   if (n_blocks <= 0) return 0;
   if (shared) nv_wait_done<<<1, 256, 0, (cudaStream_t)stream>>>(puts, n_blocks, ep);
   nv_pack_put<<<n_blocks, 256, 0, (cudaStream_t)stream>>>(puts, idx, run, x, work, n_local, send,

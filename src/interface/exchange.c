@@ -81,8 +81,12 @@ halo_status halo_plan_get_ghost(halo_plan plan, double **x_ghost_p) {
 halo_status halo_plan_synchronize(halo_plan plan) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (plan->memory != HALO_MEMORY_DEVICE) return HALO_SUCCESS;
-  HALO_CHECK(halo_device_stream_sync(halo_device_exchange_stream(plan->dev)));
-  return halo_device_stream_sync(plan->comp);
+  void *const streams[2] = {halo_device_exchange_stream(plan->dev), plan->comp};
+  const halo_status st = halo_device_streams_wait(streams, 2, plan->set.timeout_ms);
+  /* past exchange_timeout_ms: the GPU still waits for a peer, and the plan's
+   * buffers may still be written (kept whole by halo_plan_destroy) */
+  if (st == HALO_ERR_TIMEOUT) plan->failed = 1;
+  return st;
 }
 
 /* ---- exchange handles ---------------------------------------------------- */
