@@ -58,8 +58,8 @@
 #                              (host memory, 2, 4 and 8 ranks): host against rma; then in
 #                              device memory (onesided-device alone): rma against staged,
 #                              ipc, nccl and nvshmem, 2 ranks on 2 GPUs and on 1 GPU
-#   bench/gpu/run.sh mps       build, the GPU test with 2 ranks on 1 GPU without MPS (nvshmem
-#                              refused), then under CUDA MPS: the GPU test at 8 ranks on 2 GPUs
+#   bench/gpu/run.sh mps       build, the GPU test with 2 ranks on 1 GPU (nvshmem refused) and on
+#                              2 GPUs without MPS, then under CUDA MPS: the GPU test at 8 ranks on 2 GPUs
 #                              with nvshmem among the transports, and the 8-rank Laplacians
 #                              over every transport (MPS_REPS repeats, 1)
 #   bench/gpu/run.sh sanitize  build, and compute-sanitizer's memcheck, racecheck and synccheck
@@ -725,6 +725,7 @@ mps_runs() {
   say "## Ranks that share a GPU, nvshmem: without MPS, then under MPS"
   say ""
   gpu_test "1 GPU, 2 ranks, no MPS" 2 0
+  [ "$ngpu" -ge 2 ] && gpu_test "2 GPUs, 2 ranks, no MPS" 2 0,1
   mps_start || return 1
   export HALO_TEST_MPS=1 NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
   [ "$ngpu" -ge 2 ] && HALO_TEST_RANKS_PER_NODE=4,8 gpu_test "2 GPUs, 8 ranks, MPS, nodes of 4, 8" 8 0,1
