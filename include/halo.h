@@ -405,7 +405,9 @@ typedef struct {
    *  way or another, refuses further exchanges (HALO_ERR_STATE) and is to be
    *  destroyed; halo_plan_destroy then keeps its memory and MPI tags for the
    *  rest of the program, because its requests may still be posted and its
-   *  peers' messages still on their way. Host memory, and the staged and
+   *  peers' messages still on their way (its communicator's context, whose
+   *  end is collective, goes as with any plan). Host memory (transport host,
+   *  not rma: MPI has no timed wait for its epochs), and the staged and
    *  mpi-device transports (the waits of MPI requests), in the exchange's
    *  end; in device memory also halo_plan_synchronize, whatever the
    *  transport: past the limit it returns HALO_ERR_TIMEOUT while the GPU

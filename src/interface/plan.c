@@ -52,10 +52,15 @@ static void plan_free(halo_plan P) {
   halo_free(P);
 }
 
-/* Plans whose exchange failed: kept whole, never freed. Their receives may
- * still be posted and their sends under way (a peer failed or stopped), so
- * their buffers must outlive them, and their tags must never be given again.
- * Kept reachable, so that leak checkers see memory held on purpose. */
+/* Plans whose exchange failed: kept, never freed. Their receives may still
+ * be posted and their sends under way (a peer failed or stopped), so their
+ * buffers must outlive them, and their tags must never be given again. Kept
+ * reachable, so that leak checkers see memory held on purpose. Their matrix
+ * and context are let go as any plan's: the context's end is collective
+ * (rma's windows, NVSHMEM's memory), so it must come when the other ranks'
+ * does, not never on the rank whose exchange failed (it then frees the
+ * context's shared memory, a failed plan's device buffers among it: the
+ * communicator's end on every rank says that no peer writes there any more). */
 static halo_plan *failed_plans;
 static int n_failed_plans, cap_failed_plans;
 
@@ -74,6 +79,8 @@ void halo_plan_destroy(halo_plan *plan_p) {
   halo_plan P = *plan_p;
   if (P->failed) {
     keep_failed(P);
+    halo_matrix_destroy(&P->A);
+    halo_context_release(&P->ctx);
     *plan_p = NULL;
     return;
   }
