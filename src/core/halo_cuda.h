@@ -11,17 +11,21 @@
 halo_status halo_error_cuda(cudaError_t e, const char *call, const char *file, int line);
 
 /* Each checked call is counted, and the one failure injection names fails
- * without being made (halo_debug_fail_cuda). */
+ * without being made (halo_debug_fail_cuda). HALO_CUDA_RC gives the result of
+ * such a call to a site that handles it itself (agreed with the other ranks
+ * before it returns). */
+#define HALO_CUDA_RC(call) (halo_debug_cuda_fails() ? cudaErrorUnknown : (call))
+
 #define HALO_CUDA(call)                                                                            \
   do {                                                                                             \
-    cudaError_t halo_cuda_rc_ = halo_debug_cuda_fails() ? cudaErrorUnknown : (call);               \
+    cudaError_t halo_cuda_rc_ = HALO_CUDA_RC(call);                                                \
     if (halo_cuda_rc_ != cudaSuccess)                                                              \
       return halo_error_cuda(halo_cuda_rc_, #call, __FILE__, __LINE__);                            \
   } while (0)
 
 #define HALO_TRY_CUDA(call)                                                                        \
   do {                                                                                             \
-    cudaError_t halo_cuda_rc_ = halo_debug_cuda_fails() ? cudaErrorUnknown : (call);               \
+    cudaError_t halo_cuda_rc_ = HALO_CUDA_RC(call);                                                \
     if (halo_cuda_rc_ != cudaSuccess) {                                                            \
       st = halo_error_cuda(halo_cuda_rc_, #call, __FILE__, __LINE__);                              \
       goto cleanup;                                                                                \

@@ -115,7 +115,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
                     (long long)n_blocks);
   /* every earlier exchange of this communicator is over on this rank */
   if (st == HALO_SUCCESS) {
-    cudaError_t e = cudaStreamSynchronize(d->xs);
+    cudaError_t e = HALO_CUDA_RC(cudaStreamSynchronize(d->xs));
     if (e != cudaSuccess) st = halo_error_cuda(e, "cudaStreamSynchronize", __FILE__, __LINE__);
   }
   if (st == HALO_SUCCESS) halo_nvshmem_quiet();
@@ -138,8 +138,8 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
   /* no peer writes the signals before it hears where they are */
   st = HALO_SUCCESS;
   if (n_ready + n_done) {
-    cudaError_t e = cudaMemsetAsync(ready, 0, (size_t)(n_ready + n_done) * 8, d->xs);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(d->xs);
+    cudaError_t e = HALO_CUDA_RC(cudaMemsetAsync(ready, 0, (size_t)(n_ready + n_done) * 8, d->xs));
+    if (e == cudaSuccess) e = HALO_CUDA_RC(cudaStreamSynchronize(d->xs));
     if (e != cudaSuccess) st = halo_error_cuda(e, "cudaMemset of the signals", __FILE__, __LINE__);
   }
   HALO_TRY(halo_agree(comm, st));

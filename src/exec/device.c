@@ -243,7 +243,7 @@ static halo_status count_sharing(halo_device *d) {
   unsigned char *all = NULL;
   int n, most = 0;
   /* what can fail on one rank alone, agreed before the collectives */
-  cudaError_t e = cudaGetDeviceProperties(&prop, d->device);
+  cudaError_t e = HALO_CUDA_RC(cudaGetDeviceProperties(&prop, d->device));
   if (e != cudaSuccess)
     st = halo_error_cuda(e, "cudaGetDeviceProperties", __FILE__, __LINE__);
   else if (MPI_Comm_size(d->machine, &n) != MPI_SUCCESS)
@@ -314,7 +314,7 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
       else
         d->device = machine_rank % count;
     }
-    cudaError_t e = cudaSetDevice(d->device);
+    cudaError_t e = HALO_CUDA_RC(cudaSetDevice(d->device));
     if (e != cudaSuccess) st = halo_error_cuda(e, "cudaSetDevice", __FILE__, __LINE__);
   }
   if (st == HALO_SUCCESS) {
@@ -322,7 +322,7 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
      * copies go ahead of the local product's blocks instead of waiting for
      * them, which is what lets the exchange hide behind the product */
     int least = 0, greatest = 0;
-    cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    cudaError_t e = HALO_CUDA_RC(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     if (e != cudaSuccess)
       st = halo_error_cuda(e, "cudaDeviceGetStreamPriorityRange", __FILE__, __LINE__);
     else
