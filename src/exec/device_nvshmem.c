@@ -151,10 +151,11 @@ halo_status halo_nv_state_shared_gpu(const halo_nv_state *s, MPI_Comm comm, int 
   HALO_TRY_MPI(MPI_Allreduce(&mode, &least, 1, MPI_INT, MPI_MIN, comm));
   if (least < 2)
     HALO_FAIL(HALO_ERR_UNSUPPORTED,
-              "transport nvshmem: %d ranks share a GPU, and NVSHMEM runs them in its limited mode "
-              "(its waits on the GPU could deadlock): it needs CUDA MPS running, with the "
-              "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of a GPU's ranks adding up to at most 100 "
-              "(%d each); or use staged or ipc",
+              "transport nvshmem: %d ranks share a GPU, and NVSHMEM runs them in its limited mode: "
+              "it needs CUDA MPS running, with the CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of a GPU's "
+              "ranks adding up to at most 100 (%d each) or "
+              "NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1 (halo's waits hold one block a "
+              "launch); or use staged or ipc",
               ranks_per_gpu, 100 / (ranks_per_gpu > 0 ? ranks_per_gpu : 1));
 cleanup:
   return st;
