@@ -120,7 +120,7 @@ __global__ void nv_wait(const halo_nv_wait *w, int n, const uint64_t *ep) {
     nvshmem_signal_wait_until(w[i].sig, NVSHMEM_CMP_GE, epoch * (uint64_t)w[i].puts);
 }
 
-/* One block: the done signals of a phase's puts (the receivers read the
+/* One block: the done signals of a phase's pieces (the receivers read the
  * previous exchange's values). */
 __global__ void nv_wait_done(const halo_nv_put *puts, int n, const uint64_t *ep) {
   const uint64_t epoch = *ep + 1;
