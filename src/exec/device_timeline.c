@@ -1,0 +1,101 @@
+/* A plan's timeline (device.h): events on the product's and the exchange's
+ * streams, and the mean times from the start of a product to each of them. */
+#include "halo_impl.h"
+
+#include "exec/device.h"
+
+#if HALO_HAVE_CUDA
+#include "exec/cuda.h"
+
+struct halo_timeline_s {
+  cudaStream_t comp, xstream;
+  cudaEvent_t ev[4];
+  int state; /* bit k set once ev[k] is recorded in the record under way */
+  double sum[3];
+  int64_t n;
+};
+
+void halo_timeline_destroy(halo_timeline **tl_p) {
+  if (!tl_p || !*tl_p) return;
+  for (int k = 0; k < 4; k++)
+    if ((*tl_p)->ev[k]) cudaEventDestroy((*tl_p)->ev[k]);
+  halo_free(*tl_p);
+  *tl_p = NULL;
+}
+
+halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_timeline *tl = halo_calloc(1, sizeof *tl);
+  if (!tl) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a timeline");
+  tl->comp = comp, tl->xstream = xstream;
+  for (int k = 0; k < 4; k++) HALO_TRY(halo_event_create(&tl->ev[k], cudaEventDefault));
+  *tl_p = tl;
+  tl = NULL;
+cleanup:
+  halo_timeline_destroy(&tl);
+  return st;
+}
+
+/* Add the last record, if complete, to the sums. */
+static halo_status timeline_harvest(halo_timeline *tl) {
+  if (tl->state == 0xF) {
+    float ms;
+    for (int k = 1; k < 4; k++) {
+      HALO_CUDA(cudaEventSynchronize(tl->ev[k]));
+      HALO_CUDA(cudaEventElapsedTime(&ms, tl->ev[0], tl->ev[k]));
+      tl->sum[k - 1] += 1e-3 * ms;
+    }
+    tl->n++;
+  }
+  tl->state = 0;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_timeline_start(halo_timeline *tl) {
+  if (!tl) return HALO_SUCCESS;
+  HALO_CHECK(timeline_harvest(tl));
+  HALO_CUDA(cudaEventRecord(tl->ev[0], tl->comp));
+  tl->state = 1;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_timeline_mark(halo_timeline *tl, int k) {
+  if (!tl || !(tl->state & 1) || (tl->state & (1 << k))) return HALO_SUCCESS;
+  HALO_CUDA(cudaEventRecord(tl->ev[k], k == 1 ? tl->comp : tl->xstream));
+  tl->state |= 1 << k;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
+  HALO_CHECK(timeline_harvest(tl));
+  for (int k = 0; k < 3; k++) avg[k] = tl->n ? tl->sum[k] / (double)tl->n : 0.0;
+  *n_p = tl->n;
+  tl->sum[0] = tl->sum[1] = tl->sum[2] = 0.0;
+  tl->n = 0;
+  return HALO_SUCCESS;
+}
+
+#else /* no CUDA */
+
+halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p) {
+  (void)comp, (void)xstream;
+  *tl_p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_timeline_destroy(halo_timeline **tl_p) {
+  if (tl_p) *tl_p = NULL;
+}
+halo_status halo_timeline_start(halo_timeline *tl) {
+  (void)tl;
+  return HALO_SUCCESS;
+}
+halo_status halo_timeline_mark(halo_timeline *tl, int k) {
+  (void)tl, (void)k;
+  return HALO_SUCCESS;
+}
+halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
+  (void)tl, (void)avg, (void)n_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+
+#endif
