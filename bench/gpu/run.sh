@@ -448,20 +448,23 @@ inject_gpu() {
 }
 
 # Past 2^31 (issue 17 item 5): one message of LARGE_N values (280,000,000: 2.24 GB) per
-# rank and direction through every transport, forward and reverse, 2 ranks on 2 GPUs (host
-# and rma in host memory); then a product of LARGE_SPMV (lap3d27:432: 2.17e9 entries in all)
+# rank and direction through every transport (LARGE_TRANSPORTS), forward and reverse, 2 ranks
+# on 2 GPUs (host and rma in host memory, rma-device in device memory); then a product of LARGE_SPMV (lap3d27:432: 2.17e9 entries in all)
 # on 2 GPUs, every row checked. LARGE_LIMIT seconds each (240)
 large_gpu() {
   say ""
   say "## Past 2^31: one message of more than 2^31 bytes per transport; a product of more than 2^31 entries"
   say ""
   local t0 rc f
-  for t in nccl ipc staged host rma; do
+  for t in ${LARGE_TRANSPORTS:-nccl ipc staged nvshmem rma-device host rma}; do
     local mem=device
     case $t in host | rma) mem=host ;; esac
+    [ $t = nvshmem ] && [ -z "$NVSHMEM_HOME" ] && continue
     f=$OUT/large-$t.txt
     t0=$SECONDS
-    CUDA_VISIBLE_DEVICES=0,1 timeout ${LARGE_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$t -n 2 \
+    # nvshmem's buffers live in NVSHMEM's symmetric heap (1 GB unless told)
+    CUDA_VISIBLE_DEVICES=0,1 timeout ${LARGE_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=${t%-device} \
+      -x NVSHMEM_SYMMETRIC_SIZE=${LARGE_NVSHMEM_HEAP:-24G} -n 2 \
       $B/tests/test_large_message ${LARGE_N:-280000000} $mem reverse >"$f" 2>&1
     rc=$?
     cat "$f" >>"$log"
