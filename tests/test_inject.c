@@ -14,7 +14,10 @@
  *
  * The third kind, with plans in device memory: the k-th CUDA call that
  * halo checks (HALO_CUDA, HALO_TRY_CUDA: halo_debug_fail_cuda) fails with
- * cudaErrorUnknown, swept over the plans' creation and destruction. And a
+ * cudaErrorUnknown, swept over the plans' creation and destruction, and over
+ * the first exchange and product where the transport waits on the host
+ * (TEST_INJECT_HOST_WAITS=1, below: the outcome then as for MPI calls
+ * there). And a
  * plan's destruction, which has no status, is swept with every kind: it
  * must end on every rank (no hang), and the next step must work.
  *
@@ -126,21 +129,29 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
 /* Whether a kind is swept over a step: MPI and CUDA calls not in the first
  * exchange (see above), CUDA calls only with plans in device memory (and
  * not in the matrix's creation, which makes none). */
-/* Under AddressSanitizer the exchange's MPI sweep is left out: the messages
+/* Under AddressSanitizer the exchange's MPI and CUDA sweeps are left out: the messages
  * that a failed exchange abandons stay in Open MPI's queues, and
  * LeakSanitizer reports their fragments at exit, in Open MPI's allocator
  * and its request objects (frames no suppression can name apart from a
  * request halo would forget to free). The plain build sweeps it. */
 #if defined(__SANITIZE_ADDRESS__)
-#define EXCHANGE_MPI_SWEPT 0
+#define EXCHANGE_SWEPT 0
 #else
-#define EXCHANGE_MPI_SWEPT 1
+#define EXCHANGE_SWEPT 1
 #endif
 
+/* In device memory the exchange is swept where the transport waits for its
+ * peers on the host, within exchange_timeout_ms: staged, and ipc with its
+ * signals on the host (ranks that share a GPU). The caller says so
+ * (TEST_INJECT_HOST_WAITS=1): nccl, nvshmem and ipc with its signals on the
+ * GPU wait for a peer on the GPU, and a peer that failed before it sent
+ * leaves that wait unreleased (the host returns at the timeout; the GPU goes
+ * on waiting, as the README says), so the next step could not run. */
+static int host_waits;
+
 static int swept(int kind, int s, int device) {
-  if (kind == FAIL_CUDA && s == STEP_USE) return 0;
-  if (kind == FAIL_MPI && s == STEP_USE && !EXCHANGE_MPI_SWEPT) return 0;
-  if (kind == FAIL_MPI && s == STEP_USE && device) return 0; /* ipc and nccl wait on events */
+  if (s == STEP_USE && device && !host_waits && (kind == FAIL_CUDA || kind == FAIL_MPI)) return 0;
+  if ((kind == FAIL_MPI || kind == FAIL_CUDA) && s == STEP_USE && !EXCHANGE_SWEPT) return 0;
   if (kind == FAIL_CUDA && (!device || s == STEP_MATRIX)) return 0;
   return 1;
 }
@@ -218,6 +229,8 @@ int main(int argc, char **argv) {
   /* seconds without an outcome that count as a hang: TEST_INJECT_WATCHDOG, else 60 */
   const char *wd = getenv("TEST_INJECT_WATCHDOG");
   const unsigned watchdog_s = wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 60;
+  const char *hw = getenv("TEST_INJECT_HOST_WAITS");
+  host_waits = hw && strcmp(hw, "1") == 0;
   halo_gen g;
   int64_t *rb;
   CHECK_OK(halo_gen_parse(argc > 1 ? argv[1] : "lap3d27:6", &g));
@@ -287,7 +300,7 @@ int main(int argc, char **argv) {
             MPI_Allreduce(v, m, 3, MPI_INT, MPI_MAX, w.comm);
             alarm(0);
             const int all_failed = m[0] == 1 && m[1] == -1, none_failed = m[0] == 0;
-            if (kind == FAIL_MPI && s == STEP_USE) {
+            if ((kind == FAIL_MPI || kind == FAIL_CUDA) && s == STEP_USE) {
               /* in an exchange: the failing rank fails, those that wait for it time out,
                * the others succeed */
               CHECK_MSG(st == HALO_SUCCESS || st == HALO_ERR_TIMEOUT ||
@@ -328,7 +341,7 @@ int main(int argc, char **argv) {
                  kind_name[kind], step_name[s],
                  s == STEP_MATRIX ? "" : halo_strategy_name(strategies[si]), injected,
                  s == STEP_DESTROY ? "every rank ended its destroy and the next step worked"
-                 : kind == FAIL_MPI && s == STEP_USE
+                 : s == STEP_USE && kind != FAIL_ALLOC
                      ? "the rank failed, its neighbours timed out, none hung, the next plan worked"
                      : "every rank failed and none hung");
         total += injected;

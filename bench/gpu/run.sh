@@ -414,9 +414,10 @@ setup_bench() {
 # allocation (device, pinned, streams, events included) and local MPI call of the
 # matrix's and the plans' creation and the first exchange and product, per transport,
 # 2 ranks on 2 GPUs and 2 ranks on 1 GPU; INJECT_LIMIT seconds each (240)
-inject_gpu() {
+inject_gpu() { # the build of test_inject: $1 (B)
+  local IB=${1:-$B}
   say ""
-  say "## Failure injection in device memory (test_inject lap3d27:6 standard,3step device)"
+  say "## Failure injection in device memory (test_inject lap3d27:6 standard,3step device; $IB)"
   say ""
   local t0 rc
   local layouts=${INJECT_LAYOUTS:-"0,1:nccl:2 0,1:ipc:2 0,1:staged:2 0,1:nvshmem:2 0,1:rma:2
@@ -424,12 +425,17 @@ inject_gpu() {
   for layout in $layouts; do
     set -- ${layout//:/ }
     [ "$2" = nvshmem ] && [ -z "$NVSHMEM_HOME" ] && continue
-    local f=$OUT/inject-$2-gpus${1//,/}-np$3.txt
+    local f=$OUT/inject-${IB#build-}-$2-gpus${1//,/}-np$3.txt
     t0=$SECONDS
     echo "+ GPUs $1, transport $2, $3 ranks" >>"$log"
+    # the exchange is swept too where the transport waits for its peers on the host: staged,
+    # and ipc where ranks share a GPU (its signals on the host)
+    local hw=0 ng=${1//[^,]/}
+    [ "$2" = staged ] && hw=1
+    [ "$2" = ipc ] && [ "$3" -gt $((${#ng} + 1)) ] && hw=1
     CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 \
-      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -n $3 \
-      $B/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
+      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -x TEST_INJECT_HOST_WAITS=$hw -n $3 \
+      $IB/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
     rc=$?
     cat "$f" >>"$log"
     say "- $3 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' "$f" |
@@ -441,9 +447,37 @@ inject_gpu() {
       case $l in
       *"waits in"*) echo "  $l" ;;
       *) a=${l#*(+}; a=${a%%)*}
-        echo "    $(addr2line -f -s -e $B/tests/test_inject "$a" | paste -sd' ')" ;;
+        echo "    $(addr2line -f -s -e $IB/tests/test_inject "$a" | paste -sd' ')" ;;
       esac
     done | tee -a "$summary"
+  done
+}
+
+# Failure injection in device memory under AddressSanitizer (leaks included) and
+# UndefinedBehaviorSanitizer (issue 17 item 3): test_inject built with HALO_SANITIZE in
+# build-gpu-asan (CUDA on; the CUDA runtime needs ASan's shadow gap unprotected), the
+# INJECT_LAYOUTS of inject_gpu (ASAN_LAYOUTS); leaks of the CUDA, NCCL and NVSHMEM runtimes
+# and Open MPI suppressed (tests/lsan.supp and tests/lsan-gpu.supp); a report exits 86
+asan_gpu() {
+  local BA=build-gpu-asan t0=$SECONDS
+  if ! run cmake -S . -B $BA -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHALO_SANITIZE=address,undefined \
+      -DHALO_ENABLE_CUDA=ON -DHALO_ENABLE_NCCL=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHALO_WERROR=ON \
+      -DHALO_ENABLE_PETSC=OFF -DHALO_ENABLE_HYPRE=OFF -DNVSHMEM_HOME="$NVSHMEM_HOME" \
+      -DHALO_ENABLE_NVSHMEM=$([ -n "$NVSHMEM_HOME" ] && echo ON || echo OFF) ||
+      ! run cmake --build $BA -j "$(nproc)" --target test_inject; then
+    say "ASAN BUILD FAILED (see log.txt)"
+    return 1
+  fi
+  say "- ASan+UBSan build (test_inject) in $((SECONDS - t0)) s"
+  cat tests/lsan.supp tests/lsan-gpu.supp >$BA/lsan.supp
+  export ASAN_OPTIONS=protect_shadow_gap=0:exitcode=86:allocator_may_return_null=1:verify_asan_link_order=0
+  export LSAN_OPTIONS=suppressions=$PWD/$BA/lsan.supp:print_suppressions=0
+  export UBSAN_OPTIONS=exitcode=86:print_stacktrace=1
+  MPIRUN+=(-x ASAN_OPTIONS -x LSAN_OPTIONS -x UBSAN_OPTIONS)
+  INJECT_LAYOUTS=${ASAN_LAYOUTS:-${INJECT_LAYOUTS:-}} inject_gpu $BA
+  for f in "$OUT"/inject-gpu-asan-*.txt; do
+    say "- $(basename "$f"): $(grep -a -c 'ERROR: \(Address\|Leak\)Sanitizer\|runtime error' "$f") sanitizer reports"
+    grep -a -A12 'ERROR: \(Address\|Leak\)Sanitizer\|runtime error' "$f" | head -60 >>"$summary"
   done
 }
 
@@ -791,6 +825,7 @@ all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
 setup) build; [ "${SETUP_TESTS:-1}" = 1 ] && tests gpu-only; setup_bench ;;
 inject) build; inject_gpu ;;
+asan) asan_gpu ;;
 large) build; large_gpu ;;
 local) build; tests gpu-local; local_bench ;;
 auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
