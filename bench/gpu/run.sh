@@ -473,6 +473,7 @@ asan_gpu() {
   export ASAN_OPTIONS=protect_shadow_gap=0:exitcode=86:allocator_may_return_null=1:verify_asan_link_order=0
   export LSAN_OPTIONS=suppressions=$PWD/$BA/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=exitcode=86:print_stacktrace=1
+  export OMPI_MCA_mca_base_component_disable_dlclose=1 # Open MPI's frames symbolized
   MPIRUN+=(-x ASAN_OPTIONS -x LSAN_OPTIONS -x UBSAN_OPTIONS)
   INJECT_LAYOUTS=${ASAN_LAYOUTS:-${INJECT_LAYOUTS:-}} inject_gpu $BA
   for f in "$OUT"/inject-gpu-asan-*.txt; do
