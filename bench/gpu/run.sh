@@ -475,6 +475,10 @@ asan_gpu() {
   export UBSAN_OPTIONS=exitcode=86:print_stacktrace=1
   export OMPI_MCA_mca_base_component_disable_dlclose=1 # Open MPI's frames symbolized
   MPIRUN+=(-x ASAN_OPTIONS -x LSAN_OPTIONS -x UBSAN_OPTIONS)
+  # NVSHMEM's bootstrap plug-in, which it opens and closes, kept loaded: its frames named
+  local boot
+  boot=$(ls "$NVSHMEM_HOME"/lib/nvshmem_bootstrap_uid.so* 2>/dev/null | head -1)
+  [ -n "$boot" ] && MPIRUN+=(-x LD_PRELOAD="$boot")
   INJECT_LAYOUTS=${ASAN_LAYOUTS:-${INJECT_LAYOUTS:-}} inject_gpu $BA
   for f in "$OUT"/inject-gpu-asan-*.txt; do
     say "- $(basename "$f"): $(grep -a -c 'ERROR: \(Address\|Leak\)Sanitizer\|runtime error' "$f") sanitizer reports"
