@@ -15,9 +15,9 @@
  * The third kind, with plans in device memory: the k-th CUDA call that
  * halo checks (HALO_CUDA, HALO_TRY_CUDA: halo_debug_fail_cuda) fails with
  * cudaErrorUnknown, swept over the plans' creation and destruction, and over
- * the first exchange and product where the transport waits on the host
- * (TEST_INJECT_HOST_WAITS=1, below: the outcome then as for MPI calls
- * there). And a
+ * the first exchange and product (the outcome then as for MPI calls there,
+ * below; where a peer waits on the GPU, halo_plan_synchronize times out,
+ * releases the wait, and the GPU must then be idle). And a
  * plan's destruction, which has no status, is swept with every kind: it
  * must end on every rank (no hang), and the next step must work.
  *
@@ -126,10 +126,9 @@ enum { STEP_MATRIX, STEP_PLAN, STEP_IDS, STEP_USE, STEP_DESTROY, N_STEPS };
 static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan from ids",
                                          "first exchange and product", "plan destroy"};
 
-/* Whether a kind is swept over a step: MPI and CUDA calls not in the first
- * exchange (see above), CUDA calls only with plans in device memory (and
- * not in the matrix's creation, which makes none). */
-/* Under AddressSanitizer the exchange's MPI and CUDA sweeps are left out: the messages
+/* Whether a kind is swept over a step: CUDA calls only with plans in device
+ * memory (and not in the matrix's creation, which makes none). Under
+ * AddressSanitizer the exchange's MPI and CUDA sweeps are left out: the messages
  * that a failed exchange abandons stay in Open MPI's queues, and
  * LeakSanitizer reports their fragments at exit, in Open MPI's allocator
  * and its request objects (frames no suppression can name apart from a
@@ -140,17 +139,7 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
 #define EXCHANGE_SWEPT 1
 #endif
 
-/* In device memory the exchange is swept where the transport waits for its
- * peers on the host, within exchange_timeout_ms: staged, and ipc with its
- * signals on the host (ranks that share a GPU). The caller says so
- * (TEST_INJECT_HOST_WAITS=1): nccl, nvshmem and ipc with its signals on the
- * GPU wait for a peer on the GPU, and a peer that failed before it sent
- * leaves that wait unreleased (the host returns at the timeout; the GPU goes
- * on waiting, as the README says), so the next step could not run. */
-static int host_waits;
-
 static int swept(int kind, int s, int device) {
-  if (s == STEP_USE && device && !host_waits && (kind == FAIL_CUDA || kind == FAIL_MPI)) return 0;
   if ((kind == FAIL_MPI || kind == FAIL_CUDA) && s == STEP_USE && !EXCHANGE_SWEPT) return 0;
   if (kind == FAIL_CUDA && (!device || s == STEP_MATRIX)) return 0;
   return 1;
@@ -193,6 +182,13 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
     st = halo_exchange_begin(plan, x, g);
     if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
     if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, x, 0.0, y);
+    if (w->device) { /* a wait on the GPU for a failed peer times out here */
+      const halo_status su = halo_plan_synchronize(plan);
+      if (st == HALO_SUCCESS) st = su;
+      /* and then the GPU must be idle: its waits released */
+      CHECK_MSG(halo_plan_synchronize(plan) == HALO_SUCCESS,
+                "%s: the GPU's work did not end after the failure: %s", current, halo_last_error());
+    }
     break;
   case STEP_DESTROY: halo_plan_destroy(&plan); break; /* it has no status: it must not hang */
   }
@@ -229,8 +225,6 @@ int main(int argc, char **argv) {
   /* seconds without an outcome that count as a hang: TEST_INJECT_WATCHDOG, else 60 */
   const char *wd = getenv("TEST_INJECT_WATCHDOG");
   const unsigned watchdog_s = wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 60;
-  const char *hw = getenv("TEST_INJECT_HOST_WAITS");
-  host_waits = hw && strcmp(hw, "1") == 0;
   halo_gen g;
   int64_t *rb;
   CHECK_OK(halo_gen_parse(argc > 1 ? argv[1] : "lap3d27:6", &g));

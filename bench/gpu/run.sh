@@ -428,13 +428,8 @@ inject_gpu() { # the build of test_inject: $1 (B)
     local f=$OUT/inject-${IB#build-}-$2-gpus${1//,/}-np$3.txt
     t0=$SECONDS
     echo "+ GPUs $1, transport $2, $3 ranks" >>"$log"
-    # the exchange is swept too where the transport waits for its peers on the host: staged,
-    # and ipc where ranks share a GPU (its signals on the host)
-    local hw=0 ng=${1//[^,]/}
-    [ "$2" = staged ] && hw=1
-    [ "$2" = ipc ] && [ "$3" -gt $((${#ng} + 1)) ] && hw=1
     CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 \
-      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -x TEST_INJECT_HOST_WAITS=$hw -n $3 \
+      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -n $3 \
       $IB/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
     rc=$?
     cat "$f" >>"$log"

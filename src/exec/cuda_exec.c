@@ -194,9 +194,37 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
   return HALO_SUCCESS;
 }
 
+/* After a failed or timed-out exchange: every signal this rank's streams
+ * may wait for (ipc's flags on the GPU, nvshmem's ready and done signals,
+ * all in this rank's memory) set past any number a peer writes or a wait
+ * asks (0x7f7f... > 2^62; the waits compare "at least"), from a stream of
+ * its own that waits for nothing; NCCL's communicator aborted. The streams
+ * then run to their end with meaningless values. Best effort: what fails
+ * here leaves the wait as it was. */
+static void cuda_unblock(halo_exec *ex) {
+  cuda_data *d = ex->data;
+  cudaStream_t s = NULL;
+  if ((d->flags && d->flags_bytes) || (d->nv_sig && d->nv_n_sig)) {
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+      (void)cudaGetLastError();
+      s = NULL;
+    }
+  }
+  if (s && d->flags && d->flags_bytes) (void)cudaMemsetAsync(d->flags, 0x7f, d->flags_bytes, s);
+  if (s && d->nv_sig && d->nv_n_sig)
+    (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
+  if (s) {
+    (void)cudaStreamSynchronize(s);
+    (void)cudaStreamDestroy(s);
+    (void)cudaGetLastError();
+  }
+  if (ex->cfg.transport == HALO_TRANSPORT_NCCL) halo_device_nccl_abort(ex->cfg.dev);
+}
+
 const halo_exec_ops halo_exec_cuda_ops = {
     .name = "cuda",
     .setup = halo_cuda_exec_setup,
+    .unblock = cuda_unblock,
     .begin = cuda_begin,
     .end = cuda_end,
     .mark_start = cuda_mark_start,

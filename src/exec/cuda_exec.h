@@ -110,6 +110,7 @@ typedef struct {
 #if HALO_HAVE_NCCL
   ncclComm_t nccl;
 #endif
+  int nccl_gen;         /* the device's NCCL communicator number nccl is */
   cudaEvent_t ev_start; /* the source is ready (recorded on comp) */
   cudaEvent_t ev_end;   /* the exchange is done (recorded on xs) */
   cudaEvent_t ev_dst;   /* reverse: x_local may be added into (recorded on comp at the end) */
@@ -142,6 +143,8 @@ typedef struct {
    * counter, the puts and waits of the phases, the acknowledgements of all
    * phases (sent at the exchange's end) */
   char *nv_block;
+  uint64_t *nv_sig; /* the ready and done signals (nv_n_sig), in nv_block */
+  int64_t nv_n_sig;
   int nv_chunk, nv_active;
   void *nv_desc;
   uint64_t *nv_ep;

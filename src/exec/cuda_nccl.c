@@ -12,7 +12,7 @@
 static halo_status nccl_setup(halo_exec *ex, cuda_data *d) {
   if (ex->cfg.transport != HALO_TRANSPORT_NCCL) return HALO_SUCCESS;
   void *nccl;
-  HALO_CHECK(halo_device_nccl(ex->cfg.dev, &nccl));
+  HALO_CHECK(halo_device_nccl(ex->cfg.dev, &nccl, &d->nccl_gen));
   d->nccl = (ncclComm_t)nccl;
   return HALO_SUCCESS;
 }
@@ -23,9 +23,16 @@ static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
   if (!(p->n_nccl_send + p->n_nccl_recv)) return HALO_SUCCESS;
+  if (!halo_device_nccl_current(ex->cfg.dev, d->nccl_gen))
+    return HALO_ERROR(HALO_ERR_STATE,
+                      "transport nccl: the communicator's NCCL communicator this plan was made "
+                      "with was aborted after a failed or timed-out exchange: destroy this plan "
+                      "(a new plan gets a new NCCL communicator)");
+  int grouped = 0;
   const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
   HALO_TRY(halo_timeline_mark(ex->cfg.tl, 2));
   HALO_TRY_NCCL(ncclGroupStart());
+  grouped = 1;
   for (int i = 0; i < ph->n_send; i++)
     if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
       HALO_TRY_NCCL(ncclSend((p->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
@@ -38,9 +45,11 @@ static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
     HALO_TRY_NCCL(
         ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, d->nccl, d->xs));
   }
+  grouped = 0;
   HALO_TRY_NCCL(ncclGroupEnd());
   HALO_TRY(halo_timeline_mark(ex->cfg.tl, 3));
 cleanup:
+  if (grouped) (void)ncclGroupEnd(); /* a failed call inside the group: close it */
   return st;
 }
 

@@ -125,6 +125,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
   double *vals = (double *)(void *)d->nv_block;
   uint64_t *ready = (uint64_t *)(void *)(d->nv_block + (n_send_vals + n_recv_vals) * 8);
   uint64_t *done = ready + n_ready;
+  d->nv_sig = ready, d->nv_n_sig = n_ready + n_done;
   {
     int64_t so = 0, ro = n_send_vals;
     for (int k = 0; k < s->n_phases; k++) {

@@ -163,6 +163,7 @@ struct halo_device_s {
   ncclComm_t nccl;
 #endif
   int have_nccl;
+  int nccl_gen;      /* the number of the NCCL communicator made last (one more at each) */
   halo_nv_state *nv; /* NVSHMEM over comm, made at the first request (device_nvshmem.c) */
   chunk_pool ipc;    /* device memory exported through CUDA IPC */
   chunk_pool pinned; /* pinned host memory */
@@ -426,10 +427,16 @@ halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **s
   return HALO_SUCCESS;
 }
 
-halo_status halo_device_nccl(halo_device *d, void **nccl_p) {
+halo_status halo_device_nccl(halo_device *d, void **nccl_p, int *gen_p) {
 #if HALO_HAVE_NCCL
   halo_status st = HALO_SUCCESS;
-  if (!d->have_nccl) {
+  /* a rank that aborted its NCCL communicator (a failed exchange) has none:
+   * then every rank makes a new one, the others aborting theirs (their
+   * executors see the number change) */
+  int none = !d->have_nccl, any = 0;
+  HALO_TRY_MPI(MPI_Allreduce(&none, &any, 1, MPI_INT, MPI_MAX, d->comm));
+  if (any && d->have_nccl) halo_device_nccl_abort(d);
+  if (any) {
     int rank, size;
     ncclUniqueId id;
     HALO_TRY_MPI(MPI_Comm_rank(d->comm, &rank));
@@ -446,16 +453,33 @@ halo_status halo_device_nccl(halo_device *d, void **nccl_p) {
                           : halo_error_nccl(r, "ncclCommInitRank", __FILE__, __LINE__);
     HALO_TRY(halo_agree(d->comm, st));
     d->have_nccl = 1;
+    d->nccl_gen++;
     nccl_comms_made++;
   }
   *nccl_p = d->nccl;
+  *gen_p = d->nccl_gen;
 cleanup:
   return st;
 #else
-  (void)d, (void)nccl_p;
+  (void)d, (void)nccl_p, (void)gen_p;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED,
                     "transport nccl: not compiled in: rebuild with HALO_ENABLE_NCCL=ON");
 #endif
+}
+
+void halo_device_nccl_abort(halo_device *d) {
+#if HALO_HAVE_NCCL
+  if (d && d->have_nccl) {
+    (void)ncclCommAbort(d->nccl); /* its kernels stop waiting; its handle is gone */
+    d->have_nccl = 0;
+  }
+#else
+  (void)d;
+#endif
+}
+
+int halo_device_nccl_current(const halo_device *d, int gen) {
+  return d && d->have_nccl && d->nccl_gen == gen;
 }
 
 halo_status halo_device_nvshmem(halo_device *d) {
@@ -515,7 +539,8 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
   }
   if (t == HALO_TRANSPORT_NCCL) {
     void *nccl;
-    HALO_CHECK(halo_device_nccl(d, &nccl));
+    int gen;
+    HALO_CHECK(halo_device_nccl(d, &nccl, &gen));
   }
   if (t == HALO_TRANSPORT_NVSHMEM) {
     HALO_CHECK(halo_device_nvshmem(d));
@@ -578,9 +603,16 @@ halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **s
   (void)d, (void)nonblocking, (void)stream_p;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
-halo_status halo_device_nccl(halo_device *d, void **nccl_p) {
-  (void)d, (void)nccl_p;
+halo_status halo_device_nccl(halo_device *d, void **nccl_p, int *gen_p) {
+  (void)d, (void)nccl_p, (void)gen_p;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+
+void halo_device_nccl_abort(halo_device *d) { (void)d; }
+
+int halo_device_nccl_current(const halo_device *d, int gen) {
+  (void)d, (void)gen;
+  return 0;
 }
 halo_status halo_device_nvshmem(halo_device *d) {
   (void)d;

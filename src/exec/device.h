@@ -43,9 +43,16 @@ void *halo_device_exchange_stream(const halo_device *d);
 /** The communicator's compute stream (cudaStream_t): blocking (ordered with
  *  the legacy default stream) or, made at the first request, non-blocking. */
 halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **stream_p);
-/** The NCCL communicator (ncclComm_t) over the communicator, made at the
- *  first request (collective then) and counted by halo_debug_nccl_comms. */
-halo_status halo_device_nccl(halo_device *d, void **nccl_p);
+/** The NCCL communicator (ncclComm_t) over the communicator and its number
+ *  (gen_p), made at the first request and counted by halo_debug_nccl_comms.
+ *  Collective at every request: where some rank aborted its communicator
+ *  (halo_device_nccl_abort), every rank makes a new one, with a new number. */
+halo_status halo_device_nccl(halo_device *d, void **nccl_p, int *gen_p);
+/** Abort the NCCL communicator (ncclCommAbort: the kernels that wait in it
+ *  stop), after a failed exchange. Local; the next request makes a new one. */
+void halo_device_nccl_abort(halo_device *d);
+/** Whether NCCL communicator number gen is the live one. */
+int halo_device_nccl_current(const halo_device *d, int gen);
 
 /** NVSHMEM over the communicator: initialised from a unique id at the first
  *  request where no one did (collective then), or checked where the

@@ -181,6 +181,10 @@ halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture) {
   return ex->ops->stream_ordered(ex, capture);
 }
 
+void halo_exec_unblock(halo_exec *ex) {
+  if (ex && ex->ops && ex->ops->unblock && ex->data) ex->ops->unblock(ex);
+}
+
 void halo_exec_destroy(halo_exec *ex) {
   if (!ex) return;
   if (ex->ops && ex->ops->destroy) ex->ops->destroy(ex);

@@ -2,6 +2,18 @@
  * sets, forward and reverse. */
 #include "interface/plan.h"
 
+/* An exchange of P failed or timed out: no more exchanges; in device memory
+ * whatever its streams wait for from peers is released, so that they drain
+ * (halo_exec_unblock). */
+static void plan_fail(halo_plan P) {
+  P->failed = 1;
+  if (P->memory != HALO_MEMORY_DEVICE) return;
+  for (int i = 0; i < P->n_sets; i++) {
+    halo_exec_unblock(&P->sets[i].fwd);
+    halo_exec_unblock(&P->sets[i].rev);
+  }
+}
+
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   halo_slot *set = &P->sets[slot];
   if (P->failed)
@@ -24,7 +36,7 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
   if (!reverse && dst == set->fwd.slots) dst = NULL;
   const halo_status st = halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst);
   if (st != HALO_SUCCESS) {
-    P->failed = 1;
+    plan_fail(P);
     return st;
   }
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
@@ -41,7 +53,7 @@ halo_status halo_slot_end(halo_plan P, int slot) {
   const int reverse = set->state == HALO_SLOT_REVERSE;
   set->state = HALO_SLOT_IDLE;
   const halo_status st = halo_exec_end(reverse ? &set->rev : &set->fwd);
-  if (st != HALO_SUCCESS) P->failed = 1;
+  if (st != HALO_SUCCESS) plan_fail(P);
   return st;
 }
 
@@ -82,11 +94,23 @@ halo_status halo_plan_synchronize(halo_plan plan) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (plan->memory != HALO_MEMORY_DEVICE) return HALO_SUCCESS;
   void *const streams[2] = {halo_device_exchange_stream(plan->dev), plan->comp};
-  const halo_status st = halo_device_streams_wait(streams, 2, plan->set.timeout_ms);
-  /* past exchange_timeout_ms: the GPU still waits for a peer, and the plan's
-   * buffers may still be written (kept whole by halo_plan_destroy) */
-  if (st == HALO_ERR_TIMEOUT) plan->failed = 1;
-  return st;
+  const int64_t limit = plan->set.timeout_ms;
+  const halo_status st = halo_device_streams_wait(streams, 2, limit);
+  if (st != HALO_ERR_TIMEOUT) return st;
+  /* past exchange_timeout_ms: the GPU waits for a peer. The plan fails (its
+   * buffers may still be written by a late peer: kept by halo_plan_destroy),
+   * its waits are released, and the GPU's work drains */
+  plan_fail(plan);
+  const halo_status drained = halo_device_streams_wait(streams, 2, limit);
+  return HALO_ERROR(HALO_ERR_TIMEOUT,
+                    "the GPU's work waited %lld ms for an exchange (exchange_timeout_ms): a peer "
+                    "failed, stopped or is late; %s",
+                    (long long)limit,
+                    drained == HALO_SUCCESS
+                        ? "its waits were released and the GPU is idle again (the plan's values "
+                          "are not valid: destroy it)"
+                        : "its waits were released, but the GPU's work did not end within the "
+                          "limit again");
 }
 
 /* ---- exchange handles ---------------------------------------------------- */
