@@ -9,12 +9,42 @@
 #include "exec/cuda_exec.h"
 
 #if HALO_HAVE_NCCL
+/* The communicator, and its connections to this executor's peers made now:
+ * NCCL connects a pair at its first send or receive, and the host waits in
+ * ncclGroupEnd for the peer to connect. At plan time every rank is here
+ * (the set-up is agreed); in an exchange a peer that failed before its
+ * first send would leave this rank's host waiting without a limit. One
+ * value each way between every pair of every phase, on the exchange stream,
+ * from and into a scratch buffer. */
 static halo_status nccl_setup(halo_exec *ex, cuda_data *d) {
   if (ex->cfg.transport != HALO_TRANSPORT_NCCL) return HALO_SUCCESS;
+  halo_status st = HALO_SUCCESS;
+  const halo_schedule *s = S(ex);
   void *nccl;
-  HALO_CHECK(halo_device_nccl(ex->cfg.dev, &nccl, &d->nccl_gen));
+  double *scratch = NULL;
+  int grouped = 0;
+  HALO_TRY(halo_device_nccl(ex->cfg.dev, &nccl, &d->nccl_gen));
   d->nccl = (ncclComm_t)nccl;
-  return HALO_SUCCESS;
+  HALO_TRY(halo_agree(ex->cfg.comm, halo_dev_malloc((void **)&scratch, 2 * sizeof(double))));
+  HALO_TRY_NCCL(ncclGroupStart());
+  grouped = 1;
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    const cphase *p = &d->ph[k];
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
+        HALO_TRY_NCCL(ncclSend(scratch, 1, ncclDouble, ph->send[i].peer, d->nccl, d->xs));
+    for (int i = 0; i < ph->n_recv; i++)
+      if (ph->recv[i].peer != s->rank && p->recv[i].ch == CH_NCCL)
+        HALO_TRY_NCCL(ncclRecv(scratch + 1, 1, ncclDouble, ph->recv[i].peer, d->nccl, d->xs));
+  }
+  grouped = 0;
+  HALO_TRY_NCCL(ncclGroupEnd());
+  HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
+cleanup:
+  if (grouped) (void)ncclGroupEnd();
+  halo_dev_free(scratch);
+  return st;
 }
 
 static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {

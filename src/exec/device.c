@@ -6,9 +6,10 @@
 
 #include "exec/device.h"
 
-static int64_t nccl_comms_made;
+static int64_t nccl_comms_made, nccl_comms_aborted;
 
 int64_t halo_debug_nccl_comms(void) { return nccl_comms_made; }
+int64_t halo_debug_nccl_aborts(void) { return nccl_comms_aborted; }
 
 #if HALO_HAVE_CUDA
 #include <dlfcn.h>
@@ -472,6 +473,7 @@ void halo_device_nccl_abort(halo_device *d) {
   if (d && d->have_nccl) {
     (void)ncclCommAbort(d->nccl); /* its kernels stop waiting; its handle is gone */
     d->have_nccl = 0;
+    nccl_comms_aborted++;
   }
 #else
   (void)d;

@@ -121,6 +121,8 @@ halo_status halo_device_streams_wait(void *const *streams, int n, int64_t timeou
 
 /** NCCL communicators made so far by this process (tests count them). */
 int64_t halo_debug_nccl_comms(void);
+/** NCCL communicators aborted so far by this process (halo_device_nccl_abort). */
+int64_t halo_debug_nccl_aborts(void);
 
 /* ---- timeline: when a product and its exchange ran on the GPU ---------- */
 
