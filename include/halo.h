@@ -410,12 +410,16 @@ typedef struct {
    *  not rma: MPI has no timed wait for its epochs), and the staged and
    *  mpi-device transports (the waits of MPI requests), in the exchange's
    *  end; in device memory also halo_plan_synchronize, whatever the
-   *  transport: past the limit it returns HALO_ERR_TIMEOUT while the GPU
-   *  goes on waiting for the peer (ipc, nccl, nvshmem wait on the GPU: a
-   *  late peer releases it, a stopped one never does, and the job is then to
-   *  be ended). A wait on the caller's own stream (halo_spmv_async) is the
-   *  caller's. 0: no limit. -1 (default): HALO_EXCHANGE_TIMEOUT
-   *  (milliseconds), else 0. */
+   *  transport: past the limit it returns HALO_ERR_TIMEOUT, and where the
+   *  GPU waits for the peer (ipc's signals on the GPU, nccl, nvshmem) the
+   *  wait is released: this rank's signals are written past any number a
+   *  peer could write, NCCL's communicator is aborted (the communicator's
+   *  next plan makes a new one, on every rank), and the GPU's work runs to
+   *  its end with meaningless values (the message says whether it ended
+   *  within the limit again). An exchange that fails on this rank releases
+   *  its waits the same way. A wait on the caller's own stream
+   *  (halo_spmv_async) is the caller's. 0: no limit. -1 (default):
+   *  HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
   int64_t exchange_timeout_ms;
 } halo_plan_options;
 
@@ -680,7 +684,9 @@ halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double
  * Wait until all work of the plan on its streams is done (device memory:
  * y of the last product and the ghosts are then readable from the host; host
  * memory: returns at once). Not collective. With exchange_timeout_ms, past
- * it: HALO_ERR_TIMEOUT, and the plan refuses further exchanges.
+ * it: HALO_ERR_TIMEOUT, the GPU's waits for peers released (see
+ * exchange_timeout_ms), and the plan refuses further exchanges; called again
+ * on such a plan, it says whether the GPU's work has ended.
  */
 halo_status halo_plan_synchronize(halo_plan plan);
 
