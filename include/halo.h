@@ -406,9 +406,12 @@ typedef struct {
    *  destroyed; halo_plan_destroy then keeps its memory and MPI tags for the
    *  rest of the program, because its requests may still be posted and its
    *  peers' messages still on their way (its communicator's context, whose
-   *  end is collective, goes as with any plan). Host memory (transport host,
-   *  not rma: MPI has no timed wait for its epochs), and the staged and
-   *  mpi-device transports (the waits of MPI requests), in the exchange's
+   *  end is collective, goes as with any plan). Host memory (transports host
+   *  and rma: MPI has no timed wait for rma's epochs, so with a limit a
+   *  target tells its origins that it posted, an origin starts its epoch
+   *  only once told, and the target polls MPI_Win_test; a window an epoch
+   *  may have been left open on is never freed), and the staged, mpi-device
+   *  and rma transports (the waits of MPI requests), in the exchange's
    *  end; in device memory also halo_plan_synchronize, whatever the
    *  transport: past the limit it returns HALO_ERR_TIMEOUT, and where the
    *  GPU waits for the peer (ipc's signals on the GPU, nccl, nvshmem) the

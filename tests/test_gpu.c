@@ -405,9 +405,9 @@ static void late_peer(MPI_Comm comm) {
   double *hx = calloc((size_t)n + 1, sizeof *hx);
   double *dx = to_device(hx, (size_t)(n + 1) * sizeof *hx);
   const halo_transport ts[] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC, HALO_TRANSPORT_NCCL,
-                               HALO_TRANSPORT_NVSHMEM};
+                               HALO_TRANSPORT_NVSHMEM, HALO_TRANSPORT_RMA};
   const int64_t limit_ms = 300;
-  for (int c = 0; c < 4; c++) {
+  for (int c = 0; c < 5; c++) {
     if (!transport_usable(ts[c]) || (P > 2 && ts[c] == HALO_TRANSPORT_NVSHMEM)) continue;
     halo_plan_options o = halo_plan_options_default();
     o.memory = HALO_MEMORY_DEVICE, o.transport = ts[c], o.strategy = HALO_STRATEGY_STANDARD;
@@ -439,7 +439,8 @@ static void late_peer(MPI_Comm comm) {
     if (rank == 1) {
       /* it completes where rank 0's part is all enqueued (staged, nccl, nvshmem, ipc with its
        * signals on the GPU); ipc with host signals waits for rank 0's acknowledgement, which
-       * rank 0 never sent: a timeout there too */
+       * rank 0 never sent, and rma for rank 0's puts, which rank 0 never made (it waited for
+       * rank 1's post first): a timeout there too */
       late = halo_exchange_begin(plan, dx, NULL);
       if (late == HALO_SUCCESS) late = halo_exchange_end(plan);
       if (late == HALO_SUCCESS) late = halo_plan_synchronize(plan);

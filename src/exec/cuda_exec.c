@@ -219,6 +219,8 @@ static void cuda_unblock(halo_exec *ex) {
     (void)cudaGetLastError();
   }
   if (ex->cfg.transport == HALO_TRANSPORT_NCCL) halo_device_nccl_abort(ex->cfg.dev);
+  /* an epoch of rma's window may be open: never freed */
+  if (d->rma_set && d->rma_win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
 }
 
 const halo_exec_ops halo_exec_cuda_ops = {

@@ -98,6 +98,7 @@ typedef struct {
   double *h_rma_send;
   int64_t *rma_disp;
   MPI_Group rma_targets, rma_origins;
+  halo_rma_posted rma_posted; /* with exchange_timeout_ms */
   cudaEvent_t ev_rma_down, ev_rma_up;
   int rma_up_pending;       /* ev_rma_up recorded since the last post */
   cudaEvent_t ev_t[4];      /* copy_timing: around the copy down, the copy up */

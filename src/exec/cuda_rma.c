@@ -32,6 +32,7 @@ static void rma_destroy(halo_exec *ex, cuda_data *d) {
     cphase *p = &d->ph[k];
     if (p->rma_targets != MPI_GROUP_NULL) MPI_Group_free(&p->rma_targets);
     if (p->rma_origins != MPI_GROUP_NULL) MPI_Group_free(&p->rma_origins);
+    halo_rma_posted_free(&p->rma_posted);
     if (p->ev_rma_down) cudaEventDestroy(p->ev_rma_down);
     if (p->ev_rma_up) cudaEventDestroy(p->ev_rma_up);
     halo_free(p->rma_disp);
@@ -96,6 +97,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d, int64_t *win_n) {
     /* the channel is rma for every message to another rank: the phase's peers */
     HALO_TRY(halo_rma_peer_group(all, ph->send, ph->n_send, s->rank, &p->rma_targets));
     HALO_TRY(halo_rma_peer_group(all, ph->recv, ph->n_recv, s->rank, &p->rma_origins));
+    HALO_TRY(halo_rma_posted_setup(ex, k, p->rma_targets, p->rma_origins, &p->rma_posted));
   }
 cleanup:
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
@@ -138,7 +140,8 @@ static halo_status rma_setup(halo_exec *ex, cuda_data *d) {
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
   const halo_rma_memory mem = {d->rma_pinned ? d->rma_win_buf : NULL, unpin};
-  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.rma, d->rma_win, mem, &d->rma_win_id));
+  st = halo_agree(ex->cfg.comm,
+                  halo_rma_windows_add(ex->cfg.rma, ex->cfg.comm, d->rma_win, mem, &d->rma_win_id));
   if (st != HALO_SUCCESS && d->rma_win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */
     halo_rma_windows_drop_last(*ex->cfg.rma);
@@ -165,7 +168,7 @@ static halo_status rma_send(halo_exec *ex, cuda_data *d, int k) {
     p->rma_up_pending = 0;
     HALO_MPI(MPI_Win_post(p->rma_origins, MPI_MODE_NOSTORE, d->rma_win));
   }
-  return HALO_SUCCESS;
+  return halo_rma_posted_start(&p->rma_posted);
 }
 
 /* Phase k's end: the puts once the copy down is done, the epochs closed. */
@@ -176,6 +179,7 @@ static halo_status rma_receive(halo_exec *ex, cuda_data *d, int k) {
   if (!d->rma_set) return HALO_SUCCESS;
   if (p->rma_targets != MPI_GROUP_NULL) {
     if (p->rma_send) HALO_CUDA(cudaEventSynchronize(p->ev_rma_down));
+    HALO_CHECK(halo_rma_targets_posted(ex, &p->rma_posted));
     HALO_MPI(MPI_Win_start(p->rma_targets, 0, d->rma_win));
     const int64_t c = ex->cfg.max_count;
     for (int i = 0; i < ph->n_send; i++) {
@@ -190,7 +194,10 @@ static halo_status rma_receive(halo_exec *ex, cuda_data *d, int k) {
     }
     HALO_MPI(MPI_Win_complete(d->rma_win));
   }
-  if (p->rma_origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_wait(d->rma_win));
+  if (p->rma_origins != MPI_GROUP_NULL)
+    HALO_CHECK(halo_rma_epoch_wait(ex, d->rma_win, &p->rma_posted));
+  else
+    HALO_CHECK(halo_exec_waitall(ex, p->rma_posted.n_origins, p->rma_posted.req));
   return HALO_SUCCESS;
 }
 

@@ -35,8 +35,14 @@ typedef struct {
   void (*release)(void *);
 } halo_rma_memory;
 
-/** Keep a window made collectively at plan time; its id. */
-halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem, int *id);
+/** Keep a window made collectively over comm (the context's) at plan time;
+ *  its id. */
+halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Comm comm, MPI_Win win,
+                                 halo_rma_memory mem, int *id);
+/** An exchange on window id failed on this rank with an epoch that may still
+ *  be open: the window is never freed (MPI_Win_free would be erroneous),
+ *  by any rank (agreed at the context's end). */
+void halo_rma_windows_break(halo_rma_windows *w, int id);
 /** Forget the window added last without freeing it (its set-up failed on a
  *  peer: every rank frees it at once). */
 void halo_rma_windows_drop_last(halo_rma_windows *w);
@@ -47,7 +53,8 @@ void halo_rma_windows_release(halo_rma_windows *w, int id);
 halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm);
 /** The windows not freed yet (tests). */
 int halo_rma_windows_count(const halo_rma_windows *w);
-/** Collective: free every window (all released: the context's plans are gone). */
+/** Collective: free every window (all released: the context's plans are
+ *  gone) but those broken on some rank. */
 void halo_rma_windows_free(halo_rma_windows **w_p);
 
 /** What a plan gives its executors. */
@@ -142,6 +149,29 @@ halo_status halo_rma_peer_group(MPI_Group all, const halo_msg *m, int n, int sel
  *  Collective over the plan's communicator; buffers agreed before any
  *  message goes. */
 halo_status halo_rma_exchange_disp(halo_exec *ex, const int64_t *win_off, int64_t *const *disp);
+
+/** A phase's epochs within exchange_timeout_ms. MPI has no timed wait for
+ *  PSCW: an origin's MPI_Win_complete may wait for its targets' posts, a
+ *  target's MPI_Win_wait for its origins' completions. With a limit, a
+ *  target tells each origin with a 0-byte message that it posted, and an
+ *  origin opens its access epoch only once every target said so, within the
+ *  limit; a target's wait polls MPI_Win_test until the limit. Without a
+ *  limit (timeout_ms 0) nothing is made and the calls are plain. */
+typedef struct {
+  MPI_Request *req; /* persistent: 0-byte sends to the origins, then receives from the targets */
+  int n_origins, n_targets;
+} halo_rma_posted;
+
+/** Phase k's requests, between the ranks of the groups (of cfg.comm). */
+halo_status halo_rma_posted_setup(const halo_exec *ex, int k, MPI_Group targets, MPI_Group origins,
+                                  halo_rma_posted *p);
+void halo_rma_posted_free(halo_rma_posted *p);
+/** After MPI_Win_post: tell the origins (started, completed later). */
+halo_status halo_rma_posted_start(halo_rma_posted *p);
+/** Before MPI_Win_start: every target posted, within the limit. */
+halo_status halo_rma_targets_posted(const halo_exec *ex, halo_rma_posted *p);
+/** The exposure epoch's end (MPI_Win_wait), within the limit. */
+halo_status halo_rma_epoch_wait(const halo_exec *ex, MPI_Win win, halo_rma_posted *p);
 
 /** Create an executor for a schedule (plan time). Collective over cfg->comm:
  *  a failure on one rank ends it on every rank. */

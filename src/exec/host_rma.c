@@ -32,6 +32,7 @@ typedef struct {
   int64_t win_off, n_recv; /* values received from other ranks, at win_off in the window */
   int64_t *unpack;         /* forward: their destinations */
   halo_host_adds adds;     /* reverse */
+  halo_rma_posted posted;  /* with exchange_timeout_ms */
 } rma_phase;
 
 /* The windows of a communicator: those made since the first still alive
@@ -39,8 +40,9 @@ typedef struct {
  * to undo on each one's memory before it is freed. */
 struct halo_rma_windows_s {
   int floor, n, cap;
+  MPI_Comm comm; /* the context's: the windows' processes */
   MPI_Win *win;
-  unsigned char *released;
+  unsigned char *released, *broken;
   halo_rma_memory *mem;
 };
 
@@ -51,24 +53,28 @@ static int window_free(halo_rma_windows *w, int i) {
   return MPI_Win_free(&w->win[i]);
 }
 
-halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Win win, halo_rma_memory mem,
-                                 int *id) {
+halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Comm comm, MPI_Win win,
+                                 halo_rma_memory mem, int *id) {
   if (!*w_p && !(*w_p = halo_calloc(1, sizeof **w_p)))
     return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
   halo_rma_windows *w = *w_p;
+  w->comm = comm;
   if (w->n == w->cap) {
     const int cap = w->cap ? 2 * w->cap : 8;
     MPI_Win *a = halo_realloc(w->win, (size_t)cap * sizeof *a);
     if (a) w->win = a;
     unsigned char *b = a ? halo_realloc(w->released, (size_t)cap) : NULL;
     if (b) w->released = b;
-    halo_rma_memory *c = b ? halo_realloc(w->mem, (size_t)cap * sizeof *c) : NULL;
+    unsigned char *e = b ? halo_realloc(w->broken, (size_t)cap) : NULL;
+    if (e) w->broken = e;
+    halo_rma_memory *c = e ? halo_realloc(w->mem, (size_t)cap * sizeof *c) : NULL;
     if (!c) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
     w->mem = c;
     w->cap = cap;
   }
   w->win[w->n] = win;
   w->released[w->n] = 0;
+  w->broken[w->n] = 0;
   w->mem[w->n] = mem;
   *id = w->floor + w->n++;
   return HALO_SUCCESS;
@@ -90,6 +96,7 @@ halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm) {
   while (dead < w->n && w->win[dead] == MPI_WIN_NULL) dead++;
   memmove(w->win, w->win + dead, (size_t)(w->n - dead) * sizeof *w->win);
   memmove(w->released, w->released + dead, (size_t)(w->n - dead));
+  memmove(w->broken, w->broken + dead, (size_t)(w->n - dead));
   memmove(w->mem, w->mem + dead, (size_t)(w->n - dead) * sizeof *w->mem);
   w->n -= dead;
   w->floor += dead;
@@ -101,10 +108,15 @@ cleanup:
 void halo_rma_windows_free(halo_rma_windows **w_p) {
   halo_rma_windows *w = w_p ? *w_p : NULL;
   if (!w) return;
+  /* a window broken on some rank stays on every rank (the same n on all) */
+  if (w->n > 0 && MPI_Allreduce(MPI_IN_PLACE, w->broken, w->n, MPI_UNSIGNED_CHAR, MPI_MAX,
+                                w->comm) != MPI_SUCCESS)
+    memset(w->broken, 1, (size_t)w->n); /* not agreed: none freed, none waited for */
   for (int i = 0; i < w->n; i++)
-    if (w->win[i] != MPI_WIN_NULL) window_free(w, i);
+    if (w->win[i] != MPI_WIN_NULL && !w->broken[i]) window_free(w, i);
   halo_free(w->win);
   halo_free(w->released);
+  halo_free(w->broken);
   halo_free(w->mem);
   halo_free(w);
   *w_p = NULL;
@@ -118,6 +130,94 @@ int halo_rma_windows_count(const halo_rma_windows *w) {
 
 void halo_rma_windows_release(halo_rma_windows *w, int id) {
   if (w && id >= w->floor && id < w->floor + w->n) w->released[id - w->floor] = 1;
+}
+
+void halo_rma_windows_break(halo_rma_windows *w, int id) {
+  if (w && id >= w->floor && id < w->floor + w->n) w->broken[id - w->floor] = 1;
+}
+
+/* ---- epochs within exchange_timeout_ms ----------------------------------- */
+
+/* The ranks of a group in comm (n of them). */
+static halo_status group_ranks(MPI_Comm comm, MPI_Group g, int *n_p, int **r_p) {
+  halo_status st = HALO_SUCCESS;
+  MPI_Group all = MPI_GROUP_NULL;
+  int *idx = NULL, n = 0;
+  *n_p = 0, *r_p = NULL;
+  if (g == MPI_GROUP_NULL) return HALO_SUCCESS;
+  HALO_TRY_MPI(MPI_Group_size(g, &n));
+  HALO_TRY(HALO_ALLOC(idx, n));
+  HALO_TRY(HALO_ALLOC(*r_p, n));
+  for (int i = 0; i < n; i++) idx[i] = i;
+  HALO_TRY_MPI(MPI_Comm_group(comm, &all));
+  HALO_TRY_MPI(MPI_Group_translate_ranks(g, n, idx, all, *r_p));
+  *n_p = n;
+cleanup:
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  halo_free(idx);
+  return st;
+}
+
+halo_status halo_rma_posted_setup(const halo_exec *ex, int k, MPI_Group targets, MPI_Group origins,
+                                  halo_rma_posted *p) {
+  halo_status st = HALO_SUCCESS;
+  int *to = NULL, *from = NULL, n_to = 0, n_from = 0;
+  memset(p, 0, sizeof *p);
+  if (ex->cfg.timeout_ms <= 0) return HALO_SUCCESS;
+  HALO_TRY(group_ranks(ex->cfg.comm, origins, &n_to, &to));
+  HALO_TRY(group_ranks(ex->cfg.comm, targets, &n_from, &from));
+  HALO_TRY(HALO_ALLOC(p->req, n_to + n_from + 1));
+  const int tag = halo_exec_tag_ready(ex, k); /* the IPC signals' tag: rma has none */
+  for (int i = 0; i < n_to; i++) {
+    p->req[i] = MPI_REQUEST_NULL;
+    HALO_TRY_MPI(MPI_Send_init(NULL, 0, MPI_BYTE, to[i], tag, ex->cfg.comm, &p->req[i]));
+    p->n_origins++;
+  }
+  for (int i = 0; i < n_from; i++) {
+    p->req[n_to + i] = MPI_REQUEST_NULL;
+    HALO_TRY_MPI(MPI_Recv_init(NULL, 0, MPI_BYTE, from[i], tag, ex->cfg.comm, &p->req[n_to + i]));
+    p->n_targets++;
+  }
+cleanup:
+  halo_free(from);
+  halo_free(to);
+  if (st != HALO_SUCCESS) halo_rma_posted_free(p);
+  return st;
+}
+
+void halo_rma_posted_free(halo_rma_posted *p) {
+  for (int i = 0; p->req && i < p->n_origins + p->n_targets; i++)
+    if (p->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&p->req[i]);
+  halo_free(p->req);
+  memset(p, 0, sizeof *p);
+}
+
+halo_status halo_rma_posted_start(halo_rma_posted *p) {
+  if (p->req && p->n_origins + p->n_targets)
+    HALO_MPI(MPI_Startall(p->n_origins + p->n_targets, p->req));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_rma_targets_posted(const halo_exec *ex, halo_rma_posted *p) {
+  return p->req ? halo_exec_waitall(ex, p->n_targets, p->req + p->n_origins) : HALO_SUCCESS;
+}
+
+halo_status halo_rma_epoch_wait(const halo_exec *ex, MPI_Win win, halo_rma_posted *p) {
+  const int64_t ms = ex->cfg.timeout_ms;
+  if (!p->req) {
+    HALO_MPI(MPI_Win_wait(win));
+    return HALO_SUCCESS;
+  }
+  const double deadline = MPI_Wtime() + 1e-3 * (double)ms;
+  for (int done = 0; !done;) {
+    HALO_MPI(MPI_Win_test(win, &done));
+    if (!done && MPI_Wtime() > deadline)
+      return HALO_ERROR(HALO_ERR_TIMEOUT,
+                        "an exchange waited %lld ms for its peers' one-sided puts "
+                        "(exchange_timeout_ms): a peer failed or stopped; destroy this plan",
+                        (long long)ms);
+  }
+  return halo_exec_waitall(ex, p->n_origins, p->req); /* the 0-byte sends */
 }
 
 typedef struct {
@@ -149,6 +249,7 @@ static void rma_destroy(halo_exec *ex) {
     halo_free(p->unpack);
     if (p->targets != MPI_GROUP_NULL) MPI_Group_free(&p->targets);
     if (p->origins != MPI_GROUP_NULL) MPI_Group_free(&p->origins);
+    halo_rma_posted_free(&p->posted);
   }
   halo_free(d->work);
   halo_host_slots_free(ex);
@@ -231,6 +332,7 @@ static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
     }
     HALO_TRY(halo_rma_peer_group(all, ph->send, ph->n_send, s->rank, &p->targets));
     HALO_TRY(halo_rma_peer_group(all, ph->recv, ph->n_recv, s->rank, &p->origins));
+    HALO_TRY(halo_rma_posted_setup(ex, k, p->targets, p->origins, &p->posted));
   }
 cleanup:
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
@@ -323,8 +425,8 @@ static halo_status rma_setup(halo_exec *ex) {
       win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].disp;
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
-  st = halo_agree(ex->cfg.comm,
-                  halo_rma_windows_add(ex->cfg.rma, d->win, (halo_rma_memory){0}, &d->win_id));
+  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.rma, ex->cfg.comm, d->win,
+                                                     (halo_rma_memory){0}, &d->win_id));
   if (st != HALO_SUCCESS && d->win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */
     halo_rma_windows_drop_last(*ex->cfg.rma);
@@ -343,11 +445,13 @@ static halo_status phase_open(halo_exec *ex, rma_data *d, int k) {
   const halo_phase *ph = &s->phase[k];
   rma_phase *p = &d->ph[k];
   if (p->origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_post(p->origins, MPI_MODE_NOSTORE, d->win));
+  HALO_CHECK(halo_rma_posted_start(&p->posted));
   halo_host_pack_run(s, &p->pack, d->x, d->work, p->sendbuf);
   for (int64_t i = 0; i < p->n_copy; i++)
     *halo_host_dst_ptr(s, d->to, d->work, p->copy_dst[i]) =
         halo_host_src_value(s, d->x, d->work, p->copy_src[i]);
   if (p->targets == MPI_GROUP_NULL) return HALO_SUCCESS;
+  HALO_CHECK(halo_rma_targets_posted(ex, &p->posted));
   HALO_MPI(MPI_Win_start(p->targets, 0, d->win));
   const int64_t c = ex->cfg.max_count;
   const double *buf = p->sendbuf;
@@ -369,7 +473,10 @@ static halo_status phase_close(halo_exec *ex, rma_data *d, int k) {
   const halo_schedule *s = ex->sched;
   rma_phase *p = &d->ph[k];
   if (p->targets != MPI_GROUP_NULL) HALO_MPI(MPI_Win_complete(d->win));
-  if (p->origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_wait(d->win));
+  if (p->origins != MPI_GROUP_NULL)
+    HALO_CHECK(halo_rma_epoch_wait(ex, d->win, &p->posted));
+  else
+    HALO_CHECK(halo_exec_waitall(ex, p->posted.n_origins, p->posted.req));
   const double *in = d->win_buf + p->win_off;
   if (s->add) {
     halo_host_adds_run(s, &p->adds, in, d->x, d->dst, d->work);
@@ -407,10 +514,17 @@ static halo_status rma_end(halo_exec *ex) {
   return HALO_SUCCESS;
 }
 
+/* A failed exchange may have left an epoch open: the window is broken. */
+static void rma_unblock(halo_exec *ex) {
+  rma_data *d = ex->data;
+  if (d->win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->win_id);
+}
+
 const halo_exec_ops halo_exec_rma_ops = {
     .name = "rma",
     .setup = rma_setup,
     .begin = rma_begin,
     .end = rma_end,
+    .unblock = rma_unblock,
     .destroy = rma_destroy,
 };

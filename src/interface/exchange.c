@@ -3,11 +3,11 @@
 #include "interface/plan.h"
 
 /* An exchange of P failed or timed out: no more exchanges; in device memory
- * whatever its streams wait for from peers is released, so that they drain
+ * whatever its streams wait for from peers is released, so that they drain,
+ * and an rma window whose epoch may be open is never freed
  * (halo_exec_unblock). */
 static void plan_fail(halo_plan P) {
   P->failed = 1;
-  if (P->memory != HALO_MEMORY_DEVICE) return;
   for (int i = 0; i < P->n_sets; i++) {
     halo_exec_unblock(&P->sets[i].fwd);
     halo_exec_unblock(&P->sets[i].rev);
