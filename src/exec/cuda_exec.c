@@ -194,33 +194,45 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
   return HALO_SUCCESS;
 }
 
+/* Whether a phase after the first sends: values this rank received may go
+ * on to its peers (3-Step, Split and 2-Step forward, a reverse exchange adds
+ * and passes on). */
+static int forwards(const halo_schedule *s) {
+  for (int k = 1; k < s->n_phases; k++)
+    for (int i = 0; i < s->phase[k].n_send; i++)
+      if (s->phase[k].send[i].peer != s->rank) return 1;
+  return 0;
+}
+
 /* After a failed or timed-out exchange: every signal this rank's streams
  * may wait for (ipc's flags on the GPU, nvshmem's ready and done signals,
  * all in this rank's memory) set past any number a peer writes or a wait
  * asks (0x7f7f... > 2^62; the waits compare "at least"), from a stream of
- * its own that waits for nothing; NCCL's communicator aborted. The streams
- * then run to their end with meaningless values. Best effort: what fails
- * here leaves the wait as it was. */
-static void cuda_unblock(halo_exec *ex) {
+ * its own that waits for nothing; NCCL's communicator aborted (its kernels,
+ * those enqueued after included, stop without sending). The streams then
+ * run to their end with meaningless values. Not where the executor
+ * forwards: its later phases' puts and flags, already enqueued, would then
+ * give peers values never received as if they were right; there the wait
+ * stays (0). Best effort: what fails here leaves the wait as it was. */
+static int cuda_unblock(halo_exec *ex) {
   cuda_data *d = ex->data;
   cudaStream_t s = NULL;
-  if ((d->flags && d->flags_bytes) || (d->nv_sig && d->nv_n_sig)) {
-    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
-      (void)cudaGetLastError();
-      s = NULL;
-    }
-  }
-  if (s && d->flags && d->flags_bytes) (void)cudaMemsetAsync(d->flags, 0x7f, d->flags_bytes, s);
-  if (s && d->nv_sig && d->nv_n_sig)
-    (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
-  if (s) {
-    (void)cudaStreamSynchronize(s);
-    (void)cudaStreamDestroy(s);
-    (void)cudaGetLastError();
-  }
+  const int has_flags = d->flags && d->flags_bytes, has_sig = d->nv_sig && d->nv_n_sig;
   if (ex->cfg.transport == HALO_TRANSPORT_NCCL) halo_device_nccl_abort(ex->cfg.dev);
   /* an epoch of rma's window may be open: never freed */
   if (d->rma_set && d->rma_win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
+  if (!has_flags && !has_sig) return 1;
+  if (forwards(S(ex))) return 0;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (has_flags) (void)cudaMemsetAsync(d->flags, 0x7f, d->flags_bytes, s);
+  if (has_sig) (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
+  const int ok = cudaStreamSynchronize(s) == cudaSuccess;
+  (void)cudaStreamDestroy(s);
+  (void)cudaGetLastError();
+  return ok;
 }
 
 const halo_exec_ops halo_exec_cuda_ops = {

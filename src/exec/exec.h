@@ -101,12 +101,16 @@ typedef struct {
    *  up), and, with capture, can be captured into a CUDA graph and replayed;
    *  HALO_ERR_UNSUPPORTED saying why not. NULL: the host runs it. */
   halo_status (*stream_ordered)(const halo_exec *ex, int capture);
-  /** Device, after an exchange failed or timed out: release for good what
-   *  the GPU waits for from peers (this rank's signals written past any
-   *  number a peer could write, NCCL's communicator aborted), so that the
-   *  streams drain. The executor's values are then meaningless; it is never
-   *  used again. NULL: nothing waits for a peer on the GPU. */
-  void (*unblock)(halo_exec *ex);
+  /** After an exchange failed or timed out: release for good what the GPU
+   *  waits for from peers (this rank's signals written past any number a
+   *  peer could write, NCCL's communicator aborted), so that the streams
+   *  drain; mark an rma window whose epoch may be open. The executor's values
+   *  are then meaningless; it is never used again. Returns 0 where a wait is
+   *  left as it was: an executor that forwards values it receives (a phase
+   *  after the first sends) over ipc's GPU signals or nvshmem, whose next
+   *  phase, once released, would hand its peers values never received, with
+   *  signals that say they are right. NULL: nothing waits on the GPU. */
+  int (*unblock)(halo_exec *ex);
   /** Release everything setup made. */
   void (*destroy)(halo_exec *ex);
 } halo_exec_ops;
@@ -182,8 +186,8 @@ halo_status halo_exec_end(halo_exec *ex);
 halo_status halo_exec_mark_start(halo_exec *ex, int on);
 /** ops.stream_ordered, or HALO_ERR_UNSUPPORTED for a backend run by the host. */
 halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture);
-/** See halo_exec_ops.unblock; nothing where the backend waits on the host. */
-void halo_exec_unblock(halo_exec *ex);
+/** See halo_exec_ops.unblock (1 where nothing waits on the GPU). */
+int halo_exec_unblock(halo_exec *ex);
 void halo_exec_destroy(halo_exec *ex);
 
 /**

@@ -515,9 +515,10 @@ static halo_status rma_end(halo_exec *ex) {
 }
 
 /* A failed exchange may have left an epoch open: the window is broken. */
-static void rma_unblock(halo_exec *ex) {
+static int rma_unblock(halo_exec *ex) {
   rma_data *d = ex->data;
   if (d->win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->win_id);
+  return 1;
 }
 
 const halo_exec_ops halo_exec_rma_ops = {

@@ -6,12 +6,14 @@
  * whatever its streams wait for from peers is released, so that they drain,
  * and an rma window whose epoch may be open is never freed
  * (halo_exec_unblock). */
-static void plan_fail(halo_plan P) {
+static int plan_fail(halo_plan P) {
+  int all = 1;
   P->failed = 1;
   for (int i = 0; i < P->n_sets; i++) {
-    halo_exec_unblock(&P->sets[i].fwd);
-    halo_exec_unblock(&P->sets[i].rev);
+    all &= halo_exec_unblock(&P->sets[i].fwd);
+    all &= halo_exec_unblock(&P->sets[i].rev);
   }
+  return all;
 }
 
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
@@ -100,7 +102,7 @@ halo_status halo_plan_synchronize(halo_plan plan) {
   /* past exchange_timeout_ms: the GPU waits for a peer. The plan fails (its
    * buffers may still be written by a late peer: kept by halo_plan_destroy),
    * its waits are released, and the GPU's work drains */
-  plan_fail(plan);
+  const int released = plan_fail(plan);
   const halo_status drained = halo_device_streams_wait(streams, 2, limit);
   return HALO_ERROR(HALO_ERR_TIMEOUT,
                     "the GPU's work waited %lld ms for an exchange (exchange_timeout_ms): a peer "
@@ -109,8 +111,12 @@ halo_status halo_plan_synchronize(halo_plan plan) {
                     drained == HALO_SUCCESS
                         ? "its waits were released and the GPU is idle again (the plan's values "
                           "are not valid: destroy it)"
-                        : "its waits were released, but the GPU's work did not end within the "
-                          "limit again");
+                    : released ? "its waits were released, but the GPU's work did not end within "
+                                 "the limit again"
+                               : "the GPU still waits: this plan forwards values it receives "
+                                 "(transport ipc with its signals on the GPU, or nvshmem), and "
+                                 "releasing its wait would hand its peers values never received; "
+                                 "a late peer still releases it");
 }
 
 /* ---- exchange handles ---------------------------------------------------- */
