@@ -420,7 +420,10 @@ typedef struct {
    *  next plan makes a new one, on every rank), and the GPU's work runs to
    *  its end with meaningless values (the message says whether it ended
    *  within the limit again). An exchange that fails on this rank releases
-   *  its waits the same way. A wait on the caller's own stream
+   *  its waits the same way. Not over ipc's GPU signals or nvshmem where the
+   *  plan forwards values it receives (every strategy but standard): its
+   *  later phases would give peers values never received as if they were
+   *  right, so there the GPU keeps waiting (a late peer releases it). A wait on the caller's own stream
    *  (halo_spmv_async) is the caller's. 0: no limit. -1 (default):
    *  HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
   int64_t exchange_timeout_ms;
