@@ -315,6 +315,13 @@ int main(int argc, char **argv) {
                             (w.rank == fr && st == expect),
                         "%s: this rank's status is %s (%s)", current, halo_status_string(st), msg);
               CHECK_MSG(!wrong, "%s: succeeded with wrong ghost values", current);
+              /* the failing rank told its peers why (exchange.c): at 2 ranks the one that
+               * timed out waited for it alone, and says so */
+              char whose[64];
+              snprintf(whose, sizeof whose, "rank %d's exchange failed first", fr);
+              if (w.P == 2 && st == HALO_ERR_TIMEOUT)
+                CHECK_MSG(strstr(msg, whose) != NULL, "%s: the timeout does not say whose: %s",
+                          current, msg);
               if (m[2] && !injected && w.rank == (fr + 1) % w.P)
                 printf("test_inject: %s: rank %d's message: %s\n", current, w.rank,
                        st == HALO_SUCCESS ? "(success)" : msg);

@@ -1,19 +1,107 @@
 /* Exchanges: the plan's own (set 0) and the handles taken from its other
  * sets, forward and reverse. */
+#include <string.h>
+
 #include "interface/plan.h"
 
-/* An exchange of P failed or timed out: no more exchanges; in device memory
- * whatever its streams wait for from peers is released, so that they drain,
- * and an rma window whose epoch may be open is never freed
- * (halo_exec_unblock). */
-static int plan_fail(halo_plan P) {
-  int all = 1;
+/* ---- a failed exchange's notice ------------------------------------------
+ * An exchange has no collective to agree a failure with: the ranks that wait
+ * for a rank that failed time out. So the failing rank tells the plan's
+ * peers why, in a message on the plan's last tag (never given to another
+ * plan: a failed plan keeps its tags), and a rank that times out reads a
+ * notice that came and says whose failure it waited for. */
+
+#define NOTICE_LEN 768
+
+static int add_peer(int *peers, int *n, int peer) {
+  for (int i = 0; i < *n; i++)
+    if (peers[i] == peer) return 0;
+  peers[(*n)++] = peer;
+  return 1;
+}
+
+/* The message of this rank's failure to every peer of the plan, sent once
+ * and left to MPI (the plan, and so the text, is kept for ever). */
+static void notice_send(halo_plan P, int rank, const char *why) {
+  if (P->notice || !P->n_tags) return;
+  int n_all = 0, n = 0;
+  for (int d = 0; d < 2; d++) {
+    const halo_schedule *s = d ? &P->rsched : &P->sched;
+    for (int k = 0; k < s->n_phases; k++) n_all += s->phase[k].n_send + s->phase[k].n_recv;
+  }
+  int *peers = halo_malloc((size_t)(n_all + 1) * sizeof *peers);
+  P->notice = halo_malloc(NOTICE_LEN);
+  if (!peers || !P->notice) {
+    halo_free(peers);
+    return;
+  }
+  snprintf(P->notice, NOTICE_LEN, "%s", why);
+  for (int d = 0; d < 2; d++) {
+    const halo_schedule *s = d ? &P->rsched : &P->sched;
+    for (int k = 0; k < s->n_phases; k++) {
+      for (int i = 0; i < s->phase[k].n_send; i++) add_peer(peers, &n, s->phase[k].send[i].peer);
+      for (int i = 0; i < s->phase[k].n_recv; i++) add_peer(peers, &n, s->phase[k].recv[i].peer);
+    }
+  }
+  const int tag = P->tag_base + P->n_tags - 1;
+  for (int i = 0; i < n; i++) {
+    MPI_Request r;
+    if (peers[i] != rank && MPI_Isend(P->notice, (int)strlen(P->notice) + 1, MPI_CHAR, peers[i],
+                                      tag, P->ctx->comm, &r) == MPI_SUCCESS)
+      MPI_Request_free(&r);
+  }
+  halo_free(peers);
+}
+
+/* A peer's notice that came, into text (its rank in *from); 0: none. */
+static int notice_read(halo_plan P, char *text, int *from) {
+  int flag = 0, count = 0;
+  MPI_Status stat;
+  if (!P->n_tags) return 0;
+  const int tag = P->tag_base + P->n_tags - 1;
+  if (MPI_Iprobe(MPI_ANY_SOURCE, tag, P->ctx->comm, &flag, &stat) != MPI_SUCCESS || !flag) return 0;
+  if (MPI_Get_count(&stat, MPI_CHAR, &count) != MPI_SUCCESS || count < 1 || count > NOTICE_LEN)
+    return 0;
+  if (MPI_Recv(text, count, MPI_CHAR, stat.MPI_SOURCE, tag, P->ctx->comm, MPI_STATUS_IGNORE) !=
+      MPI_SUCCESS)
+    return 0;
+  text[count - 1] = '\0';
+  *from = stat.MPI_SOURCE;
+  return 1;
+}
+
+/* An exchange of P failed with st (its message the last error): no more
+ * exchanges; in device memory whatever its streams wait for from peers is
+ * released, so that they drain, and an rma window whose epoch may be open is
+ * never freed (halo_exec_unblock; *released: whether every wait was). A
+ * timeout takes the notice of the peer whose failure it waited for, when one
+ * came (into cause: "rank r's exchange failed first: ...", else empty); the
+ * peers get this rank's. Returns the status to give. */
+static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *cause) {
+  int all = 1, rank = 0, from = -1;
   P->failed = 1;
   for (int i = 0; i < P->n_sets; i++) {
     all &= halo_exec_unblock(&P->sets[i].fwd);
     all &= halo_exec_unblock(&P->sets[i].rev);
   }
-  return all;
+  if (released) *released = all;
+  MPI_Comm_rank(P->ctx->comm, &rank);
+  char why[NOTICE_LEN], theirs[NOTICE_LEN], said[NOTICE_LEN];
+  snprintf(why, sizeof why, "%s", halo_last_error());
+  said[0] = '\0';
+  if (st == HALO_ERR_TIMEOUT && notice_read(P, theirs, &from)) {
+    snprintf(said, sizeof said, "rank %d's exchange failed first: %.700s", from, theirs);
+    st = HALO_ERROR(HALO_ERR_TIMEOUT, "%.250s; %s", why, said);
+  }
+  if (cause) snprintf(cause, NOTICE_LEN, "%s", said);
+  /* the peers hear the first cause this rank knows */
+  if (from >= 0)
+    snprintf(why, sizeof why, "rank %d timed out; rank %d's exchange failed first: %.600s", rank,
+             from, theirs);
+  else
+    snprintf(why, sizeof why, "rank %d: %.700s", rank, halo_last_error());
+  notice_send(P, rank, why);
+  return st;
 }
 
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
@@ -37,10 +125,7 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
   if (reverse && !src) src = set->fwd.slots; /* the exchange's own ghost slots */
   if (!reverse && dst == set->fwd.slots) dst = NULL;
   const halo_status st = halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst);
-  if (st != HALO_SUCCESS) {
-    plan_fail(P);
-    return st;
-  }
+  if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
   return HALO_SUCCESS;
 }
@@ -55,7 +140,7 @@ halo_status halo_slot_end(halo_plan P, int slot) {
   const int reverse = set->state == HALO_SLOT_REVERSE;
   set->state = HALO_SLOT_IDLE;
   const halo_status st = halo_exec_end(reverse ? &set->rev : &set->fwd);
-  if (st != HALO_SUCCESS) plan_fail(P);
+  if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
   return st;
 }
 
@@ -102,12 +187,14 @@ halo_status halo_plan_synchronize(halo_plan plan) {
   /* past exchange_timeout_ms: the GPU waits for a peer. The plan fails (its
    * buffers may still be written by a late peer: kept by halo_plan_destroy),
    * its waits are released, and the GPU's work drains */
-  const int released = plan_fail(plan);
+  int released = 0;
+  char cause[NOTICE_LEN];
+  (void)plan_fail(plan, st, &released, cause);
   const halo_status drained = halo_device_streams_wait(streams, 2, limit);
   return HALO_ERROR(HALO_ERR_TIMEOUT,
                     "the GPU's work waited %lld ms for an exchange (exchange_timeout_ms): a peer "
-                    "failed, stopped or is late; %s",
-                    (long long)limit,
+                    "failed, stopped or is late%s%.500s%s; %s",
+                    (long long)limit, cause[0] ? " (" : "", cause, cause[0] ? ")" : "",
                     drained == HALO_SUCCESS
                         ? "its waits were released and the GPU is idle again (the plan's values "
                           "are not valid: destroy it)"

@@ -129,8 +129,9 @@ static halo_status plan_executors(halo_plan P) {
   }
   HALO_MPI(MPI_Allreduce(mine, most, 2, MPI_INT, MPI_MAX, P->ctx->comm));
   const int64_t per_exec = (int64_t)most[0] * most[1], n_exec = (int64_t)P->n_sets * (1 + reverse);
-  HALO_CHECK(halo_context_tags_reserve(P->ctx, per_exec * n_exec, &P->tag_base));
-  P->n_tags = (int)(per_exec * n_exec);
+  /* and one more: a failed exchange's notice to the plan's peers (exchange.c) */
+  HALO_CHECK(halo_context_tags_reserve(P->ctx, per_exec * n_exec + 1, &P->tag_base));
+  P->n_tags = (int)(per_exec * n_exec + 1);
   halo_exec_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.transport = P->transport;

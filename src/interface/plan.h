@@ -40,17 +40,18 @@ struct halo_plan_s {
   void *comp;                /* device plans: the compute stream */
   halo_memory memory;        /* where x, y and the ghosts live */
   halo_transport transport;
-  int64_t n_local;     /* entries of the vector this rank owns */
-  int64_t n_slots;     /* ghost slots of the caller */
-  halo_leaves leaves;  /* the ghost slots against the schedule's ghosts */
-  halo_schedule sched; /* forward */
+  int64_t n_local;      /* entries of the vector this rank owns */
+  int64_t n_slots;      /* ghost slots of the caller */
+  halo_leaves leaves;   /* the ghost slots against the schedule's ghosts */
+  halo_schedule sched;  /* forward */
   halo_schedule rsched; /* reverse (add = 1), when reverse is on */
-  int tag_base, n_tags; /* the block of tags of the plan's executors */
+  int tag_base, n_tags; /* the block of tags of the plan's executors, then its notice tag */
   int failed;           /* an exchange failed: no more exchanges; the tags stay taken */
+  char *notice;         /* a failed plan's word to its peers (kept with it) */
   int n_sets;
-  halo_slot *sets;        /* max_exchanges of them */
-  halo_spmv_device *dsp;  /* device plans with a matrix: the local products */
-  halo_timeline *tl;      /* the option timeline */
+  halo_slot *sets;       /* max_exchanges of them */
+  halo_spmv_device *dsp; /* device plans with a matrix: the local products */
+  halo_timeline *tl;     /* the option timeline */
   halo_stats stats;
   halo_choice choice; /* strategy AUTO: the candidates and the one chosen */
 };
@@ -60,9 +61,9 @@ struct halo_plan_s {
  *  differ, and the pattern when the caller knows it (explicit lists). */
 typedef struct {
   int64_t n_local;
-  const int64_t *col_ranges; /* size+1: the entries of every rank */
-  int64_t n_ghost;           /* the schedule's ghosts */
-  const int64_t *ghost_ids;  /* their global ids, increasing */
+  const int64_t *col_ranges;   /* size+1: the entries of every rank */
+  int64_t n_ghost;             /* the schedule's ghosts */
+  const int64_t *ghost_ids;    /* their global ids, increasing */
   const halo_pattern *pattern; /* NULL: learned by a sparse data exchange (NBX) */
   const halo_leaves *leaves;   /* NULL: the caller's slots are the ghosts */
 } halo_plan_input;
