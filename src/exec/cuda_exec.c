@@ -218,7 +218,10 @@ static int cuda_unblock(halo_exec *ex) {
   cuda_data *d = ex->data;
   cudaStream_t s = NULL;
   const int has_flags = d->flags && d->flags_bytes, has_sig = d->nv_sig && d->nv_n_sig;
-  if (ex->cfg.transport == HALO_TRANSPORT_NCCL) halo_device_nccl_abort(ex->cfg.dev);
+  /* the communicator this executor used, not a new one made since */
+  if (ex->cfg.transport == HALO_TRANSPORT_NCCL &&
+      halo_device_nccl_current(ex->cfg.dev, d->nccl_gen))
+    halo_device_nccl_abort(ex->cfg.dev);
   /* an epoch of rma's window may be open: never freed */
   if (d->rma_set && d->rma_win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
   if (!has_flags && !has_sig) return 1;

@@ -78,13 +78,16 @@ static int notice_read(halo_plan P, char *text, int *from) {
  * came (into cause: "rank r's exchange failed first: ...", else empty); the
  * peers get this rank's. Returns the status to give. */
 static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *cause) {
-  int all = 1, rank = 0, from = -1;
-  P->failed = 1;
-  for (int i = 0; i < P->n_sets; i++) {
-    all &= halo_exec_unblock(&P->sets[i].fwd);
-    all &= halo_exec_unblock(&P->sets[i].rev);
+  int rank = 0, from = -1;
+  if (!P->failed) { /* once: a second release could reach what came since (NCCL's new one) */
+    P->released = 1;
+    for (int i = 0; i < P->n_sets; i++) {
+      P->released &= halo_exec_unblock(&P->sets[i].fwd);
+      P->released &= halo_exec_unblock(&P->sets[i].rev);
+    }
   }
-  if (released) *released = all;
+  P->failed = 1;
+  if (released) *released = P->released;
   MPI_Comm_rank(P->ctx->comm, &rank);
   char why[NOTICE_LEN], theirs[NOTICE_LEN], said[NOTICE_LEN];
   snprintf(why, sizeof why, "%s", halo_last_error());

@@ -47,6 +47,7 @@ struct halo_plan_s {
   halo_schedule rsched; /* reverse (add = 1), when reverse is on */
   int tag_base, n_tags; /* the block of tags of the plan's executors, then its notice tag */
   int failed;           /* an exchange failed: no more exchanges; the tags stay taken */
+  int released;         /* ... and every wait of its GPU for peers was released */
   char *notice;         /* a failed plan's word to its peers (kept with it) */
   int n_sets;
   halo_slot *sets;       /* max_exchanges of them */
