@@ -24,13 +24,15 @@
  * The second kind of failure: the k-th of the MPI calls that act on this
  * rank alone (persistent requests, groups, MPI_Startall: wrapped below
  * through MPI's profiling interface) returns MPI_ERR_OTHER, swept the same
- * way over the matrix's and the plans' creation, and, in host memory, over
- * the first exchange and product. There a failure on one rank leaves its
- * peers waiting for its messages, and an exchange has no collective to agree
- * a failure with: the plans are made with exchange_timeout_ms, the failing
- * rank returns its error, the ranks that wait for it HALO_ERR_TIMEOUT, the
- * others succeed; none may hang, and the plans made next must work (the
- * failed plans' tags are never given again).
+ * way over the matrix's and the plans' creation, and over the first exchange
+ * and product. There a failure on one rank leaves its peers waiting for its
+ * messages, and an exchange has no collective to agree a failure with: the
+ * plans are made with exchange_timeout_ms, the failing rank returns its
+ * error, the ranks that wait for it HALO_ERR_TIMEOUT (at 2 ranks naming the
+ * failing rank, whose notice came), the others succeed; none may hang, and
+ * the plans made next must work (the failed plans' tags are never given
+ * again). With TEST_INJECT_GPU_WAITS=1 (nvshmem, ipc with a GPU per rank)
+ * only standard's exchange is swept: see swept_strategy.
  * Nor calls that send or receive (MPI_Isend, MPI_Irecv, MPI_Issend): their
  * peers wait for a message that never comes, and MPI leaves its state after
  * such an error undefined; tried: the first one, in the pattern's NBX,
