@@ -355,34 +355,6 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
  * long rows get a launch of their own; otherwise one launch takes both):
  * y = A*x, 2Ax - y and the diagonal block against the host's within 1e-12,
  * and the same bits in 10 products. */
-/* The generated matrix spec, its rows spread evenly, as a host matrix. */
-/* A generated matrix on comm: this rank, the ranks, the raw rows of this
- * rank, every rank's first row, and the matrix. */
-typedef struct {
-  int rank, P;
-  halo_csr rows;
-  int64_t *rb;
-  halo_matrix A;
-} gen_case;
-
-static void gen_case_make(MPI_Comm comm, const char *spec, gen_case *c) {
-  MPI_Comm_rank(comm, &c->rank);
-  MPI_Comm_size(comm, &c->P);
-  halo_gen g;
-  CHECK_OK(halo_gen_parse(spec, &g));
-  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &c->rb, &c->rows));
-  const int64_t *r = c->rb;
-  CHECK_OK(halo_matrix_create_csr(comm, r[c->rank], r[c->rank + 1], r[c->rank], r[c->rank + 1],
-                                  c->rows.row_ptr, c->rows.col_ids, c->rows.values,
-                                  HALO_MEMORY_HOST, &c->A));
-}
-
-static void gen_case_free(gen_case *c) {
-  halo_matrix_destroy(&c->A);
-  halo_csr_free(&c->rows);
-  halo_io_free(c->rb);
-}
-
 /* exchange_timeout_ms in device memory: rank 1 of ranks 0 and 1 starts its
  * exchange late, once rank 0's halo_plan_synchronize has returned. Rank 0
  * must get HALO_ERR_TIMEOUT (in the exchange's end or the synchronisation)

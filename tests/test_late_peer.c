@@ -40,16 +40,11 @@ static halo_plan rma_plan(halo_matrix A, double *x) {
 }
 
 static void late_exchange(MPI_Comm pair, halo_transport t) {
-  int rank;
-  MPI_Comm_rank(pair, &rank);
-  halo_gen g;
-  halo_csr rows;
-  int64_t *rb;
-  CHECK_OK(halo_gen_parse("lap3d27:8", &g));
-  CHECK_OK(halo_gen_distributed(pair, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
-  halo_matrix A;
-  CHECK_OK(halo_matrix_create_csr(pair, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
-                                  rows.row_ptr, rows.col_ids, rows.values, HALO_MEMORY_HOST, &A));
+  gen_case m;
+  gen_case_make(pair, "lap3d27:8", &m);
+  const int rank = m.rank;
+  const int64_t *rb = m.rb;
+  const halo_matrix A = m.A;
   const int64_t n = rb[rank + 1] - rb[rank], limit_ms = 200;
   double *x = calloc((size_t)n + 1, sizeof *x);
   for (int64_t i = 0; i < n; i++) x[i] = test_x(rb[rank] + i);
@@ -102,10 +97,8 @@ static void late_exchange(MPI_Comm pair, halo_transport t) {
   }
   halo_plan_destroy(&plan); /* rank 0's: its memory and tags kept */
   halo_plan_destroy(&windowed);
-  halo_matrix_destroy(&A);
   free(x);
-  halo_csr_free(&rows);
-  halo_io_free(rb);
+  gen_case_free(&m);
   int late_code = (int)late;
   MPI_Bcast(&late_code, 1, MPI_INT, 1, pair);
   if (rank == 0)

@@ -7,6 +7,33 @@
 #include "halo/io.h"
 #include "test_util.h"
 
+/* A generated matrix on comm, its rows spread evenly: this rank, the ranks,
+ * the raw rows of this rank, every rank's first row, and the host matrix. */
+typedef struct {
+  int rank, P;
+  halo_csr rows;
+  int64_t *rb;
+  halo_matrix A;
+} gen_case;
+
+static inline void gen_case_make(MPI_Comm comm, const char *spec, gen_case *c) {
+  MPI_Comm_rank(comm, &c->rank);
+  MPI_Comm_size(comm, &c->P);
+  halo_gen g;
+  CHECK_OK(halo_gen_parse(spec, &g));
+  CHECK_OK(halo_gen_distributed(comm, &g, HALO_PARTITION_ROWS, NULL, &c->rb, &c->rows));
+  const int64_t *r = c->rb;
+  CHECK_OK(halo_matrix_create_csr(comm, r[c->rank], r[c->rank + 1], r[c->rank], r[c->rank + 1],
+                                  c->rows.row_ptr, c->rows.col_ids, c->rows.values,
+                                  HALO_MEMORY_HOST, &c->A));
+}
+
+static inline void gen_case_free(gen_case *c) {
+  halo_matrix_destroy(&c->A);
+  halo_csr_free(&c->rows);
+  halo_io_free(c->rb);
+}
+
 /* Largest error of y against alpha*A*x + beta*y0 over local rows of the raw
  * CSR rows (global column ids), relative to the size of the terms. */
 static inline double verify_product_error(const halo_csr *rows, double alpha, double beta,

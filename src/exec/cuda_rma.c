@@ -97,7 +97,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d, int64_t *win_n) {
     /* the channel is rma for every message to another rank: the phase's peers */
     HALO_TRY(halo_rma_peer_group(all, ph->send, ph->n_send, s->rank, &p->rma_targets));
     HALO_TRY(halo_rma_peer_group(all, ph->recv, ph->n_recv, s->rank, &p->rma_origins));
-    HALO_TRY(halo_rma_posted_setup(ex, k, p->rma_targets, p->rma_origins, &p->rma_posted));
+    HALO_TRY(halo_rma_posted_setup(ex, k, &p->rma_posted));
   }
 cleanup:
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);

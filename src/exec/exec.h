@@ -166,9 +166,9 @@ typedef struct {
   int n_origins, n_targets;
 } halo_rma_posted;
 
-/** Phase k's requests, between the ranks of the groups (of cfg.comm). */
-halo_status halo_rma_posted_setup(const halo_exec *ex, int k, MPI_Group targets, MPI_Group origins,
-                                  halo_rma_posted *p);
+/** Phase k's requests, with the peers of its groups (halo_rma_peer_group of
+ *  its sends and receives). */
+halo_status halo_rma_posted_setup(const halo_exec *ex, int k, halo_rma_posted *p);
 void halo_rma_posted_free(halo_rma_posted *p);
 /** After MPI_Win_post: tell the origins (started, completed later). */
 halo_status halo_rma_posted_start(halo_rma_posted *p);

@@ -138,34 +138,30 @@ void halo_rma_windows_break(halo_rma_windows *w, int id) {
 
 /* ---- epochs within exchange_timeout_ms ----------------------------------- */
 
-/* The ranks of a group in comm (n of them). */
-static halo_status group_ranks(MPI_Comm comm, MPI_Group g, int *n_p, int **r_p) {
-  halo_status st = HALO_SUCCESS;
-  MPI_Group all = MPI_GROUP_NULL;
-  int *idx = NULL, n = 0;
-  *n_p = 0, *r_p = NULL;
-  if (g == MPI_GROUP_NULL) return HALO_SUCCESS;
-  HALO_TRY_MPI(MPI_Group_size(g, &n));
-  HALO_TRY(HALO_ALLOC(idx, n));
-  HALO_TRY(HALO_ALLOC(*r_p, n));
-  for (int i = 0; i < n; i++) idx[i] = i;
-  HALO_TRY_MPI(MPI_Comm_group(comm, &all));
-  HALO_TRY_MPI(MPI_Group_translate_ranks(g, n, idx, all, *r_p));
-  *n_p = n;
-cleanup:
-  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
-  halo_free(idx);
-  return st;
+/* The distinct peers other than self among n messages, in list order, into
+ * r (room for n); their number. */
+static int distinct_peers(const halo_msg *m, int n, int self, int *r) {
+  int u = 0;
+  for (int i = 0; i < n; i++) {
+    int seen = m[i].peer == self;
+    for (int j = 0; j < u && !seen; j++) seen = r[j] == m[i].peer;
+    if (!seen) r[u++] = m[i].peer;
+  }
+  return u;
 }
 
-halo_status halo_rma_posted_setup(const halo_exec *ex, int k, MPI_Group targets, MPI_Group origins,
-                                  halo_rma_posted *p) {
+halo_status halo_rma_posted_setup(const halo_exec *ex, int k, halo_rma_posted *p) {
   halo_status st = HALO_SUCCESS;
-  int *to = NULL, *from = NULL, n_to = 0, n_from = 0;
+  const halo_schedule *s = ex->sched;
+  const halo_phase *ph = &s->phase[k];
+  int *to = NULL, *from = NULL;
   memset(p, 0, sizeof *p);
   if (ex->cfg.timeout_ms <= 0) return HALO_SUCCESS;
-  HALO_TRY(group_ranks(ex->cfg.comm, origins, &n_to, &to));
-  HALO_TRY(group_ranks(ex->cfg.comm, targets, &n_from, &from));
+  /* the peers of the phase's groups: origins put to this rank, targets take its puts */
+  HALO_TRY(HALO_ALLOC(to, ph->n_recv + 1));
+  HALO_TRY(HALO_ALLOC(from, ph->n_send + 1));
+  const int n_to = distinct_peers(ph->recv, ph->n_recv, s->rank, to);
+  const int n_from = distinct_peers(ph->send, ph->n_send, s->rank, from);
   HALO_TRY(HALO_ALLOC(p->req, n_to + n_from + 1));
   const int tag = halo_exec_tag_ready(ex, k); /* the IPC signals' tag: rma has none */
   for (int i = 0; i < n_to; i++) {
@@ -262,11 +258,7 @@ halo_status halo_rma_peer_group(MPI_Group all, const halo_msg *m, int n, int sel
   int *r = NULL, u = 0;
   *g = MPI_GROUP_NULL;
   HALO_TRY(HALO_ALLOC(r, n));
-  for (int i = 0; i < n; i++) {
-    int seen = m[i].peer == self;
-    for (int j = 0; j < u && !seen; j++) seen = r[j] == m[i].peer;
-    if (!seen) r[u++] = m[i].peer;
-  }
+  u = distinct_peers(m, n, self, r);
   if (u) HALO_TRY_MPI(MPI_Group_incl(all, u, r, g));
 cleanup:
   halo_free(r);
@@ -332,7 +324,7 @@ static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
     }
     HALO_TRY(halo_rma_peer_group(all, ph->send, ph->n_send, s->rank, &p->targets));
     HALO_TRY(halo_rma_peer_group(all, ph->recv, ph->n_recv, s->rank, &p->origins));
-    HALO_TRY(halo_rma_posted_setup(ex, k, p->targets, p->origins, &p->posted));
+    HALO_TRY(halo_rma_posted_setup(ex, k, &p->posted));
   }
 cleanup:
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
