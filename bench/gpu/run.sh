@@ -413,7 +413,8 @@ setup_bench() {
 # Failure injection in device memory (issue 17 item 3): test_inject's sweep of every
 # allocation (device, pinned, streams, events included) and local MPI call of the
 # matrix's and the plans' creation and the first exchange and product, per transport,
-# 2 ranks on 2 GPUs and 2 ranks on 1 GPU; INJECT_LIMIT seconds each (240)
+# 2 ranks on 2 GPUs and 2 ranks on 1 GPU; INJECT_LIMIT seconds each (240); INJECT_MPS=1
+# starts MPS first
 inject_gpu() { # the build of test_inject: $1 (B)
   local IB=${1:-$B}
   say ""
@@ -829,7 +830,13 @@ bench) [ -x $B/tools/halo ] || build; bench "${2:-all}" ;;
 all) build; tests; bench all ;;
 multi) build; [ "${2:-}" = bench ] || tests_multi; [ "${2:-}" = tests ] || bench multi ;;
 setup) build; [ "${SETUP_TESTS:-1}" = 1 ] && tests gpu-only; setup_bench ;;
-inject) build; inject_gpu ;;
+inject) build
+  # INJECT_MPS=1: under MPS, so that nvshmem runs ranks that share a GPU (4 ranks on 2 GPUs:
+  # nodes of 2, where 3step forwards)
+  if [ "${INJECT_MPS:-0}" = 1 ]; then
+    mps_start && export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
+  fi
+  inject_gpu ;;
 asan) asan_gpu ;;
 large) build; large_gpu ;;
 local) build; tests gpu-local; local_bench ;;
