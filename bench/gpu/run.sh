@@ -24,7 +24,9 @@
 #                              create, first use, destroy): nccl, ipc, staged, nvshmem, rma
 #                              with 2 ranks on 2 GPUs, ipc, staged, rma with 2 ranks on 1
 #                              GPU and 4 on 2, staged with 1 rank (INJECT_LAYOUTS
-#                              "GPUS:TRANSPORT:RANKS ..."; INJECT_LIMIT seconds each, 240)
+#                              "GPUS:TRANSPORT:RANKS[:VAR=VALUE] ..."; INJECT_LIMIT seconds
+#                              each, 240; INJECT_STEPS: test_inject's TEST_INJECT_STEPS;
+#                              INJECT_MPS=1: under MPS)
 #   bench/gpu/run.sh large     build, then past 2^31 (test_large_message): one message of
 #                              LARGE_N values (280,000,000: 2.24 GB) per rank and direction
 #                              through nccl, ipc, staged, host and rma, forward and reverse;
@@ -426,20 +428,21 @@ inject_gpu() { # the build of test_inject: $1 (B)
   for layout in $layouts; do
     set -- ${layout//:/ }
     [ "$2" = nvshmem ] && [ -z "$NVSHMEM_HOME" ] && continue
-    local f=$OUT/inject-${IB#build-}-$2-gpus${1//,/}-np$3.txt
+    local f=$OUT/inject-${IB#build-}-$2-gpus${1//,/}-np$3${4:+-${4%%=*}}.txt
     t0=$SECONDS
-    echo "+ GPUs $1, transport $2, $3 ranks" >>"$log"
+    echo "+ GPUs $1, transport $2, $3 ranks${4:+, $4}" >>"$log"
     # nvshmem, and ipc where each rank has a GPU, wait for peers on the GPU with signals of
     # their own: a forwarding plan keeps that wait after a failure (test_inject.c)
     local gw=0 ng=${1//[^,]/}
     [ "$2" = nvshmem ] && gw=1
     [ "$2" = ipc ] && [ "$3" -le $((${#ng} + 1)) ] && gw=1
     CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 \
-      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -x TEST_INJECT_GPU_WAITS=$gw -n $3 \
+      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -x TEST_INJECT_GPU_WAITS=$gw \
+      -x TEST_INJECT_STEPS=${INJECT_STEPS:-} ${4:+-x $4} -n $3 \
       $IB/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
     rc=$?
     cat "$f" >>"$log"
-    say "- $3 ranks on GPUs $1, $2: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' "$f" |
+    say "- $3 ranks on GPUs $1, $2${4:+, $4}: exit $rc in $((SECONDS - t0)) s; $(grep -a 'injected in all' "$f" |
       head -1)"
     grep -a "failures injected;\|HANG\|FAIL\|disagree\|wrong" "$f" | head -20 |
       sed 's/^/  /' | tee -a "$summary"

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "exec/cuda_exec.h"
+#include "exec/device.h"
 
 /* The transports, in the order their hooks run: the staged copy down and
  * the point MPI sends may start come before NCCL's group and ipc's signal;
@@ -228,14 +229,20 @@ static int cuda_unblock(halo_exec *ex) {
   if (forwards(S(ex))) return 0;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
     (void)cudaGetLastError();
-    return 0;
+    return -1;
   }
   if (has_flags) (void)cudaMemsetAsync(d->flags, 0x7f, d->flags_bytes, s);
   if (has_sig) (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
-  const int ok = cudaStreamSynchronize(s) == cudaSuccess;
-  (void)cudaStreamDestroy(s);
+  /* within a bound: the writes may queue behind the very wait they release
+   * where the GPU's work queues are fewer than the streams (seen under MPS,
+   * whose clients share one pool of them); then the wait stays, and the
+   * failed plan keeps its memory, which the writes may still reach */
+  const int64_t limit = ex->cfg.timeout_ms > 0 ? ex->cfg.timeout_ms : 1000;
+  void *const one[1] = {s};
+  const int ok = halo_device_streams_wait(one, 1, limit) == HALO_SUCCESS;
+  (void)cudaStreamDestroy(s); /* its writes, if not done, go on */
   (void)cudaGetLastError();
-  return ok;
+  return ok ? 1 : -1;
 }
 
 const halo_exec_ops halo_exec_cuda_ops = {

@@ -105,11 +105,14 @@ typedef struct {
    *  waits for from peers (this rank's signals written past any number a
    *  peer could write, NCCL's communicator aborted), so that the streams
    *  drain; mark an rma window whose epoch may be open. The executor's values
-   *  are then meaningless; it is never used again. Returns 0 where a wait is
-   *  left as it was: an executor that forwards values it receives (a phase
-   *  after the first sends) over ipc's GPU signals or nvshmem, whose next
-   *  phase, once released, would hand its peers values never received, with
-   *  signals that say they are right. NULL: nothing waits on the GPU. */
+   *  are then meaningless; it is never used again. Returns 1 where released;
+   *  0 where a wait is left as it was: an executor that forwards values it
+   *  receives (a phase after the first sends) over ipc's GPU signals or
+   *  nvshmem, whose next phase, once released, would hand its peers values
+   *  never received, with signals that say they are right; -1 where the
+   *  release was written but did not run within exchange_timeout_ms (1 s
+   *  without one): it queued behind the waits it releases. NULL: nothing
+   *  waits on the GPU. */
   int (*unblock)(halo_exec *ex);
   /** Release everything setup made. */
   void (*destroy)(halo_exec *ex);
@@ -186,7 +189,7 @@ halo_status halo_exec_end(halo_exec *ex);
 halo_status halo_exec_mark_start(halo_exec *ex, int on);
 /** ops.stream_ordered, or HALO_ERR_UNSUPPORTED for a backend run by the host. */
 halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture);
-/** See halo_exec_ops.unblock (1 where nothing waits on the GPU). */
+/** See halo_exec_ops.unblock (1 where nothing waits on the GPU, 0, -1). */
 int halo_exec_unblock(halo_exec *ex);
 void halo_exec_destroy(halo_exec *ex);
 

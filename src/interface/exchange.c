@@ -1,6 +1,8 @@
 /* Exchanges: the plan's own (set 0) and the handles taken from its other
  * sets, forward and reverse. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <string.h>
+#include <time.h>
 
 #include "interface/plan.h"
 
@@ -8,8 +10,12 @@
  * An exchange has no collective to agree a failure with: the ranks that wait
  * for a rank that failed time out. So the failing rank tells the plan's
  * peers why, in a message on the plan's last tag (never given to another
- * plan: a failed plan keeps its tags), and a rank that times out reads a
- * notice that came and says whose failure it waited for. */
+ * plan: a failed plan keeps its tags), and a rank that times out waits, up to
+ * exchange_timeout_ms more, for a notice and says whose failure it waited
+ * for. A rank that timed out passes on the first failure it heard of, so a
+ * rank that waited for a rank that waited for the failing one hears of it
+ * too. The notice is a kind ('F': a failure, its text the failing rank's;
+ * 'T': a timeout whose cause this rank did not hear), then the text. */
 
 #define NOTICE_LEN 768
 
@@ -20,9 +26,9 @@ static int add_peer(int *peers, int *n, int peer) {
   return 1;
 }
 
-/* The message of this rank's failure to every peer of the plan, sent once
- * and left to MPI (the plan, and so the text, is kept for ever). */
-static void notice_send(halo_plan P, int rank, const char *why) {
+/* The notice (kind, then text) to every peer of the plan, sent once and
+ * left to MPI (the plan, and so the text, is kept for ever). */
+static void notice_send(halo_plan P, int rank, char kind, const char *text) {
   if (P->notice || !P->n_tags) return;
   int n_all = 0, n = 0;
   for (int d = 0; d < 2; d++) {
@@ -35,7 +41,7 @@ static void notice_send(halo_plan P, int rank, const char *why) {
     halo_free(peers);
     return;
   }
-  snprintf(P->notice, NOTICE_LEN, "%s", why);
+  snprintf(P->notice, NOTICE_LEN, "%c%.*s", kind, NOTICE_LEN - 2, text);
   for (int d = 0; d < 2; d++) {
     const halo_schedule *s = d ? &P->rsched : &P->sched;
     for (int k = 0; k < s->n_phases; k++) {
@@ -53,59 +59,102 @@ static void notice_send(halo_plan P, int rank, const char *why) {
   halo_free(peers);
 }
 
-/* A peer's notice that came, into text (its rank in *from); 0: none. */
-static int notice_read(halo_plan P, char *text, int *from) {
+/* One notice that came, into text (its kind in *kind, its sender in *from);
+ * 0: none. */
+static int notice_take(halo_plan P, char *text, char *kind, int *from) {
   int flag = 0, count = 0;
   MPI_Status stat;
-  if (!P->n_tags) return 0;
   const int tag = P->tag_base + P->n_tags - 1;
   if (MPI_Iprobe(MPI_ANY_SOURCE, tag, P->ctx->comm, &flag, &stat) != MPI_SUCCESS || !flag) return 0;
-  if (MPI_Get_count(&stat, MPI_CHAR, &count) != MPI_SUCCESS || count < 1 || count > NOTICE_LEN)
+  if (MPI_Get_count(&stat, MPI_CHAR, &count) != MPI_SUCCESS || count < 2 || count > NOTICE_LEN)
     return 0;
-  if (MPI_Recv(text, count, MPI_CHAR, stat.MPI_SOURCE, tag, P->ctx->comm, MPI_STATUS_IGNORE) !=
+  char buf[NOTICE_LEN];
+  if (MPI_Recv(buf, count, MPI_CHAR, stat.MPI_SOURCE, tag, P->ctx->comm, MPI_STATUS_IGNORE) !=
       MPI_SUCCESS)
     return 0;
-  text[count - 1] = '\0';
+  buf[count - 1] = '\0';
+  *kind = buf[0];
+  snprintf(text, NOTICE_LEN, "%s", buf + 1);
   *from = stat.MPI_SOURCE;
   return 1;
+}
+
+/* The peers' notices, for up to wait_ms until one tells of a failure: 'F'
+ * (text the failing rank's, *from its sender), else 'T' (a peer that timed
+ * out without hearing why), else 0. */
+static char notice_read(halo_plan P, int64_t wait_ms, char *text, int *from) {
+  char got = 0, kind = 0, t[NOTICE_LEN];
+  int f = -1;
+  if (!P->n_tags) return 0;
+  const double until = halo_wtime() + 1e-3 * (double)wait_ms;
+  for (;;) {
+    while (notice_take(P, t, &kind, &f)) {
+      if (kind == 'F' || !got) {
+        snprintf(text, NOTICE_LEN, "%s", t);
+        *from = f;
+        got = kind == 'F' ? 'F' : 'T';
+      }
+      if (got == 'F') return got;
+    }
+    if (halo_wtime() >= until) return got;
+    const struct timespec nap = {0, 200000}; /* 0.2 ms: the peers' ranks may share its core */
+    nanosleep(&nap, NULL);
+  }
 }
 
 /* An exchange of P failed with st (its message the last error): no more
  * exchanges; in device memory whatever its streams wait for from peers is
  * released, so that they drain, and an rma window whose epoch may be open is
  * never freed (halo_exec_unblock; *released: whether every wait was). A
- * timeout takes the notice of the peer whose failure it waited for, when one
- * came (into cause: "rank r's exchange failed first: ...", else empty); the
- * peers get this rank's. Returns the status to give. */
+ * timeout waits up to exchange_timeout_ms more for the notice of the failure
+ * it waited for (into cause: "rank r's exchange failed first: ...", else
+ * empty); the peers get this rank's, or the one it heard. Returns the status
+ * to give. */
 static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *cause) {
-  int rank = 0, from = -1;
+  int rank = 0, from = -1, origin = -1;
+  char why[HALO_ERROR_LEN], theirs[NOTICE_LEN], said[NOTICE_LEN];
+  snprintf(why, sizeof why, "%s", halo_last_error()); /* before a release's own */
   if (!P->failed) { /* once: a second release could reach what came since (NCCL's new one) */
     P->released = 1;
-    for (int i = 0; i < P->n_sets; i++) {
-      P->released &= halo_exec_unblock(&P->sets[i].fwd);
-      P->released &= halo_exec_unblock(&P->sets[i].rev);
-    }
+    for (int i = 0; i < P->n_sets; i++)
+      for (int r = 0; r < 2; r++) {
+        const int u = halo_exec_unblock(r ? &P->sets[i].rev : &P->sets[i].fwd);
+        if (u < P->released) P->released = u;
+      }
   }
+  const int first = !P->failed;
   P->failed = 1;
   if (released) *released = P->released;
   MPI_Comm_rank(P->ctx->comm, &rank);
-  char why[NOTICE_LEN], theirs[NOTICE_LEN], said[NOTICE_LEN];
-  snprintf(why, sizeof why, "%s", halo_last_error());
   said[0] = '\0';
-  if (st == HALO_ERR_TIMEOUT && notice_read(P, theirs, &from)) {
-    snprintf(said, sizeof said, "rank %d's exchange failed first: %.700s", from, theirs);
-    st = HALO_ERROR(HALO_ERR_TIMEOUT, "%.250s; %s", why, said);
+  char kind = 0;
+  if (st == HALO_ERR_TIMEOUT)
+    kind = notice_read(P, first && !P->notice ? P->set.timeout_ms : 0, theirs, &from);
+  if (kind == 'F') {
+    if (sscanf(theirs, "rank %d:", &origin) != 1) origin = from;
+    if (origin == from)
+      snprintf(said, sizeof said, "rank %d's exchange failed first: %.700s", origin, theirs);
+    else
+      snprintf(said, sizeof said, "rank %d's exchange failed first (heard from rank %d): %.680s",
+               origin, from, theirs);
+  } else if (kind == 'T') {
+    snprintf(said, sizeof said, "rank %d timed out too, not knowing why: %.700s", from, theirs);
   }
+  if (kind)
+    st = HALO_ERROR(HALO_ERR_TIMEOUT, "%.250s; %s", why, said);
+  else if (strcmp(why, halo_last_error()) != 0)
+    halo_error_set_message(why); /* the release's words are not the failure's */
   if (cause) snprintf(cause, NOTICE_LEN, "%s", said);
-  /* the peers hear the first cause this rank knows */
-  if (from >= 0)
-    snprintf(why, sizeof why, "rank %d timed out; rank %d's exchange failed first: %.600s", rank,
-             from, theirs);
-  else
-    snprintf(why, sizeof why, "rank %d: %.700s", rank, halo_last_error());
-  notice_send(P, rank, why);
+  /* the peers hear of the first failure this rank knows */
+  if (kind != 'F') {
+    snprintf(theirs, sizeof theirs, "rank %d: %.700s", rank, why);
+    kind = st == HALO_ERR_TIMEOUT ? 'T' : 'F';
+  }
+  notice_send(P, rank, kind, theirs);
   return st;
 }
+
+halo_status halo_plan_fail(halo_plan P, halo_status st) { return plan_fail(P, st, NULL, NULL); }
 
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   halo_slot *set = &P->sets[slot];
@@ -201,12 +250,17 @@ halo_status halo_plan_synchronize(halo_plan plan) {
                     drained == HALO_SUCCESS
                         ? "its waits were released and the GPU is idle again (the plan's values "
                           "are not valid: destroy it)"
-                    : released ? "its waits were released, but the GPU's work did not end within "
-                                 "the limit again"
-                               : "the GPU still waits: this plan forwards values it receives "
-                                 "(transport ipc with its signals on the GPU, or nvshmem), and "
-                                 "releasing its wait would hand its peers values never received; "
-                                 "a late peer still releases it");
+                    : released > 0 ? "its waits were released, but the GPU's work did not end "
+                                     "within the limit again"
+                    : released < 0
+                        ? "the GPU still waits: the writes that release its waits did not run "
+                          "within the limit (they queued behind those waits: the GPU's work "
+                          "queues are fewer than its streams, as under MPS); a late peer still "
+                          "releases it"
+                        : "the GPU still waits: this plan forwards values it receives "
+                          "(transport ipc with its signals on the GPU, or nvshmem), and "
+                          "releasing its wait would hand its peers values never received; "
+                          "a late peer still releases it");
 }
 
 /* ---- exchange handles ---------------------------------------------------- */

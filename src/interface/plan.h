@@ -47,7 +47,8 @@ struct halo_plan_s {
   halo_schedule rsched; /* reverse (add = 1), when reverse is on */
   int tag_base, n_tags; /* the block of tags of the plan's executors, then its notice tag */
   int failed;           /* an exchange failed: no more exchanges; the tags stay taken */
-  int released;         /* ... and every wait of its GPU for peers was released */
+  int released;         /* ... 1: every wait of its GPU for peers was released; 0: one
+                         * that forwards was left; -1: a release did not run in time */
   char *notice;         /* a failed plan's word to its peers (kept with it) */
   int n_sets;
   halo_slot *sets;       /* max_exchanges of them */
@@ -111,6 +112,9 @@ static inline halo_exec *halo_plan_own(halo_plan P) { return &P->sets[0].fwd; }
 /** Begin and end on one set of executors (exchange.c). */
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst);
 halo_status halo_slot_end(halo_plan P, int slot);
+/* The plan fails with st (the last error its message) where this rank will not
+ * start an exchange its peers wait for: they hear why (exchange.c). */
+halo_status halo_plan_fail(halo_plan P, halo_status st);
 
 /** Take a reference on a matrix (a plan holds one). */
 void halo_matrix_retain(halo_matrix A);

@@ -87,7 +87,15 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
     HALO_CHECK(halo_exec_mark_start(halo_plan_own(plan), 1));
     st = L->diag(plan, alpha, x, beta, y);
     if (st == HALO_SUCCESS) st = halo_timeline_mark(plan->tl, 1);
-    if (st == HALO_SUCCESS) st = halo_slot_begin(plan, 0, 0, x, NULL);
+    if (st != HALO_SUCCESS) {
+      /* the peers wait for this rank's values, which x has: the exchange runs
+       * all the same, and the product's error is returned */
+      (void)halo_exec_mark_start(halo_plan_own(plan), 0);
+      st2 = halo_slot_begin(plan, 0, 0, x, NULL);
+      if (st2 == HALO_SUCCESS) st2 = halo_slot_end(plan, 0);
+      return st2 == HALO_SUCCESS ? st : st2;
+    }
+    st = halo_slot_begin(plan, 0, 0, x, NULL);
     if (st != HALO_SUCCESS) {
       (void)halo_exec_mark_start(halo_plan_own(plan), 0);
       return st;
@@ -129,9 +137,11 @@ halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, d
     return HALO_ERROR(HALO_ERR_STATE, "the plan was made with reverse = 0: no transpose product");
   const local_ops *L = local_of(plan);
   double *g = halo_plan_own(plan)->slots; /* the ghosts' contributions */
-  HALO_CHECK(L->offd_t(plan, alpha, x, g));
+  halo_status st = L->offd_t(plan, alpha, x, g);
+  /* the contributions are not known: the peers must not add them, and hear why */
+  if (st != HALO_SUCCESS) return halo_plan_fail(plan, st);
   HALO_CHECK(halo_slot_begin(plan, 0, 1, g, y));
-  halo_status st = L->diag_t(plan, alpha, x, beta, y);
+  st = L->diag_t(plan, alpha, x, beta, y);
   halo_status st2 = halo_slot_end(plan, 0); /* its additions into y follow the product */
   HALO_CHECK(st);
   return st2;
