@@ -84,8 +84,8 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
   if (L->enqueued && plan->sets[0].state == HALO_SLOT_IDLE && plan->set.product_first) {
     /* the local product first, from the exchange's starting point: it need
      * not wait for the host work of the exchange's start */
-    HALO_CHECK(halo_exec_mark_start(halo_plan_own(plan), 1));
-    st = L->diag(plan, alpha, x, beta, y);
+    st = halo_exec_mark_start(halo_plan_own(plan), 1);
+    if (st == HALO_SUCCESS) st = L->diag(plan, alpha, x, beta, y);
     if (st == HALO_SUCCESS) st = halo_timeline_mark(plan->tl, 1);
     if (st != HALO_SUCCESS) {
       /* the peers wait for this rank's values, which x has: the exchange runs
