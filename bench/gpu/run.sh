@@ -836,8 +836,11 @@ setup) build; [ "${SETUP_TESTS:-1}" = 1 ] && tests gpu-only; setup_bench ;;
 inject) build
   # INJECT_MPS=1: under MPS, so that nvshmem runs ranks that share a GPU (4 ranks on 2 GPUs:
   # nodes of 2, where 3step forwards)
+  # (CUDA_DEVICE_MAX_CONNECTIONS=32: without it, a failure's release of the GPU's waits queues
+  # behind them, and the GPU goes on waiting: seen at 4 ranks on 2 GPUs)
   if [ "${INJECT_MPS:-0}" = 1 ]; then
-    mps_start && export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1
+    mps_start && export NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1 \
+      CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-32}
   fi
   inject_gpu ;;
 asan) asan_gpu ;;

@@ -235,7 +235,8 @@ static int cuda_unblock(halo_exec *ex) {
   if (has_sig) (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
   /* within a bound: the writes may queue behind the very wait they release
    * where the GPU's work queues are fewer than the streams (seen under MPS,
-   * whose clients share one pool of them); then the wait stays, and the
+   * whose clients share one pool of them, and gone there with
+   * CUDA_DEVICE_MAX_CONNECTIONS=32); then the wait stays, and the
    * failed plan keeps its memory, which the writes may still reach */
   const int64_t limit = ex->cfg.timeout_ms > 0 ? ex->cfg.timeout_ms : 1000;
   void *const one[1] = {s};

@@ -255,8 +255,9 @@ halo_status halo_plan_synchronize(halo_plan plan) {
                     : released < 0
                         ? "the GPU still waits: the writes that release its waits did not run "
                           "within the limit (they queued behind those waits: the GPU's work "
-                          "queues are fewer than its streams, as under MPS); a late peer still "
-                          "releases it"
+                          "queues are fewer than its streams, as under MPS, where "
+                          "CUDA_DEVICE_MAX_CONNECTIONS=32 in every rank's environment avoids "
+                          "it); a late peer still releases it"
                         : "the GPU still waits: this plan forwards values it receives "
                           "(transport ipc with its signals on the GPU, or nvshmem), and "
                           "releasing its wait would hand its peers values never received; "
