@@ -319,9 +319,10 @@ typedef struct {
    *  or "model" for 0), else the candidates the model cannot tell apart
    *  (modeled within a factor 2 of the lowest, at most 4, one of each
    *  modeled alike) and the lowest modeled of each other transport are
-   *  timed, 5 interleaved rounds of about 2 ms each, and the fastest kept. A communicator keeps its plans' choices: a later plan
-   *  of the same pattern and options takes its choice without modeling or
-   *  timing again. */
+   *  timed, 5 interleaved rounds of about 2 ms each, and the fastest kept. A
+   *  communicator keeps its plans' choices: a later plan of the same
+   *  pattern and options takes its choice without modeling or timing
+   *  again. */
   int autotune;
   /** Exchanges of this plan that may be in flight at once, each with its own
    *  buffers and requests made at plan time: the plan's own (halo_spmv,
@@ -420,10 +421,14 @@ typedef struct {
    *  next plan makes a new one, on every rank), and the GPU's work runs to
    *  its end with meaningless values (the message says whether it ended
    *  within the limit again). An exchange that fails on this rank releases
-   *  its waits the same way. Not over ipc's GPU signals or nvshmem where the
-   *  plan forwards values it receives (every strategy but standard): its
+   *  its waits the same way; nvshmem's later phases then put nothing, so a
+   *  plan that forwards values it receives (every strategy but standard) is
+   *  released too. Not over ipc's GPU signals where the plan forwards: its
    *  later phases would give peers values never received as if they were
-   *  right, so there the GPU keeps waiting (a late peer releases it). A wait on the caller's own stream
+   *  right, so there the GPU keeps waiting (a late peer releases it). Under
+   *  MPS the release may queue behind the waits it releases unless every
+   *  rank runs with CUDA_DEVICE_MAX_CONNECTIONS=32; the message then says
+   *  the GPU still waits. A wait on the caller's own stream
    *  (halo_spmv_async) is the caller's. 0: no limit. -1 (default):
    *  HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
   int64_t exchange_timeout_ms;

@@ -32,7 +32,7 @@
  * rank, whose notice came to them or to the rank they waited for), the
  * others succeed; none may hang, and
  * the plans made next must work (the failed plans' tags are never given
- * again). With TEST_INJECT_GPU_WAITS=1 (nvshmem, ipc with a GPU per rank)
+ * again). With TEST_INJECT_GPU_WAITS=1 (ipc with a GPU per rank)
  * only standard's exchange is swept: see swept_strategy.
  * Nor calls that send or receive (MPI_Isend, MPI_Irecv, MPI_Issend): their
  * peers wait for a message that never comes, and MPI leaves its state after
@@ -143,7 +143,7 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
 #endif
 
 /* TEST_INJECT_GPU_WAITS=1: the transport waits for peers on the GPU through
- * signals of its own (nvshmem; ipc where each rank has a GPU). A plan that
+ * signals its stream writes (ipc where each rank has a GPU). A plan that
  * forwards (every strategy but standard, where a phase after the first
  * sends) keeps that wait after a failure: releasing it would hand its peers
  * values never received. Its exchange is then not swept: the GPU would wait

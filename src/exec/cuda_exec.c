@@ -211,10 +211,12 @@ static int forwards(const halo_schedule *s) {
  * asks (0x7f7f... > 2^62; the waits compare "at least"), from a stream of
  * its own that waits for nothing; NCCL's communicator aborted (its kernels,
  * those enqueued after included, stop without sending). The streams then
- * run to their end with meaningless values. Not where the executor
- * forwards: its later phases' puts and flags, already enqueued, would then
- * give peers values never received as if they were right; there the wait
- * stays (0). Best effort: what fails here leaves the wait as it was. */
+ * run to their end with meaningless values. Where the executor forwards,
+ * its later phases, already enqueued, would give peers values never
+ * received as if they were right: nvshmem's puts read an abort word,
+ * written before the signals, and send nothing; ipc's flags are written by
+ * the stream itself, which cannot skip them: there the wait stays (0).
+ * Best effort: what fails here leaves the wait as it was. */
 static int cuda_unblock(halo_exec *ex) {
   cuda_data *d = ex->data;
   cudaStream_t s = NULL;
@@ -226,12 +228,19 @@ static int cuda_unblock(halo_exec *ex) {
   /* an epoch of rma's window may be open: never freed */
   if (d->rma_set && d->rma_win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
   if (!has_flags && !has_sig) return 1;
-  if (forwards(S(ex))) return 0;
+  const int fwd = forwards(S(ex));
+  if (fwd && (has_flags || (has_sig && !d->nv_abort))) return 0;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
     (void)cudaGetLastError();
     return -1;
   }
   if (has_flags) (void)cudaMemsetAsync(d->flags, 0x7f, d->flags_bytes, s);
+  if (has_sig && d->nv_abort &&
+      cudaMemsetAsync(d->nv_abort, 0x7f, sizeof *d->nv_abort, s) != cudaSuccess && fwd) {
+    (void)cudaStreamDestroy(s);
+    (void)cudaGetLastError();
+    return 0;
+  }
   if (has_sig) (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
   /* within a bound: the writes may queue behind the very wait they release
    * where the GPU's work queues are fewer than the streams (seen under MPS,

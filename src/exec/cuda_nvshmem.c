@@ -52,7 +52,7 @@ static void nv_destroy(halo_exec *ex, cuda_data *d) {
     p->d_nv_put = NULL, p->d_nv_wait = NULL;
   }
   halo_dev_free(d->nv_desc);
-  d->nv_desc = NULL, d->nv_ep = NULL, d->nv_acks = NULL;
+  d->nv_desc = NULL, d->nv_ep = NULL, d->nv_abort = NULL, d->nv_acks = NULL;
   halo_device_nvshmem_release(ex->cfg.dev, d->nv_block);
   d->nv_block = NULL;
 }
@@ -265,6 +265,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
     HALO_TRY(halo_host_to_dev(dv + b_ep + b_put + b_wait, acks, b_ack));
     d->nv_ep = (uint64_t *)(void *)dv;
     d->nv_count = (unsigned int *)(void *)(dv + 8);
+    d->nv_abort = (uint64_t *)(void *)(dv + 16); /* ep[2] */
     d->nv_acks = (halo_nv_ack *)(void *)(dv + b_ep + b_put + b_wait);
     d->nv_n_acks = (int)n_ready;
     d->nv_active = n_blocks + n_ready > 0;

@@ -97,6 +97,9 @@ __global__ void nv_pack_put(const halo_nv_put *puts, const int32_t *idx, const d
   if (wait && threadIdx.x == 0 && epoch > 1)
     nvshmem_signal_wait_until(q.done, NVSHMEM_CMP_GE, epoch - 1);
   __syncthreads();
+  /* the exchange failed and its waits were released (ep[2], written before
+   * the signals): what this phase would send was never received */
+  if (((volatile const uint64_t *)ep)[2]) return;
   for (int64_t t = threadIdx.x; t < q.n; t += blockDim.x) {
     const int64_t i = q.off + t;
     double v;

@@ -98,7 +98,8 @@ typedef struct {
 /** Pack and put a phase's messages (n_blocks blocks of puts, in device
  *  memory) on stream: each value i of the send buffer is run[i] when idx is
  *  NULL, else x[idx[i]] below n_local, work[idx[i] - n_local] above. ep: the
- *  executor's counter. */
+ *  executor's counter; ep[2] nonzero: the exchange failed and its waits were
+ *  released, nothing is put. */
 HALO_NV_API int halo_nvshmem_pack_put(const halo_nv_put *puts, int n_blocks, const int32_t *idx,
                                       const double *run, const double *x, const double *work,
                                       int64_t n_local, double *send, const uint64_t *ep,
