@@ -421,11 +421,10 @@ typedef struct {
    *  next plan makes a new one, on every rank), and the GPU's work runs to
    *  its end with meaningless values (the message says whether it ended
    *  within the limit again). An exchange that fails on this rank releases
-   *  its waits the same way; nvshmem's later phases then put nothing, so a
-   *  plan that forwards values it receives (every strategy but standard) is
-   *  released too. Not over ipc's GPU signals where the plan forwards: its
-   *  later phases would give peers values never received as if they were
-   *  right, so there the GPU keeps waiting (a late peer releases it). Under
+   *  its waits the same way. A plan that forwards values it receives
+   *  (every strategy but standard) is released too: an abort word, written
+   *  first, stops its later phases' puts (nvshmem) and ready signals (ipc),
+   *  so they send nothing they never received. Under
    *  MPS the release may queue behind the waits it releases unless every
    *  rank runs with CUDA_DEVICE_MAX_CONNECTIONS=32; the message then says
    *  the GPU still waits. A wait on the caller's own stream

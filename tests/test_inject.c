@@ -30,10 +30,10 @@
  * plans are made with exchange_timeout_ms, the failing rank returns its
  * error, the ranks that wait for it HALO_ERR_TIMEOUT (naming the failing
  * rank, whose notice came to them or to the rank they waited for), the
- * others succeed; none may hang, and
- * the plans made next must work (the failed plans' tags are never given
- * again). With TEST_INJECT_GPU_WAITS=1 (ipc with a GPU per rank)
- * only standard's exchange is swept: see swept_strategy.
+ * others succeed; none may hang, no rank may hold a wrong value (a plan
+ * that forwards must not pass on what it never received), the GPU must be
+ * idle again, and the plans made next must work (the failed plans' tags
+ * are never given again).
  * Nor calls that send or receive (MPI_Isend, MPI_Irecv, MPI_Issend): their
  * peers wait for a message that never comes, and MPI leaves its state after
  * such an error undefined; tried: the first one, in the pattern's NBX,
@@ -142,21 +142,12 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
 #define EXCHANGE_SWEPT 1
 #endif
 
-/* TEST_INJECT_GPU_WAITS=1: the transport waits for peers on the GPU through
- * signals its stream writes (ipc where each rank has a GPU). A plan that
- * forwards (every strategy but standard, where a phase after the first
- * sends) keeps that wait after a failure: releasing it would hand its peers
- * values never received. Its exchange is then not swept: the GPU would wait
- * for ever (until a late peer comes) and the next step could not run. */
-static int gpu_waits;
+/* TEST_INJECT_RANKS_PER_NODE: the plans' nodes (2 unless given) */
+static int ranks_per_node = 2;
 
 /* TEST_INJECT_STEPS: the steps swept, as digits of the enum above (e.g. "3":
  * the first exchange and product alone); unset: all */
 static const char *steps_swept;
-
-static int swept_strategy(int kind, int s, halo_strategy strategy) {
-  return !(gpu_waits && s == STEP_USE && kind != FAIL_ALLOC && strategy != HALO_STRATEGY_STANDARD);
-}
 
 static int swept(int kind, int s, int device) {
   if (steps_swept && !strchr(steps_swept, '0' + s)) return 0;
@@ -171,7 +162,7 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
                             int fail_rank, int *wrong) {
   halo_plan_options o = halo_plan_options_default();
   o.strategy = strategy;
-  o.ranks_per_node = 2;
+  o.ranks_per_node = ranks_per_node;
   o.message_cap = 64;
   o.memory = w->device ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
   o.exchange_timeout_ms = 300; /* a peer that failed in an exchange ends its neighbours' waits */
@@ -245,8 +236,8 @@ int main(int argc, char **argv) {
   /* seconds without an outcome that count as a hang: TEST_INJECT_WATCHDOG, else 60 */
   const char *wd = getenv("TEST_INJECT_WATCHDOG");
   const unsigned watchdog_s = wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 60;
-  const char *gw = getenv("TEST_INJECT_GPU_WAITS");
-  gpu_waits = gw && strcmp(gw, "1") == 0;
+  const char *rpn = getenv("TEST_INJECT_RANKS_PER_NODE");
+  if (rpn && atoi(rpn) > 0) ranks_per_node = atoi(rpn);
   steps_swept = getenv("TEST_INJECT_STEPS");
   if (steps_swept && !*steps_swept) steps_swept = NULL;
   halo_gen g;
@@ -292,7 +283,7 @@ int main(int argc, char **argv) {
     for (int s = 0; s < N_STEPS; s++)
       for (int si = 0; si < (s == STEP_MATRIX || !swept(kind, s, w.device) ? 1 : n_strategies);
            si++) {
-        if (!swept(kind, s, w.device) || !swept_strategy(kind, s, strategies[si])) continue;
+        if (!swept(kind, s, w.device)) continue;
         long injected = 0;
         const halo_status expect = kind == FAIL_ALLOC  ? HALO_ERR_OUT_OF_MEMORY
                                    : kind == FAIL_CUDA ? HALO_ERR_CUDA

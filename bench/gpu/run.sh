@@ -431,12 +431,8 @@ inject_gpu() { # the build of test_inject: $1 (B)
     local f=$OUT/inject-${IB#build-}-$2-gpus${1//,/}-np$3${4:+-${4%%=*}}.txt
     t0=$SECONDS
     echo "+ GPUs $1, transport $2, $3 ranks${4:+, $4}" >>"$log"
-    # ipc where each rank has a GPU waits for peers on the GPU with signals the stream writes:
-    # a forwarding plan keeps that wait after a failure (test_inject.c)
-    local gw=0 ng=${1//[^,]/}
-    [ "$2" = ipc ] && [ "$3" -le $((${#ng} + 1)) ] && gw=1
     CUDA_VISIBLE_DEVICES=$1 timeout ${INJECT_LIMIT:-240} "${MPIRUN[@]}" -x HALO_TRANSPORT=$2 \
-      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) -x TEST_INJECT_GPU_WAITS=$gw \
+      -x TEST_INJECT_WATCHDOG=$((${INJECT_LIMIT:-240} - 10)) \
       -x TEST_INJECT_STEPS=${INJECT_STEPS:-} ${4:+-x $4} -n $3 \
       $IB/tests/test_inject lap3d27:6 standard,3step device >"$f" 2>&1
     rc=$?

@@ -39,6 +39,10 @@ typedef struct {
 cudaError_t halo_cuda_pull(const halo_cuda_piece *pieces, int n_pieces, int64_t n_max,
                            cudaStream_t s);
 
+/* *flag (a peer's, through CUDA IPC) = value after the stream's earlier work,
+ * unless *abort (device memory) holds the release's 0x7f7f...: one thread */
+cudaError_t halo_cuda_post(uint64_t *flag, uint64_t value, const uint64_t *abort, cudaStream_t s);
+
 /* out[i] = src(idx[i]): src(j) = x[j] for j < n_local, else work[j - n_local] */
 cudaError_t halo_cuda_gather(double *out, const int32_t *idx, int64_t n, const double *x,
                              const double *work, int64_t n_local, cudaStream_t s);

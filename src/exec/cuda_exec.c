@@ -198,7 +198,7 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
 /* Whether a phase after the first sends: values this rank received may go
  * on to its peers (3-Step, Split and 2-Step forward, a reverse exchange adds
  * and passes on). */
-static int forwards(const halo_schedule *s) {
+int halo_cuda_forwards(const halo_schedule *s) {
   for (int k = 1; k < s->n_phases; k++)
     for (int i = 0; i < s->phase[k].n_send; i++)
       if (s->phase[k].send[i].peer != s->rank) return 1;
@@ -213,9 +213,9 @@ static int forwards(const halo_schedule *s) {
  * those enqueued after included, stop without sending). The streams then
  * run to their end with meaningless values. Where the executor forwards,
  * its later phases, already enqueued, would give peers values never
- * received as if they were right: nvshmem's puts read an abort word,
- * written before the signals, and send nothing; ipc's flags are written by
- * the stream itself, which cannot skip them: there the wait stays (0).
+ * received as if they were right: there an abort word is written before
+ * the signals, and nvshmem's puts and ipc's ready signals after the first
+ * phase (a kernel each, halo_cuda_post) read it and send nothing.
  * Best effort: what fails here leaves the wait as it was. */
 static int cuda_unblock(halo_exec *ex) {
   cuda_data *d = ex->data;
@@ -228,13 +228,19 @@ static int cuda_unblock(halo_exec *ex) {
   /* an epoch of rma's window may be open: never freed */
   if (d->rma_set && d->rma_win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
   if (!has_flags && !has_sig) return 1;
-  const int fwd = forwards(S(ex));
-  if (fwd && (has_flags || (has_sig && !d->nv_abort))) return 0;
+  const int fwd = halo_cuda_forwards(S(ex));
+  if (fwd && ((has_flags && !d->ipc_abort) || (has_sig && !d->nv_abort))) return 0;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
     (void)cudaGetLastError();
     return -1;
   }
-  if (has_flags) (void)cudaMemsetAsync(d->flags, 0x7f, d->flags_bytes, s);
+  if (has_flags && d->ipc_abort &&
+      cudaMemsetAsync(d->ipc_abort, 0x7f, sizeof *d->ipc_abort, s) != cudaSuccess && fwd) {
+    (void)cudaStreamDestroy(s);
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (has_flags) (void)cudaMemsetAsync(d->flags, 0x7f, (size_t)d->n_flags * sizeof *d->flags, s);
   if (has_sig && d->nv_abort &&
       cudaMemsetAsync(d->nv_abort, 0x7f, sizeof *d->nv_abort, s) != cudaSuccess && fwd) {
     (void)cudaStreamDestroy(s);

@@ -135,7 +135,9 @@ typedef struct {
    * exchange in flight, counted from a base agreed at set-up above any
    * number an earlier plan on this memory wrote */
   uint64_t *flags;
-  size_t flags_bytes;
+  size_t flags_bytes; /* the signals' (n_flags) and, where the executor forwards, ipc_abort */
+  int64_t n_flags;
+  uint64_t *ipc_abort; /* 0x7f7f...: released after a failure, later phases post nothing */
   int flags_chunk;
   int64_t flags_off;
   uint64_t epoch;
@@ -231,6 +233,9 @@ extern const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS];
 /** ipc: copy phase k's ipc receives from the senders' buffers (into device
  *  memory, or a helper's host memory) once they say their data is ready. */
 halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k);
+/* Whether a phase after the first sends: values this rank received may go
+ * on to its peers (cuda_exec.c). */
+int halo_cuda_forwards(const halo_schedule *s);
 
 /** ipc: add peer to a phase's list of ipc peers (once); its slot. */
 halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot);

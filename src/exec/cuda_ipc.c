@@ -119,8 +119,9 @@ static void ipc_destroy(halo_exec *ex, cuda_data *d) {
     d->ph[k].n_pull = 0;
   }
   halo_device_ipc_release(ex->cfg.dev, d->flags, d->flags_bytes);
-  d->flags = NULL;
+  d->flags = d->ipc_abort = NULL;
   d->flags_bytes = 0;
+  d->n_flags = 0;
 }
 
 /* Where a flag is, for the peer that writes it. */
@@ -174,11 +175,16 @@ static halo_status flags_make(halo_exec *ex, cuda_data *d, uint64_t base) {
     for (int i = 0; i < p->n_ipc_to; i++) n += p->ipc_to[i].sig;
   }
   if (n == 0) return HALO_SUCCESS;
-  d->flags_bytes = (size_t)n * sizeof *d->flags;
+  /* where the executor forwards, one more word after the flags: the abort
+   * word its later phases' ready signals read (halo_cuda_post) */
+  const int64_t n_all = n + (halo_cuda_forwards(s) ? 1 : 0);
+  d->n_flags = n;
+  d->flags_bytes = (size_t)n_all * sizeof *d->flags;
   HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->flags_bytes, (void **)&d->flags, &d->flags_chunk,
                                  &d->flags_off));
-  HALO_TRY(HALO_ALLOC(h, n));
+  HALO_TRY(HALO_ALLOC(h, n_all));
   for (int64_t i = 0; i < n; i++) h[i] = base;
+  if (n_all > n) h[n] = 0, d->ipc_abort = d->flags + n;
   /* done before any peer hears where the flags are, and may write them */
   HALO_TRY_CUDA(cudaMemcpyAsync(d->flags, h, d->flags_bytes, cudaMemcpyHostToDevice, d->xs));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
@@ -436,10 +442,14 @@ cleanup:
 /* Tell each peer of a list what this side has done: as receivers (q the
  * senders) that the copies are done, as sender (q the receivers) that the
  * pack is: the exchange's number into its flag from the stream, or the
- * 0-byte message (done to a sender, ready to a receiver). */
-static halo_status signal_peers(cuda_data *d, ipc_peer *q, int n, int as_sender) {
+ * 0-byte message (done to a sender, ready to a receiver). gated: a
+ * forwarding phase's ready signals, written by a kernel that reads the
+ * abort word first (a released exchange sends nothing it never received). */
+static halo_status signal_peers(cuda_data *d, ipc_peer *q, int n, int as_sender, int gated) {
   for (int i = 0; i < n; i++) {
-    if (q[i].sig)
+    if (q[i].sig && gated)
+      HALO_CUDA(halo_cuda_post(q[i].flag_remote, d->epoch, d->ipc_abort, d->xs));
+    else if (q[i].sig)
       HALO_CHECK(sig_post(d->xs, q[i].flag_remote, d->epoch));
     else
       HALO_MPI(MPI_Start(as_sender ? &q[i].ready : &q[i].done));
@@ -480,7 +490,7 @@ halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   }
   if (host) HALO_CUDA(cudaEventRecord(p->ev_done, d->xs));
   if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 3));
-  return signal_peers(d, p->ipc_from, p->n_ipc_from, 0);
+  return signal_peers(d, p->ipc_from, p->n_ipc_from, 0, 0);
 }
 
 static halo_status ipc_arm(halo_exec *ex, cuda_data *d, int k) {
@@ -512,7 +522,7 @@ static halo_status ipc_send(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
   cphase *p = &d->ph[k];
   if (p->ev_ready) HALO_CUDA(cudaEventRecord(p->ev_ready, d->xs));
-  return signal_peers(d, p->ipc_to, p->n_ipc_to, 1);
+  return signal_peers(d, p->ipc_to, p->n_ipc_to, 1, k > 0 && d->ipc_abort);
 }
 
 static halo_status ipc_receive(halo_exec *ex, cuda_data *d, int k) {

@@ -88,6 +88,17 @@ __global__ void pull_kernel(const piece *__restrict__ pieces) {
     p.dst[i] = p.src[i];
 }
 
+// A forwarding phase's ready signal: the exchange's number into a peer's
+// flag, unless the exchange was abandoned (*abort set to 0x7f7f..., as the
+// release writes it before the flags that released this stream; no number a
+// peer writes is that large): then what the phase packed was never received.
+__global__ void post_kernel(unsigned long long *flag, unsigned long long value,
+                            const unsigned long long *abort) {
+  if (*(volatile const unsigned long long *)abort == 0x7f7f7f7f7f7f7f7fULL) return;
+  __threadfence_system();
+  *(volatile unsigned long long *)flag = value;
+}
+
 __global__ void slot_gather_kernel(double *__restrict__ out, const double *__restrict__ ghost,
                                    const int32_t *__restrict__ to_ghost, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
@@ -150,6 +161,13 @@ cudaError_t halo_cuda_pull(const void *pieces, int n_pieces, int64_t n_max, cuda
   if (bx > 64) bx = 64;
   pull_kernel<<<dim3((unsigned)bx, (unsigned)n_pieces), kThreads, 0, s>>>(
       static_cast<const piece *>(pieces));
+  return cudaGetLastError();
+}
+
+cudaError_t halo_cuda_post(uint64_t *flag, uint64_t value, const uint64_t *abort, cudaStream_t s) {
+  post_kernel<<<1, 1, 0, s>>>(reinterpret_cast<unsigned long long *>(flag),
+                              static_cast<unsigned long long>(value),
+                              reinterpret_cast<const unsigned long long *>(abort));
   return cudaGetLastError();
 }
 

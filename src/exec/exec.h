@@ -107,10 +107,9 @@ typedef struct {
    *  drain; mark an rma window whose epoch may be open. The executor's values
    *  are then meaningless; it is never used again. Returns 1 where released;
    *  0 where a wait is left as it was: an executor that forwards values it
-   *  receives (a phase after the first sends) over ipc's GPU signals, whose
-   *  next phase, once released, would hand its peers values never received,
-   *  with signals that say they are right (nvshmem's puts read an abort word
-   *  and send nothing: released); -1 where the
+   *  receives (a phase after the first sends) whose abort word could not be
+   *  written (its next phase, once released, would hand its peers values
+   *  never received, with signals that say they are right); -1 where the
    *  release was written but did not run within exchange_timeout_ms (1 s
    *  without one): it queued behind the waits it releases. NULL: nothing
    *  waits on the GPU. */

@@ -258,10 +258,10 @@ halo_status halo_plan_synchronize(halo_plan plan) {
                           "queues are fewer than its streams, as under MPS, where "
                           "CUDA_DEVICE_MAX_CONNECTIONS=32 in every rank's environment avoids "
                           "it); a late peer still releases it"
-                        : "the GPU still waits: this plan forwards values it receives "
-                          "(transport ipc with its signals on the GPU), and releasing its wait "
-                          "would hand its peers values never received; a late peer still "
-                          "releases it");
+                        : "the GPU still waits: this plan forwards values it receives, and "
+                          "the word that stops its later phases could not be written; "
+                          "releasing its wait would hand its peers values never received; a "
+                          "late peer still releases it");
 }
 
 /* ---- exchange handles ---------------------------------------------------- */
