@@ -145,6 +145,9 @@ static const char *step_name[N_STEPS] = {"matrix create", "plan create", "plan f
 /* TEST_INJECT_RANKS_PER_NODE: the plans' nodes (2 unless given) */
 static int ranks_per_node = 2;
 
+/* TEST_INJECT_VERBOSE=1: every rank's failures in the exchange step, as they come */
+static int verbose;
+
 /* TEST_INJECT_STEPS: the steps swept, as digits of the enum above (e.g. "3":
  * the first exchange and product alone); unset: all */
 static const char *steps_swept;
@@ -193,8 +196,13 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
     st = halo_exchange_begin(plan, x, g);
     if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
     if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, x, 0.0, y);
+    if (verbose && st != HALO_SUCCESS)
+      printf("test_inject: %s: rank %d's exchange and product: %s\n", current, w->rank,
+             halo_last_error());
     if (w->device) { /* a wait on the GPU for a failed peer times out here */
       const halo_status su = halo_plan_synchronize(plan);
+      if (verbose && su != HALO_SUCCESS)
+        printf("test_inject: %s: rank %d's synchronize: %s\n", current, w->rank, halo_last_error());
       if (st == HALO_SUCCESS) st = su;
       /* and then the GPU must be idle: its waits released */
       CHECK_MSG(halo_plan_synchronize(plan) == HALO_SUCCESS,
@@ -238,6 +246,8 @@ int main(int argc, char **argv) {
   const unsigned watchdog_s = wd && atoi(wd) > 0 ? (unsigned)atoi(wd) : 60;
   const char *rpn = getenv("TEST_INJECT_RANKS_PER_NODE");
   if (rpn && atoi(rpn) > 0) ranks_per_node = atoi(rpn);
+  const char *vb = getenv("TEST_INJECT_VERBOSE");
+  verbose = vb && strcmp(vb, "1") == 0;
   steps_swept = getenv("TEST_INJECT_STEPS");
   if (steps_swept && !*steps_swept) steps_swept = NULL;
   halo_gen g;
