@@ -217,16 +217,17 @@ int halo_cuda_forwards(const halo_schedule *s) {
  * the signals, and nvshmem's puts and ipc's ready signals after the first
  * phase (a kernel each, halo_cuda_post) read it and send nothing.
  * Best effort: what fails here leaves the wait as it was. */
-static int cuda_unblock(halo_exec *ex) {
+static int cuda_unblock(halo_exec *ex, int again) {
   cuda_data *d = ex->data;
   cudaStream_t s = NULL;
   const int has_flags = d->flags && d->flags_bytes, has_sig = d->nv_sig && d->nv_n_sig;
   /* the communicator this executor used, not a new one made since */
-  if (ex->cfg.transport == HALO_TRANSPORT_NCCL &&
+  if (!again && ex->cfg.transport == HALO_TRANSPORT_NCCL &&
       halo_device_nccl_current(ex->cfg.dev, d->nccl_gen))
     halo_device_nccl_abort(ex->cfg.dev);
   /* an epoch of rma's window may be open: never freed */
-  if (d->rma_set && d->rma_win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
+  if (!again && d->rma_set && d->rma_win_id >= 0)
+    halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
   if (!has_flags && !has_sig) return 1;
   const int fwd = halo_cuda_forwards(S(ex));
   if (fwd && ((has_flags && !d->ipc_abort) || (has_sig && !d->nv_abort))) return 0;

@@ -181,8 +181,8 @@ halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture) {
   return ex->ops->stream_ordered(ex, capture);
 }
 
-int halo_exec_unblock(halo_exec *ex) {
-  return ex && ex->ops && ex->ops->unblock && ex->data ? ex->ops->unblock(ex) : 1;
+int halo_exec_unblock(halo_exec *ex, int again) {
+  return ex && ex->ops && ex->ops->unblock && ex->data ? ex->ops->unblock(ex, again) : 1;
 }
 
 void halo_exec_destroy(halo_exec *ex) {

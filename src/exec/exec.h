@@ -112,8 +112,10 @@ typedef struct {
    *  never received, with signals that say they are right); -1 where the
    *  release was written but did not run within exchange_timeout_ms (1 s
    *  without one): it queued behind the waits it releases. NULL: nothing
-   *  waits on the GPU. */
-  int (*unblock)(halo_exec *ex);
+   *  waits on the GPU. again: the signals written once more, and nothing
+   *  else (ipc's flags are written, not added to: a peer's write of an
+   *  earlier exchange that lands after the release lowers them again). */
+  int (*unblock)(halo_exec *ex, int again);
   /** Release everything setup made. */
   void (*destroy)(halo_exec *ex);
 } halo_exec_ops;
@@ -190,7 +192,7 @@ halo_status halo_exec_mark_start(halo_exec *ex, int on);
 /** ops.stream_ordered, or HALO_ERR_UNSUPPORTED for a backend run by the host. */
 halo_status halo_exec_stream_ordered(const halo_exec *ex, int capture);
 /** See halo_exec_ops.unblock (1 where nothing waits on the GPU, 0, -1). */
-int halo_exec_unblock(halo_exec *ex);
+int halo_exec_unblock(halo_exec *ex, int again);
 void halo_exec_destroy(halo_exec *ex);
 
 /**

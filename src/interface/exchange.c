@@ -118,7 +118,7 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
     P->released = 1;
     for (int i = 0; i < P->n_sets; i++)
       for (int r = 0; r < 2; r++) {
-        const int u = halo_exec_unblock(r ? &P->sets[i].rev : &P->sets[i].fwd);
+        const int u = halo_exec_unblock(r ? &P->sets[i].rev : &P->sets[i].fwd, 0);
         if (u < P->released) P->released = u;
       }
   }
@@ -242,7 +242,20 @@ halo_status halo_plan_synchronize(halo_plan plan) {
   int released = 0;
   char cause[NOTICE_LEN];
   (void)plan_fail(plan, st, &released, cause);
-  const halo_status drained = halo_device_streams_wait(streams, 2, limit);
+  /* the GPU drains within the limit again; the release is written anew every
+   * 20 ms meanwhile: ipc's flags are written, not added to, so a peer's
+   * write of an earlier exchange landing after the release lowers them */
+  const double until = halo_wtime() + 1e-3 * (double)limit;
+  halo_status drained;
+  for (;;) {
+    drained = halo_device_streams_wait(streams, 2, 20);
+    if (drained != HALO_ERR_TIMEOUT || halo_wtime() >= until) break;
+    if (released > 0)
+      for (int i = 0; i < plan->n_sets; i++) {
+        (void)halo_exec_unblock(&plan->sets[i].fwd, 1);
+        (void)halo_exec_unblock(&plan->sets[i].rev, 1);
+      }
+  }
   return HALO_ERROR(HALO_ERR_TIMEOUT,
                     "the GPU's work waited %lld ms for an exchange (exchange_timeout_ms): a peer "
                     "failed, stopped or is late%s%.500s%s; %s",
