@@ -402,7 +402,10 @@ typedef struct {
   int64_t max_message_count;
   /** The longest an exchange waits for its MPI messages, in milliseconds: past
    *  it the exchange returns HALO_ERR_TIMEOUT on this rank (a peer failed or
-   *  stopped) instead of waiting for ever. A plan whose exchange failed, this
+   *  stopped) instead of waiting for ever; it then waits up to the limit
+   *  again for the word of a peer whose exchange failed, and its message
+   *  names that rank ("rank 0's exchange failed first: ..."), which it
+   *  passes on to its own peers. A plan whose exchange failed, this
    *  way or another, refuses further exchanges (HALO_ERR_STATE) and is to be
    *  destroyed; halo_plan_destroy then keeps its memory and MPI tags for the
    *  rest of the program, because its requests may still be posted and its
