@@ -152,7 +152,7 @@ typedef struct {
   void *nv_desc;
   uint64_t *nv_ep;
   unsigned int *nv_count; /* the blocks done of a fused end (zero between launches) */
-  uint64_t *nv_abort;     /* nonzero: released after a failure, no more puts (nv_ep[2]) */
+  uint64_t *nv_abort;     /* nonzero: released after a failure, nothing more is put: nv_ep[2] */
   halo_nv_ack *nv_acks;
   int nv_n_acks;
   int nv_ended; /* the exchange's end went with the last phase's unpack */
