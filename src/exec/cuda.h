@@ -40,7 +40,8 @@ cudaError_t halo_cuda_pull(const halo_cuda_piece *pieces, int n_pieces, int64_t 
                            cudaStream_t s);
 
 /* *flag (a peer's, through CUDA IPC) = value after the stream's earlier work,
- * unless *abort (device memory) holds the release's 0x7f7f...: one thread */
+ * unless the abort word (device memory) holds the release's 0x7f7f...: one
+ * thread */
 cudaError_t halo_cuda_post(uint64_t *flag, uint64_t value, const uint64_t *abort, cudaStream_t s);
 
 /* out[i] = src(idx[i]): src(j) = x[j] for j < n_local, else work[j - n_local] */
