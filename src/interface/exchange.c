@@ -156,6 +156,14 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
 
 halo_status halo_plan_fail(halo_plan P, halo_status st) { return plan_fail(P, st, NULL, NULL); }
 
+void halo_plan_notices_drain(halo_plan P) {
+  char text[NOTICE_LEN], kind;
+  int from;
+  if (P->n_tags && P->ctx)
+    while (notice_take(P, text, &kind, &from)) {
+    }
+}
+
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   halo_slot *set = &P->sets[slot];
   if (P->failed)

@@ -77,6 +77,7 @@ static void keep_failed(halo_plan P) {
 void halo_plan_destroy(halo_plan *plan_p) {
   if (!plan_p || !*plan_p) return;
   halo_plan P = *plan_p;
+  halo_plan_notices_drain(P);
   if (P->failed) {
     keep_failed(P);
     halo_matrix_destroy(&P->A);

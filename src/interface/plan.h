@@ -115,6 +115,10 @@ halo_status halo_slot_end(halo_plan P, int slot);
 /* The plan fails with st (the last error its message) where this rank will not
  * start an exchange its peers wait for: they hear why (exchange.c). */
 halo_status halo_plan_fail(halo_plan P, halo_status st);
+/* The peers' notices that came and were not read, received and dropped (at
+ * the plan's destroy: MPI would keep them for ever, and a healthy plan's tags
+ * go to the next plan). */
+void halo_plan_notices_drain(halo_plan P);
 
 /** Take a reference on a matrix (a plan holds one). */
 void halo_matrix_retain(halo_matrix A);
