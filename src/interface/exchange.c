@@ -26,10 +26,20 @@ static int add_peer(int *peers, int *n, int peer) {
   return 1;
 }
 
+static int notice_take(halo_plan P, char *text, char *kind, int *from);
+
 /* The notice (kind, then text) to every peer of the plan, sent once and
- * left to MPI (the plan, and so the text, is kept for ever). */
+ * left to MPI (the plan, and so the text, is kept for ever); not to a peer
+ * whose own notice came: its plan failed, and reads no more (a notice
+ * nobody receives stays in MPI's queues for ever). */
 static void notice_send(halo_plan P, int rank, char kind, const char *text) {
   if (P->notice || !P->n_tags) return;
+  {
+    char t[NOTICE_LEN], k;
+    int f;
+    while (notice_take(P, t, &k, &f)) { /* those that came since: their senders heard */
+    }
+  }
   int n_all = 0, n = 0;
   for (int d = 0; d < 2; d++) {
     const halo_schedule *s = d ? &P->rsched : &P->sched;
@@ -52,8 +62,9 @@ static void notice_send(halo_plan P, int rank, char kind, const char *text) {
   const int tag = P->tag_base + P->n_tags - 1;
   for (int i = 0; i < n; i++) {
     MPI_Request r;
-    if (peers[i] != rank && MPI_Isend(P->notice, (int)strlen(P->notice) + 1, MPI_CHAR, peers[i],
-                                      tag, P->ctx->comm, &r) == MPI_SUCCESS)
+    if (peers[i] != rank && !(P->heard && P->heard[peers[i]]) &&
+        MPI_Isend(P->notice, (int)strlen(P->notice) + 1, MPI_CHAR, peers[i], tag, P->ctx->comm,
+                  &r) == MPI_SUCCESS)
       MPI_Request_free(&r);
   }
   halo_free(peers);
@@ -73,6 +84,7 @@ static int notice_take(halo_plan P, char *text, char *kind, int *from) {
       MPI_SUCCESS)
     return 0;
   buf[count - 1] = '\0';
+  if (P->heard) P->heard[stat.MPI_SOURCE] = 1;
   *kind = buf[0];
   snprintf(text, NOTICE_LEN, "%s", buf + 1);
   *from = stat.MPI_SOURCE;
@@ -124,6 +136,11 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
   }
   const int first = !P->failed;
   P->failed = 1;
+  if (!P->heard) { /* best effort: without it, notices go to every peer */
+    int size = 0;
+    MPI_Comm_size(P->ctx->comm, &size);
+    P->heard = halo_calloc((size_t)size, 1);
+  }
   if (released) *released = P->released;
   MPI_Comm_rank(P->ctx->comm, &rank);
   said[0] = '\0';

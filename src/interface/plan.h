@@ -50,6 +50,7 @@ struct halo_plan_s {
   int released;         /* ... 1: every wait of its GPU for peers was released; 0: one
                          * that forwards was left; -1: a release did not run in time */
   char *notice;         /* a failed plan's word to its peers (kept with it) */
+  unsigned char *heard; /* a failed plan's: the ranks whose notice came (they failed too) */
   int n_sets;
   halo_slot *sets;       /* max_exchanges of them */
   halo_spmv_device *dsp; /* device plans with a matrix: the local products */
