@@ -28,18 +28,22 @@ static int add_peer(int *peers, int *n, int peer) {
 
 static int notice_take(halo_plan P, char *text, char *kind, int *from);
 
+/* Every notice that came, received and dropped (its sender marked heard). */
+void halo_plan_notices_drain(halo_plan P) {
+  char text[NOTICE_LEN], kind;
+  int from;
+  if (P->n_tags && P->ctx)
+    while (notice_take(P, text, &kind, &from)) {
+    }
+}
+
 /* The notice (kind, then text) to every peer of the plan, sent once and
  * left to MPI (the plan, and so the text, is kept for ever); not to a peer
  * whose own notice came: its plan failed, and reads no more (a notice
  * nobody receives stays in MPI's queues for ever). */
 static void notice_send(halo_plan P, int rank, char kind, const char *text) {
   if (P->notice || !P->n_tags) return;
-  {
-    char t[NOTICE_LEN], k;
-    int f;
-    while (notice_take(P, t, &k, &f)) { /* those that came since: their senders heard */
-    }
-  }
+  halo_plan_notices_drain(P); /* those that came since: their senders heard */
   int n_all = 0, n = 0;
   for (int d = 0; d < 2; d++) {
     const halo_schedule *s = d ? &P->rsched : &P->sched;
@@ -172,14 +176,6 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
 }
 
 halo_status halo_plan_fail(halo_plan P, halo_status st) { return plan_fail(P, st, NULL, NULL); }
-
-void halo_plan_notices_drain(halo_plan P) {
-  char text[NOTICE_LEN], kind;
-  int from;
-  if (P->n_tags && P->ctx)
-    while (notice_take(P, text, &kind, &from)) {
-    }
-}
 
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   halo_slot *set = &P->sets[slot];
