@@ -124,20 +124,15 @@ static char notice_read(halo_plan P, int64_t wait_ms, char *text, int *from) {
  * never freed (halo_exec_unblock; *released: whether every wait was). A
  * timeout waits up to exchange_timeout_ms more for the notice of the failure
  * it waited for (into cause: "rank r's exchange failed first: ...", else
- * empty); the peers get this rank's, or the one it heard. Returns the status
- * to give. */
+ * empty); the peers get this rank's, or the one it heard. The failing rank's
+ * notice, and one a timed-out rank heard already, go out before the release:
+ * a release may take long (NCCL's abort), and a rank two hops away from the
+ * failing one has only its own window to hear of it. Returns the status to
+ * give. */
 static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *cause) {
   int rank = 0, from = -1, origin = -1;
   char why[HALO_ERROR_LEN], theirs[NOTICE_LEN], said[NOTICE_LEN];
   snprintf(why, sizeof why, "%s", halo_last_error()); /* before a release's own */
-  if (!P->failed) { /* once: a second release could reach what came since (NCCL's new one) */
-    P->released = 1;
-    for (int i = 0; i < P->n_sets; i++)
-      for (int r = 0; r < 2; r++) {
-        const int u = halo_exec_unblock(r ? &P->sets[i].rev : &P->sets[i].fwd, 0);
-        if (u < P->released) P->released = u;
-      }
-  }
   const int first = !P->failed;
   P->failed = 1;
   if (!P->heard) { /* best effort: without it, notices go to every peer */
@@ -145,12 +140,37 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
     MPI_Comm_size(P->ctx->comm, &size);
     P->heard = halo_calloc((size_t)size, 1);
   }
-  if (released) *released = P->released;
   MPI_Comm_rank(P->ctx->comm, &rank);
-  said[0] = '\0';
+  /* what came already: a failure this rank passes on at once */
+  const int sent_before = P->notice != NULL;
   char kind = 0;
-  if (st == HALO_ERR_TIMEOUT)
-    kind = notice_read(P, first && !P->notice ? P->set.timeout_ms : 0, theirs, &from);
+  if (st == HALO_ERR_TIMEOUT) kind = notice_read(P, 0, theirs, &from);
+  if (kind == 'F') {
+    notice_send(P, rank, 'F', theirs);
+  } else if (st != HALO_ERR_TIMEOUT) {
+    snprintf(theirs, sizeof theirs, "rank %d: %.700s", rank, why);
+    notice_send(P, rank, 'F', theirs);
+  }
+  if (first) { /* once: a second release could reach what came since (NCCL's new one) */
+    P->released = 1;
+    for (int i = 0; i < P->n_sets; i++)
+      for (int r = 0; r < 2; r++) {
+        const int u = halo_exec_unblock(r ? &P->sets[i].rev : &P->sets[i].fwd, 0);
+        if (u < P->released) P->released = u;
+      }
+  }
+  if (released) *released = P->released;
+  if (st == HALO_ERR_TIMEOUT && kind != 'F') { /* wait for the word of the failure */
+    char t[NOTICE_LEN];
+    int f = -1;
+    const char k = notice_read(P, first && !sent_before ? P->set.timeout_ms : 0, t, &f);
+    if (k == 'F' || (k && !kind)) {
+      kind = k;
+      from = f;
+      snprintf(theirs, sizeof theirs, "%s", t);
+    }
+  }
+  said[0] = '\0';
   if (kind == 'F') {
     if (sscanf(theirs, "rank %d:", &origin) != 1) origin = from;
     if (origin == from)
@@ -166,7 +186,8 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
   else if (strcmp(why, halo_last_error()) != 0)
     halo_error_set_message(why); /* the release's words are not the failure's */
   if (cause) snprintf(cause, NOTICE_LEN, "%s", said);
-  /* the peers hear of the first failure this rank knows */
+  /* the peers hear of the first failure this rank knows (sent once: a
+   * failure's notice went out above) */
   if (kind != 'F') {
     snprintf(theirs, sizeof theirs, "rank %d: %.700s", rank, why);
     kind = st == HALO_ERR_TIMEOUT ? 'T' : 'F';
