@@ -192,23 +192,26 @@ static halo_status run_step(world *w, int s, halo_strategy strategy, int kind, i
     st = halo_plan_create_from_ids(w->comm, w->b, w->e, ng, gid, &o, &plan);
     break;
   }
-  case STEP_USE:
+  case STEP_USE: {
+    const double t0 = MPI_Wtime(); /* verbose: when each rank returned */
     st = halo_exchange_begin(plan, x, g);
     if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
     if (st == HALO_SUCCESS) st = halo_spmv(plan, 1.0, x, 0.0, y);
     if (verbose && st != HALO_SUCCESS)
-      printf("test_inject: %s: rank %d's exchange and product: %s\n", current, w->rank,
-             halo_last_error());
+      printf("test_inject: %s: rank %d's exchange and product (at %.0f ms): %s\n", current, w->rank,
+             1e3 * (MPI_Wtime() - t0), halo_last_error());
     if (w->device) { /* a wait on the GPU for a failed peer times out here */
       const halo_status su = halo_plan_synchronize(plan);
       if (verbose && su != HALO_SUCCESS)
-        printf("test_inject: %s: rank %d's synchronize: %s\n", current, w->rank, halo_last_error());
+        printf("test_inject: %s: rank %d's synchronize (at %.0f ms): %s\n", current, w->rank,
+               1e3 * (MPI_Wtime() - t0), halo_last_error());
       if (st == HALO_SUCCESS) st = su;
       /* and then the GPU must be idle: its waits released */
       CHECK_MSG(halo_plan_synchronize(plan) == HALO_SUCCESS,
                 "%s: the GPU's work did not end after the failure: %s", current, halo_last_error());
     }
     break;
+  }
   case STEP_DESTROY: halo_plan_destroy(&plan); break; /* it has no status: it must not hang */
   }
   fail_next(kind, 0);

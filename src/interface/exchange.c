@@ -124,11 +124,11 @@ static char notice_read(halo_plan P, int64_t wait_ms, char *text, int *from) {
  * never freed (halo_exec_unblock; *released: whether every wait was). A
  * timeout waits up to exchange_timeout_ms more for the notice of the failure
  * it waited for (into cause: "rank r's exchange failed first: ...", else
- * empty); the peers get this rank's, or the one it heard. The failing rank's
- * notice, and one a timed-out rank heard already, go out before the release:
- * a release may take long (NCCL's abort), and a rank two hops away from the
- * failing one has only its own window to hear of it. Returns the status to
- * give. */
+ * empty); the peers get this rank's, or the one it heard, before the
+ * release: a release may take long (NCCL's abort: 0.1-0.5 s seen on 4 H100),
+ * and a rank two hops from the failing one hears of it only if every rank
+ * between passes it on within the window all of them share (they time out
+ * about together). Returns the status to give. */
 static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *cause) {
   int rank = 0, from = -1, origin = -1;
   char why[HALO_ERROR_LEN], theirs[NOTICE_LEN], said[NOTICE_LEN];
@@ -141,15 +141,16 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
     P->heard = halo_calloc((size_t)size, 1);
   }
   MPI_Comm_rank(P->ctx->comm, &rank);
-  /* what came already: a failure this rank passes on at once */
-  const int sent_before = P->notice != NULL;
-  char kind = 0;
-  if (st == HALO_ERR_TIMEOUT) kind = notice_read(P, 0, theirs, &from);
-  if (kind == 'F') {
+  /* the peers hear of the first failure this rank knows: its own, the one
+   * it heard of, else that it timed out too ('T') */
+  char kind = 0, mine[NOTICE_LEN];
+  if (st == HALO_ERR_TIMEOUT)
+    kind = notice_read(P, first && !P->notice ? P->set.timeout_ms : 0, theirs, &from);
+  if (kind == 'F')
     notice_send(P, rank, 'F', theirs);
-  } else if (st != HALO_ERR_TIMEOUT) {
-    snprintf(theirs, sizeof theirs, "rank %d: %.700s", rank, why);
-    notice_send(P, rank, 'F', theirs);
+  else {
+    snprintf(mine, sizeof mine, "rank %d: %.700s", rank, why);
+    notice_send(P, rank, st == HALO_ERR_TIMEOUT ? 'T' : 'F', mine);
   }
   if (first) { /* once: a second release could reach what came since (NCCL's new one) */
     P->released = 1;
@@ -160,16 +161,6 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
       }
   }
   if (released) *released = P->released;
-  if (st == HALO_ERR_TIMEOUT && kind != 'F') { /* wait for the word of the failure */
-    char t[NOTICE_LEN];
-    int f = -1;
-    const char k = notice_read(P, first && !sent_before ? P->set.timeout_ms : 0, t, &f);
-    if (k == 'F' || (k && !kind)) {
-      kind = k;
-      from = f;
-      snprintf(theirs, sizeof theirs, "%s", t);
-    }
-  }
   said[0] = '\0';
   if (kind == 'F') {
     if (sscanf(theirs, "rank %d:", &origin) != 1) origin = from;
@@ -186,13 +177,6 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
   else if (strcmp(why, halo_last_error()) != 0)
     halo_error_set_message(why); /* the release's words are not the failure's */
   if (cause) snprintf(cause, NOTICE_LEN, "%s", said);
-  /* the peers hear of the first failure this rank knows (sent once: a
-   * failure's notice went out above) */
-  if (kind != 'F') {
-    snprintf(theirs, sizeof theirs, "rank %d: %.700s", rank, why);
-    kind = st == HALO_ERR_TIMEOUT ? 'T' : 'F';
-  }
-  notice_send(P, rank, kind, theirs);
   return st;
 }
 
