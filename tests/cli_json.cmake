@@ -55,3 +55,37 @@ math(EXPR want "8 * ${ghosts}")
 if(NOT bytes EQUAL want OR msgs LESS 2)
   message(FATAL_ERROR "bytes ${bytes}, ghosts ${ghosts}, messages ${msgs}")
 endif()
+
+# --rounds: every plan timed in turn, R times over; each time the median of the rounds, the
+# product's fastest and slowest round beside it
+execute_process(
+  COMMAND ${MPIEXEC} 3 ${MPIFLAGS} ${HALO} spmv --gen lap3d27:12 --strategy standard,3step
+          --ranks-per-node 2 --rounds 3 --iterations 4 --warmup 1 --quiet --json ${OUT}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "halo spmv --rounds 3 failed (${rc}): ${out} ${err}")
+endif()
+file(READ ${OUT} doc)
+get(rounds rounds)
+if(NOT rounds EQUAL 3)
+  message(FATAL_ERROR "rounds = ${rounds}")
+endif()
+string(JSON n_rows LENGTH "${doc}" strategies)
+if(NOT n_rows EQUAL 2)
+  message(FATAL_ERROR "${n_rows} plans, expected 2")
+endif()
+foreach(i 0 1)
+  get(t strategies ${i} spmv_s)
+  get(lo strategies ${i} spmv_s_fastest_round)
+  get(hi strategies ${i} spmv_s_slowest_round)
+  get(same strategies ${i} identical_to_standard)
+  if(NOT lo GREATER 0 OR lo GREATER t OR t GREATER hi OR NOT same)
+    message(FATAL_ERROR "plan ${i}: rounds ${lo} <= ${t} <= ${hi}, identical ${same}")
+  endif()
+endforeach()
+execute_process(
+  COMMAND ${MPIEXEC} 1 ${MPIFLAGS} ${HALO} spmv --gen lap2d:8 --rounds 0
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT "${out}${err}" MATCHES "--rounds")
+  message(FATAL_ERROR "--rounds 0: exit ${rc}, expected 2 and a message naming it: ${out} ${err}")
+endif()

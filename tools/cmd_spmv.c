@@ -73,6 +73,11 @@ static void usage(void) {
          "                         modulo the visible GPUs]\n"
          "  --iterations N         timed calls of each kind [100]\n"
          "  --warmup N             untimed products first [10]\n"
+         "  --rounds R             time the plans in turn, R times over, and give each\n"
+         "                         time as the median of the rounds (the JSON adds the\n"
+         "                         fastest and slowest round's product): plans compared\n"
+         "                         side by side, not one after the other; every plan is\n"
+         "                         alive at once, in its memory, for R > 1 [1]\n"
          "  --check                compare y with a serial product on rank 0 [off]\n"
          "  --tol X                largest accepted error of --check [1e-12]; the error of\n"
          "                         row i is |y_i - ref_i| / sum_j |a_ij x_j|\n"
@@ -169,6 +174,21 @@ static halo_status print_timeline(MPI_Comm comm, halo_plan plan, const report_ro
   return HALO_SUCCESS;
 }
 
+/* One round of a plan's times: warmup products, then iters products,
+ * exchanges and local products (t: each kind's time per call), with the
+ * timeline after the warmup and after the products when asked. */
+static halo_status time_plan(MPI_Comm comm, halo_plan plan, report_row *r, int64_t warmup,
+                             int64_t iters, int timeline, int quiet, vectors *vec, double t[3]) {
+  double unused;
+  halo_status st = time_loop(comm, plan, 0, warmup, vec->x, vec->y, &unused);
+  if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, 0);
+  if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, iters, vec->x, vec->y, &t[0]);
+  if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, !quiet);
+  if (st == HALO_SUCCESS) st = time_loop(comm, plan, 1, iters, vec->x, vec->y, &t[1]);
+  if (st == HALO_SUCCESS) st = time_loop(comm, plan, 2, iters, vec->x, vec->y, &t[2]);
+  return st;
+}
+
 int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
@@ -177,7 +197,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   halo_plan_options opts = halo_plan_options_default();
   const char *strategy_name = "all", *transport_name = "auto";
   output_opts out = {NULL, NULL, 0};
-  int64_t iters = 100, warmup = 10, v;
+  int64_t iters = 100, warmup = 10, rounds = 1, v;
   int check = 0;
   const char *rep_params = NULL;
   double tol = 1e-12;
@@ -220,6 +240,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (m < 0 || !args_int(&a, "--iterations", 0, 1000000000, &iters)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--warmup"))) {
       if (m < 0 || !args_int(&a, "--warmup", 0, 1000000000, &warmup)) return EXIT_USAGE;
+    } else if ((m = args_take(&a, "--rounds"))) {
+      if (m < 0 || !args_int(&a, "--rounds", 1, 10000, &rounds)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--tol"))) {
       if (m < 0 || !args_double(&a, "--tol", 0.0, &tol)) return EXIT_USAGE;
     } else if (args_flag(&a, "--check")) {
@@ -268,6 +290,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   vectors vec = {dev, 0, 0, NULL, NULL, NULL, NULL, NULL};
   double *hx = NULL, *y_std = NULL, *g_std = NULL;
   report_row rows[(HALO_N_STRATEGIES + 1) * HALO_N_TRANSPORTS + 1];
+  halo_plan plans[(HALO_N_STRATEGIES + 1) * HALO_N_TRANSPORTS + 1] = {0}; /* --rounds > 1 */
+  double *round_t = NULL;
   report rep = {.command = "spmv",
                 .M = &M,
                 .ranks = size,
@@ -276,6 +300,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
                 .memory = opts.memory,
                 .iterations = iters,
                 .warmup = warmup,
+                .rounds = rounds,
                 .checked = check,
                 .tol = tol,
                 .rows = rows,
@@ -391,15 +416,43 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
         r->identical = same;
         if (!same) code = EXIT_CHECK;
       }
-      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, warmup, vec.x, vec.y, &r->t_spmv);
-      if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, 0);
-      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 0, iters, vec.x, vec.y, &r->t_spmv);
-      if (st == HALO_SUCCESS && timeline) st = print_timeline(comm, plan, r, !out.quiet);
-      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 1, iters, vec.x, vec.y, &r->t_exchange);
-      if (st == HALO_SUCCESS) st = time_loop(comm, plan, 2, iters, vec.x, vec.y, &r->t_local);
+      if (rounds > 1) { /* timed below, in turn with the others */
+        plans[rep.n_rows++] = plan;
+        if (st != HALO_SUCCESS) goto done;
+        continue;
+      }
+      double tk[3] = {0, 0, 0};
+      if (st == HALO_SUCCESS)
+        st = time_plan(comm, plan, r, warmup, iters, timeline, out.quiet, &vec, tk);
+      r->t_spmv = tk[0], r->t_exchange = tk[1], r->t_local = tk[2];
       halo_plan_destroy(&plan);
       if (st != HALO_SUCCESS) goto done;
       rep.n_rows++;
+    }
+  }
+  if (rounds > 1) { /* round_t[(i * 3 + kind) * rounds + k]: plan i's time of a kind in round k */
+    round_t = malloc((size_t)(3 * rounds * rep.n_rows + 1) * sizeof *round_t);
+    ok = round_t != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!ok) {
+      driver_error(rank, "spmv", "out of host memory for the rounds' times");
+      code = EXIT_ERROR;
+      goto done;
+    }
+    for (int64_t k = 0; k < rounds; k++)
+      for (int i = 0; i < rep.n_rows; i++) {
+        double tk[3];
+        st = time_plan(comm, plans[i], &rows[i], warmup, iters, timeline && k == 0, out.quiet, &vec,
+                       tk);
+        if (st != HALO_SUCCESS) goto done;
+        for (int j = 0; j < 3; j++) round_t[((int64_t)i * 3 + j) * rounds + k] = tk[j];
+      }
+    for (int i = 0; i < rep.n_rows; i++) {
+      double *w = &round_t[(int64_t)i * 3 * rounds];
+      rows[i].t_spmv = driver_median(w, (int)rounds); /* sorted: the fastest first */
+      rows[i].t_spmv_lo = w[0], rows[i].t_spmv_hi = w[rounds - 1];
+      rows[i].t_exchange = driver_median(w + rounds, (int)rounds);
+      rows[i].t_local = driver_median(w + 2 * rounds, (int)rounds);
     }
   }
   if (rank == 0 && !out.quiet && rep.n_rows) report_print(&rep);
@@ -418,6 +471,8 @@ done:
                  halo_last_error()[0] ? halo_last_error() : halo_status_string(st));
     code = EXIT_ERROR;
   }
+  for (int i = 0; i < rep.n_rows; i++) halo_plan_destroy(&plans[i]); /* before their vectors */
+  free(round_t);
   buf_free(dev, vec.x), buf_free(dev, vec.y), buf_free(dev, vec.g);
   free(vec.hy), free(vec.hg), free(g_std), free(y_std), free(hx);
   halo_plan_destroy(&std_plan);

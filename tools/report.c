@@ -114,7 +114,8 @@ void report_print(const report *r) {
   printf("%s memory; message_cap %lld bytes; duplicate removal %s", halo_memory_name(r->memory),
          (long long)r->opts->message_cap, r->opts->remove_duplicates ? "on" : "off");
   if (r->rows[0].timed)
-    printf("; %lld iterations; %s %.3f s, matrix split %.3f s", (long long)r->iterations,
+    printf("; %lld iterations%s; %s %.3f s, matrix split %.3f s", (long long)r->iterations,
+           r->rounds > 1 ? " a round, the median of the rounds" : "",
            M->is_gen ? "generated in" : "read and distributed in", r->t_load, r->t_matrix);
   else
     printf("; %s %.3f s, patterns of all ranks %.3f s", M->is_gen ? "generated in" : "read in",
@@ -230,6 +231,7 @@ void report_json(FILE *f, const report *r) {
     json_double(&w, "matrix_s", r->t_matrix);
     json_int(&w, "iterations", r->iterations);
     json_int(&w, "warmup", r->warmup);
+    json_int(&w, "rounds", r->rounds > 1 ? r->rounds : 1);
   } else {
     json_double(&w, "load_s", r->t_load);
     json_double(&w, "patterns_s", r->t_patterns);
@@ -262,6 +264,10 @@ void report_json(FILE *f, const report *r) {
       json_double(&w, "spmv_s", row->t_spmv);
       json_double(&w, "exchange_s", row->t_exchange);
       json_double(&w, "local_s", row->t_local);
+      if (r->rounds > 1) {
+        json_double(&w, "spmv_s_fastest_round", row->t_spmv_lo);
+        json_double(&w, "spmv_s_slowest_round", row->t_spmv_hi);
+      }
     } else {
       json_double(&w, "simulate_s", s->setup_seconds);
     }

@@ -12,7 +12,9 @@ typedef struct {
   halo_transport transport;
   halo_stats stats;
   int timed;                          /* spmv: times below are measured */
-  double t_spmv, t_exchange, t_local; /* per call: max over ranks of the per-rank average */
+  double t_spmv, t_exchange, t_local; /* per call: max over ranks of the per-rank average
+                                         (--rounds: the median over the rounds) */
+  double t_spmv_lo, t_spmv_hi;        /* --rounds > 1: the fastest and slowest round's t_spmv */
   int compared;                       /* spmv: compared with standard */
   int identical;                      /* ghosts and y bit for bit those of standard */
   int n_model;                        /* --params: paths modeled */
@@ -34,7 +36,7 @@ typedef struct {
   halo_memory memory;
   double t_load, t_matrix; /* spmv: set-up times, max over ranks; simulate: t_load */
   double t_patterns;       /* simulate: the patterns of all ranks */
-  int64_t iterations, warmup;
+  int64_t iterations, warmup, rounds;
   int checked;
   double check_err, tol;
   const report_row *rows;

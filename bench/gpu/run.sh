@@ -54,7 +54,9 @@
 #                              the default against standard (bench_setup); AUTO_MATRICES
 #                              (--gen=G or --matrix=FILE words), AUTO_TESTS=0, AUTO_SETUP=0 and
 #                              AUTO_SHARED=0 (no case of ranks sharing a GPU) run a part;
-#                              AUTO_SETUP_GPUS the GPUs of the set-up (0)
+#                              AUTO_SETUP_GPUS the GPUs of the set-up (0); AUTO_ROUNDS=R:
+#                              each case's plans timed in turn R times over, medians
+#                              (halo spmv --rounds; 1)
 #   bench/gpu/run.sh onesided  build, the GPU tests on 1 GPU (1, 2 and 4 ranks), and one
 #                              exchange's time as a distribution on the machine's cores
 #                              (host memory, 2, 4 and 8 ranks): host against rma; then in
@@ -338,7 +340,7 @@ auto_bench() {
     local lays=("2 0 2" "2 0 1" "4 0 4" "4 0 2" "4 0 1")
     [ "${AUTO_SHARED:-1}" = 1 ] || lays=()
     AUTO_ARGS=("${m%%=*}" "${m#*=}" --iterations $it --warmup 10 --strategy all,auto
-               --transport all)
+               --transport all --rounds "${AUTO_ROUNDS:-1}")
     for lay in "${lays[@]}"; do
       set -- $lay
       WRAP="env -u HALO_PARAMS" spmv "auto/${m##*/} $1 ranks GPU $2 nodes of $3" "$1" "$2" \
