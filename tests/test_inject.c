@@ -37,7 +37,13 @@
  * Nor calls that send or receive (MPI_Isend, MPI_Irecv, MPI_Issend): their
  * peers wait for a message that never comes, and MPI leaves its state after
  * such an error undefined; tried: the first one, in the pattern's NBX,
- * hangs. */
+ * hangs.
+ *
+ * TEST_INJECT_SLOW_RELEASE=MS: on the even ranks, a failed exchange's
+ * release of its waits starts MS later (halo_debug_slow_release), as NCCL's
+ * abort may: the word of a failure must still reach a rank two hops from
+ * the failing one (3step at 4 ranks on nodes of 2: 3 -> 2 -> 0 -> 1), whose
+ * ranks between release at other speeds. */
 #define _DEFAULT_SOURCE /* usleep */
 #include <execinfo.h>
 #include <signal.h>
@@ -251,6 +257,8 @@ int main(int argc, char **argv) {
   if (rpn && atoi(rpn) > 0) ranks_per_node = atoi(rpn);
   const char *vb = getenv("TEST_INJECT_VERBOSE");
   verbose = vb && strcmp(vb, "1") == 0;
+  const char *slow = getenv("TEST_INJECT_SLOW_RELEASE");
+  if (slow && atoi(slow) > 0 && w.rank % 2 == 0) halo_debug_slow_release(atoi(slow));
   steps_swept = getenv("TEST_INJECT_STEPS");
   if (steps_swept && !*steps_swept) steps_swept = NULL;
   halo_gen g;

@@ -118,6 +118,10 @@ void halo_debug_fail_alloc(int64_t k);
 int halo_debug_cuda_fails(void);
 int64_t halo_debug_cuda_count(void);
 void halo_debug_fail_cuda(int64_t k);
+/** Failure injection (tests): a failed exchange's release of its waits
+ *  (interface/exchange.c) starts ms later on this rank (0: at once), as
+ *  NCCL's abort of its communicator may (0.1-0.5 s seen on H100s). */
+void halo_debug_slow_release(int64_t ms);
 
 /* ---- device memory: CUDA when compiled in; otherwise every call fails with
  * HALO_ERR_NOT_COMPILED. No CUDA type appears here, so that the planning

@@ -1,6 +1,7 @@
 /* Exchanges: the plan's own (set 0) and the handles taken from its other
  * sets, forward and reverse. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -118,6 +119,10 @@ static char notice_read(halo_plan P, int64_t wait_ms, char *text, int *from) {
   }
 }
 
+static atomic_llong slow_release_ms; /* halo_debug_slow_release */
+
+void halo_debug_slow_release(int64_t ms) { atomic_store(&slow_release_ms, ms > 0 ? ms : 0); }
+
 /* An exchange of P failed with st (its message the last error): no more
  * exchanges; in device memory whatever its streams wait for from peers is
  * released, so that they drain, and an rma window whose epoch may be open is
@@ -153,6 +158,11 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
     notice_send(P, rank, st == HALO_ERR_TIMEOUT ? 'T' : 'F', mine);
   }
   if (first) { /* once: a second release could reach what came since (NCCL's new one) */
+    const long long slow = atomic_load(&slow_release_ms);
+    if (slow > 0) {
+      const struct timespec wait = {(time_t)(slow / 1000), (long)(slow % 1000) * 1000000L};
+      nanosleep(&wait, NULL);
+    }
     P->released = 1;
     for (int i = 0; i < P->n_sets; i++)
       for (int r = 0; r < 2; r++) {
