@@ -1,12 +1,16 @@
 # The JSON contract of halo spmv: run it and read every documented field.
-execute_process(
-  COMMAND ${MPIEXEC} 3 ${MPIFLAGS} ${HALO} spmv --gen irregular:500,3 --partition nnz --check
-          --iterations 4 --warmup 1 --quiet --json ${OUT}
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "halo spmv failed (${rc}): ${out} ${err}")
-endif()
-file(READ ${OUT} doc)
+# halo spmv on 3 ranks with ARGN and --json OUT, which must succeed; its JSON into doc
+macro(spmv_json)
+  execute_process(
+    COMMAND ${MPIEXEC} 3 ${MPIFLAGS} ${HALO} spmv ${ARGN} --iterations 4 --warmup 1 --quiet
+            --json ${OUT}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "halo spmv ${ARGN} failed (${rc}): ${out} ${err}")
+  endif()
+  file(READ ${OUT} doc)
+endmacro()
+spmv_json(--gen irregular:500,3 --partition nnz --check)
 macro(get var)
   string(JSON ${var} ERROR_VARIABLE jerr GET "${doc}" ${ARGN})
   if(jerr)
@@ -58,14 +62,7 @@ endif()
 
 # --rounds: every plan timed in turn, R times over; each time the median of the rounds, the
 # product's fastest and slowest round beside it
-execute_process(
-  COMMAND ${MPIEXEC} 3 ${MPIFLAGS} ${HALO} spmv --gen lap3d27:12 --strategy standard,3step
-          --ranks-per-node 2 --rounds 3 --iterations 4 --warmup 1 --quiet --json ${OUT}
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "halo spmv --rounds 3 failed (${rc}): ${out} ${err}")
-endif()
-file(READ ${OUT} doc)
+spmv_json(--gen lap3d27:12 --strategy standard,3step --ranks-per-node 2 --rounds 3)
 get(rounds rounds)
 if(NOT rounds EQUAL 3)
   message(FATAL_ERROR "rounds = ${rounds}")
