@@ -205,6 +205,15 @@ int halo_cuda_forwards(const halo_schedule *s) {
   return 0;
 }
 
+/* The release's writes from stream s: the abort word (where there is one),
+ * then the signals (bytes of them at sig), each to 0x7f7f...; 0, and no
+ * signal written, where a forwarding executor's abort word could not be. */
+static int release_writes(cudaStream_t s, uint64_t *abort, void *sig, size_t bytes, int fwd) {
+  if (abort && cudaMemsetAsync(abort, 0x7f, sizeof *abort, s) != cudaSuccess && fwd) return 0;
+  (void)cudaMemsetAsync(sig, 0x7f, bytes, s);
+  return 1;
+}
+
 /* After a failed or timed-out exchange: every signal this rank's streams
  * may wait for (ipc's flags on the GPU, nvshmem's ready and done signals,
  * all in this rank's memory) set past any number a peer writes or a wait
@@ -235,20 +244,14 @@ static int cuda_unblock(halo_exec *ex, int again) {
     (void)cudaGetLastError();
     return -1;
   }
-  if (has_flags && d->ipc_abort &&
-      cudaMemsetAsync(d->ipc_abort, 0x7f, sizeof *d->ipc_abort, s) != cudaSuccess && fwd) {
+  if ((has_flags &&
+       !release_writes(s, d->ipc_abort, d->flags, (size_t)d->n_flags * sizeof *d->flags, fwd)) ||
+      (has_sig &&
+       !release_writes(s, d->nv_abort, d->nv_sig, (size_t)d->nv_n_sig * sizeof *d->nv_sig, fwd))) {
     (void)cudaStreamDestroy(s);
     (void)cudaGetLastError();
     return 0;
   }
-  if (has_flags) (void)cudaMemsetAsync(d->flags, 0x7f, (size_t)d->n_flags * sizeof *d->flags, s);
-  if (has_sig && d->nv_abort &&
-      cudaMemsetAsync(d->nv_abort, 0x7f, sizeof *d->nv_abort, s) != cudaSuccess && fwd) {
-    (void)cudaStreamDestroy(s);
-    (void)cudaGetLastError();
-    return 0;
-  }
-  if (has_sig) (void)cudaMemsetAsync(d->nv_sig, 0x7f, (size_t)d->nv_n_sig * sizeof *d->nv_sig, s);
   /* within a bound: the writes may queue behind the very wait they release
    * where the GPU's work queues are fewer than the streams (seen under MPS,
    * whose clients share one pool of them, and gone there with
