@@ -56,7 +56,7 @@
 #                              AUTO_SHARED=0 (no case of ranks sharing a GPU) run a part;
 #                              AUTO_SETUP_GPUS the GPUs of the set-up (0); AUTO_ROUNDS=R:
 #                              each case's plans timed in turn R times over, medians
-#                              (halo spmv --rounds; 1)
+#                              (halo spmv --rounds; 1), each round 1/R of the iterations
 #   bench/gpu/run.sh onesided  build, the GPU tests on 1 GPU (1, 2 and 4 ranks), and one
 #                              exchange's time as a distribution on the machine's cores
 #                              (host memory, 2, 4 and 8 ranks): host against rma; then in
@@ -337,6 +337,8 @@ auto_bench() {
       --matrix=matrices/rajat01.mtx}; do
     local it=200
     [[ $m == *lap3d27:160* ]] && it=50
+    it=$((it / ${AUTO_ROUNDS:-1})) # the same timed calls in all: split over the rounds
+    [ $it -ge 10 ] || it=10
     local lays=("2 0 2" "2 0 1" "4 0 4" "4 0 2" "4 0 1")
     [ "${AUTO_SHARED:-1}" = 1 ] || lays=()
     AUTO_ARGS=("${m%%=*}" "${m#*=}" --iterations $it --warmup 10 --strategy all,auto
