@@ -15,8 +15,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "exec/device.h"
+#include "halo/model.h"
 #include "halo_impl.h"
 #include "verify.h"
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -676,13 +679,53 @@ static void choice(MPI_Comm comm) {
     CHECK_MSG(t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC ||
                   (t == HALO_TRANSPORT_NCCL && HALO_HAVE_NCCL && ranks_per_gpu == 1) ||
                   (t == HALO_TRANSPORT_NVSHMEM && HALO_HAVE_NVSHMEM && ranks_per_gpu == 1) ||
-                  (t == HALO_TRANSPORT_MPI_DEVICE && mpi_aware),
+                  (t == HALO_TRANSPORT_MPI_DEVICE && mpi_aware) || t == HALO_TRANSPORT_RMA,
               "the default plan chose transport %s", halo_transport_name(t));
     char text[2048];
     CHECK_OK(halo_plan_describe(plan, text, sizeof text));
     if (rank == 0) printf("default device plan: %.600s\n", text);
   }
   halo_plan_destroy(&plan);
+  if (c.P > 1) {
+    /* parameters with rma.*: rma is a candidate in device memory too; priced far below the
+     * others, the model takes it (lassen's have no rma.*: no rma candidate) */
+    char path[64] = "/tmp/halo_test_gpu_rma_XXXXXX", text[2048];
+    halo_params prm;
+    CHECK_OK(halo_params_builtin("lassen", &prm));
+    prm.have_rma = 1;
+    prm.rma = (halo_postal){1e-12, 1e-16};
+    for (int k = 0; k < 2; k++) /* the staged copies too: below any device message */
+      prm.h2d[k] = prm.d2h[k] = (halo_postal){1e-12, 1e-16};
+    prm.staged_alpha = 0.0;
+    if (rank == 0) {
+      const int fd = mkstemp(path);
+      CHECK(fd >= 0);
+      FILE *f = fdopen(fd, "w");
+      CHECK(f != NULL);
+      CHECK_OK(halo_params_write(&prm, f));
+      fclose(f);
+    }
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, comm);
+    halo_plan_options ro = o;
+    ro.autotune = 0;
+    ro.params = path;
+    CHECK_OK(halo_plan_create(c.A, &ro, &plan));
+    CHECK_OK(halo_plan_stats(plan, &st));
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    CHECK_MSG(st.n_phases == 0 || st.phase[0].transport == HALO_TRANSPORT_RMA,
+              "device memory, parameters with rma.*: auto chose %s: %.900s",
+              halo_transport_name(st.phase[0].transport), text);
+    CHECK_MSG(strstr(text, "/rma"), "device memory: no rma candidate: %.900s", text);
+    halo_plan_destroy(&plan);
+    ro.params = "lassen";
+    CHECK_OK(halo_plan_create(c.A, &ro, &plan));
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    CHECK_MSG(!strstr(text, "/rma"), "device memory: an rma candidate without rma.*: %.900s",
+              text);
+    halo_plan_destroy(&plan);
+    MPI_Barrier(comm);
+    if (rank == 0) unlink(path);
+  }
   o.strategy = HALO_STRATEGY_STANDARD;
   CHECK_OK(halo_plan_create(c.A, &o, &plan));
   CHECK_OK(halo_plan_stats(plan, &st));

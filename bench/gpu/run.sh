@@ -845,7 +845,8 @@ inject) build
 asan) asan_gpu ;;
 large) build; large_gpu ;;
 local) build; tests gpu-local; local_bench ;;
-auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench ;;
+auto) build; [ "${AUTO_TESTS:-1}" = 1 ] && tests gpu-local; auto_bench
+  tar -czf "$OUT/json.tar.gz" -C "$OUT" json && rm -rf "$OUT/json" ;;
 onesided) build; tests gpu-local; onesided_bench ;;
 onesided-device) build; onesided_device ;;
 mps) build; mps_runs ;;
