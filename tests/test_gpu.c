@@ -720,8 +720,7 @@ static void choice(MPI_Comm comm) {
     ro.params = "lassen";
     CHECK_OK(halo_plan_create(c.A, &ro, &plan));
     CHECK_OK(halo_plan_describe(plan, text, sizeof text));
-    CHECK_MSG(!strstr(text, "/rma"), "device memory: an rma candidate without rma.*: %.900s",
-              text);
+    CHECK_MSG(!strstr(text, "/rma"), "device memory: an rma candidate without rma.*: %.900s", text);
     halo_plan_destroy(&plan);
     MPI_Barrier(comm);
     if (rank == 0) unlink(path);

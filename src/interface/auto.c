@@ -339,27 +339,34 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
     }
     int64_t caps[5];
     const int n_caps = halo_choose_caps(o->message_cap, caps);
-    st = HALO_ALLOC(ranks, P->ctx->size);
+    const int per_tr = HALO_N_STRATEGIES - 1 + n_caps; /* candidates of one transport */
+    const size_t size = (size_t)P->ctx->size;
+    if (n_tr * per_tr > HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
+    st = HALO_ALLOC(ranks, (size_t)n_tr * size);
     HALO_TRY(halo_agree(comm, st));
-    ch->n = 0;
-    for (int a = 0; a < n_tr; a++) {
+    for (int a = 0; a < n_tr; a++)
       HALO_TRY(halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a],
-                                 ranks));
-      for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
-        for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++) {
-          if (ch->n == HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
-          halo_candidate *c = &ch->c[ch->n++];
-          *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0};
-          halo_settings cs = *s;
-          halo_schedule sched;
+                                 ranks + (size_t)a * size));
+    /* a schedule does not depend on the transport: each is built once and modeled on every
+     * transport; the candidates stay in the order transport, strategy, message_cap */
+    ch->n = n_tr * per_tr;
+    for (int sg = 0, j = 0; sg < HALO_N_STRATEGIES; sg++)
+      for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++, j++) {
+        halo_settings cs = *s;
+        halo_schedule sched;
+        cs.opts.strategy = (halo_strategy)sg, cs.opts.message_cap = caps[b];
+        HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
+        for (int a = 0; a < n_tr && st == HALO_SUCCESS; a++) {
+          halo_candidate *c = &ch->c[a * per_tr + j];
           double phase[HALO_MAX_PHASES];
-          cs.opts.strategy = c->strategy, cs.opts.message_cap = c->message_cap;
-          HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
-          st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks, phase, &c->seconds);
-          halo_schedule_free(&sched);
-          HALO_TRY(halo_agree(comm, st));
+          *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0};
+          st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks + (size_t)a * size,
+                                 phase, &c->seconds);
+          st = halo_agree(comm, st);
         }
-    }
+        halo_schedule_free(&sched);
+        HALO_TRY(st);
+      }
     int idx[HALO_MAX_CANDIDATES], n_timed = 0;
     if (o->autotune > 0) {
       for (int i = 0; i < ch->n; i++) idx[i] = i;
