@@ -4,11 +4,15 @@
  * communicate, and the schedules go back to the ranks of the node:
  *
  *   1. every rank learns the node of each of its pattern peers;
- *   2. the leader gathers the patterns of its node (MPI_Gatherv);
+ *   2. the leader gathers its node's messages with other nodes (MPI_Gatherv);
  *   3. it builds the node's links and decides the pieces it receives;
  *   4. leaders send the receive decisions to the source nodes;
  *   5. they decide who sends each outgoing piece and tell the destinations;
- *   6. the leader builds the node's schedules and scatters them.
+ *   6. the leader builds the node's schedules and scatters them;
+ *   7. each rank adds its messages within the node (owner to reader, as Standard
+ *      sends them), which the leader never saw: the same schedules as the
+ *      node-wide build of the simulator, byte for byte, for less gathered, built
+ *      and scattered on the leader.
  *
  * Every step that can fail on one rank is followed by an agreement over the
  * plan's communicator, so that no rank waits for a leader that gave up. No
@@ -52,26 +56,34 @@ cleanup:
   return st;
 }
 
-/* 2. A rank's pattern, with the nodes of its peers and its ghost ids, as a
- *    flat list: rank, n_local, n_ghost, n_recv, n_send, send_total, then
- *    (peer, offset, count, node) per receive, the ghost ids, (peer, offset,
- *    count, node) per send, the send indices. */
-static halo_status pack_input(int rank, const halo_pattern *p, const int64_t *ghost_ids,
-                              const int *recv_node, const int *send_node, halo_vec *out) {
-  int64_t send_total = 0;
+/* 2. What the leader needs of a rank's pattern: the messages with other nodes. The
+ *    messages within the node go owner to reader, as Standard sends them, and each
+ *    rank adds them to its schedule itself (add_direct). As a flat list: rank,
+ *    n_local, n_ghost, the receives and sends with other nodes, send_total; then
+ *    (peer, offset, count, node) and the ghost ids of each such receive, and
+ *    (peer, offset, count, node) and the send indices of each such send. Offsets are
+ *    those of the whole pattern. */
+static halo_status pack_input(int rank, int my_node, const halo_pattern *p,
+                              const int64_t *ghost_ids, const int *recv_node, const int *send_node,
+                              halo_vec *out) {
+  int64_t send_total = 0, n_recv = 0, n_send = 0;
   for (int i = 0; i < p->n_send; i++) send_total += p->send[i].count;
-  const int64_t head[] = {rank, p->n_local, p->n_ghost, p->n_recv, p->n_send, send_total};
+  for (int i = 0; i < p->n_recv; i++) n_recv += recv_node[i] != my_node;
+  for (int i = 0; i < p->n_send; i++) n_send += send_node[i] != my_node;
+  const int64_t head[] = {rank, p->n_local, p->n_ghost, n_recv, n_send, send_total};
   HALO_CHECK(halo_vec_append(out, head, 6));
   for (int i = 0; i < p->n_recv; i++) {
+    if (recv_node[i] == my_node) continue;
     const int64_t m[] = {p->recv[i].peer, p->recv[i].offset, p->recv[i].count, recv_node[i]};
     HALO_CHECK(halo_vec_append(out, m, 4));
+    HALO_CHECK(halo_vec_append(out, ghost_ids + p->recv[i].offset, p->recv[i].count));
   }
-  HALO_CHECK(halo_vec_append(out, ghost_ids, p->n_ghost));
   for (int i = 0; i < p->n_send; i++) {
+    if (send_node[i] == my_node) continue;
     const int64_t m[] = {p->send[i].peer, p->send[i].offset, p->send[i].count, send_node[i]};
     HALO_CHECK(halo_vec_append(out, m, 4));
+    HALO_CHECK(halo_vec_append(out, p->send_idx + p->send[i].offset, p->send[i].count));
   }
-  HALO_CHECK(halo_vec_append(out, p->send_idx, send_total));
   return HALO_SUCCESS;
 }
 
@@ -97,7 +109,9 @@ void halo_node_input_free(halo_node_input *in) {
       HALO_FAIL(HALO_ERR_INTERNAL, "a gathered pattern ends too early");                           \
   } while (0)
 
-/* The node's input from the gathered flat lists of its ranks. */
+/* The node's input from the gathered flat lists of its ranks: their messages with
+ * other nodes, with the ghost ids and send indices of those (the rest of the arrays is
+ * not read). */
 static halo_status unpack_input(const int64_t *buf, int64_t n, int n_ranks, int node_id, int size,
                                 const int64_t *col_ranges, halo_node_input *in) {
   halo_status st = HALO_SUCCESS;
@@ -121,28 +135,41 @@ static halo_status unpack_input(const int64_t *buf, int64_t n, int n_ranks, int 
     p->n_recv = (int)h[3], p->n_send = (int)h[4];
     const int64_t send_total = h[5];
     pos += 6;
+    if (p->n_ghost < 0 || send_total < 0)
+      HALO_FAIL(HALO_ERR_INTERNAL, "a gathered pattern has %lld ghosts and sends %lld values",
+                (long long)p->n_ghost, (long long)send_total);
     HALO_TRY(HALO_ALLOC(p->recv, p->n_recv));
     HALO_TRY(HALO_ALLOC(in->recv_node[i], p->n_recv));
-    NEED(4 * (int64_t)p->n_recv);
-    for (int m = 0; m < p->n_recv; m++, pos += 4) {
+    HALO_TRY(HALO_ALLOC(in->ghost_ids[i], p->n_ghost));
+    for (int m = 0; m < p->n_recv; m++) {
+      NEED(4);
       p->recv[m] = (halo_msg){(int)buf[pos], buf[pos + 1], buf[pos + 2]};
       in->recv_node[i][m] = (int)buf[pos + 3];
+      pos += 4;
+      const int64_t off = p->recv[m].offset, c = p->recv[m].count;
+      if (off < 0 || c < 0 || off > p->n_ghost - c)
+        HALO_FAIL(HALO_ERR_INTERNAL, "a gathered receive of %lld at %lld, of %lld ghosts",
+                  (long long)c, (long long)off, (long long)p->n_ghost);
+      NEED(c);
+      if (c) memcpy(in->ghost_ids[i] + off, buf + pos, (size_t)c * sizeof(int64_t));
+      pos += c;
     }
-    NEED(p->n_ghost);
-    HALO_TRY(HALO_ALLOC(in->ghost_ids[i], p->n_ghost));
-    if (p->n_ghost) memcpy(in->ghost_ids[i], buf + pos, (size_t)p->n_ghost * sizeof(int64_t));
-    pos += p->n_ghost;
     HALO_TRY(HALO_ALLOC(p->send, p->n_send));
     HALO_TRY(HALO_ALLOC(in->send_node[i], p->n_send));
-    NEED(4 * (int64_t)p->n_send);
-    for (int m = 0; m < p->n_send; m++, pos += 4) {
+    HALO_TRY(HALO_ALLOC(p->send_idx, send_total));
+    for (int m = 0; m < p->n_send; m++) {
+      NEED(4);
       p->send[m] = (halo_msg){(int)buf[pos], buf[pos + 1], buf[pos + 2]};
       in->send_node[i][m] = (int)buf[pos + 3];
+      pos += 4;
+      const int64_t off = p->send[m].offset, c = p->send[m].count;
+      if (off < 0 || c < 0 || off > send_total - c)
+        HALO_FAIL(HALO_ERR_INTERNAL, "a gathered send of %lld at %lld, of %lld", (long long)c,
+                  (long long)off, (long long)send_total);
+      NEED(c);
+      if (c) memcpy(p->send_idx + off, buf + pos, (size_t)c * sizeof(int64_t));
+      pos += c;
     }
-    NEED(send_total);
-    HALO_TRY(HALO_ALLOC(p->send_idx, send_total));
-    if (send_total) memcpy(p->send_idx, buf + pos, (size_t)send_total * sizeof(int64_t));
-    pos += send_total;
   }
   if (in->ranks[0] != node_id)
     HALO_FAIL(HALO_ERR_INTERNAL, "node %d is led by rank %d", node_id, in->ranks[0]);
@@ -317,6 +344,95 @@ static halo_status take_send(halo_link *l, const int64_t *buf, int64_t n) {
   return HALO_SUCCESS;
 }
 
+/* 7. Add this rank's messages within its node (dm: peer, offset into dv, count; by
+ *    increasing peer) to one side of a phase of its schedule. Each goes before what the
+ *    leader put in a message to the same peer, as the node-wide build orders them
+ *    (nodebuild.c adds the direct messages first), and such a peer has at most one
+ *    message in the phase. */
+static halo_status merge_direct(int *n_p, halo_msg **msg_p, int64_t *total_p, int64_t **idx_p,
+                                int dn, const halo_msg *dm, const int64_t *dv) {
+  halo_status st = HALO_SUCCESS;
+  const int n = *n_p;
+  const halo_msg *m = *msg_p;
+  const int64_t *idx = *idx_p;
+  halo_msg *nm = NULL;
+  int64_t *nidx = NULL, total = *total_p;
+  if (dn == 0) return HALO_SUCCESS;
+  for (int b = 0; b < dn; b++) total += dm[b].count;
+  HALO_TRY(HALO_ALLOC(nm, n + dn));
+  HALO_TRY(HALO_ALLOC(nidx, total));
+  int a = 0, b = 0, k = 0;
+  int64_t off = 0;
+  while (a < n || b < dn) {
+    int peer;
+    int64_t c = 0;
+    if (b < dn && (a == n || dm[b].peer <= m[a].peer)) {
+      peer = dm[b].peer;
+      memcpy(nidx + off, dv + dm[b].offset, (size_t)dm[b].count * sizeof *nidx);
+      c = dm[b].count;
+      if (b > 0 && dm[b - 1].peer >= peer)
+        HALO_FAIL(HALO_ERR_INTERNAL, "on-node messages not by increasing peer");
+      b++;
+      if (a < n && m[a].peer == peer) {
+        if (a + 1 < n && m[a + 1].peer == peer)
+          HALO_FAIL(HALO_ERR_INTERNAL, "rank %d of the node has two messages in one phase", peer);
+      } else {
+        nm[k++] = (halo_msg){peer, off, c};
+        off += c;
+        continue;
+      }
+    } else {
+      peer = m[a].peer;
+    }
+    memcpy(nidx + off + c, idx + m[a].offset, (size_t)m[a].count * sizeof *nidx);
+    c += m[a].count;
+    a++;
+    nm[k++] = (halo_msg){peer, off, c};
+    off += c;
+  }
+  halo_free(*msg_p);
+  halo_free(*idx_p);
+  *n_p = k, *msg_p = nm, *total_p = total, *idx_p = nidx;
+  nm = NULL, nidx = NULL;
+cleanup:
+  halo_free(nidx);
+  halo_free(nm);
+  return st;
+}
+
+/* ... both sides, in the strategy's phase_direct: sends from x_local at the send
+ * indices, receives into the ghosts at the receive offsets, as Standard's. */
+static halo_status add_direct(halo_schedule *s, int ph, int my_node, const halo_pattern *p,
+                              const int *recv_node, const int *send_node) {
+  halo_status st = HALO_SUCCESS;
+  halo_msg *dm = NULL;
+  int64_t *dv = NULL, n_v = 0;
+  int dn = 0;
+  if (ph < 0 || ph >= s->n_phases)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "direct phase %d of %d", ph, s->n_phases);
+  halo_phase *f = &s->phase[ph];
+  HALO_TRY(HALO_ALLOC(dm, p->n_send > p->n_recv ? p->n_send : p->n_recv));
+  for (int i = 0; i < p->n_send; i++)
+    if (send_node[i] == my_node)
+      dm[dn++] = (halo_msg){p->send[i].peer, p->send[i].offset, p->send[i].count};
+  HALO_TRY(merge_direct(&f->n_send, &f->send, &f->send_total, &f->pack, dn, dm, p->send_idx));
+  dn = 0;
+  for (int i = 0; i < p->n_recv; i++)
+    if (recv_node[i] == my_node) n_v += p->recv[i].count;
+  HALO_TRY(HALO_ALLOC(dv, n_v));
+  n_v = 0;
+  for (int i = 0; i < p->n_recv; i++) {
+    if (recv_node[i] != my_node) continue;
+    dm[dn++] = (halo_msg){p->recv[i].peer, n_v, p->recv[i].count};
+    for (int64_t k = 0; k < p->recv[i].count; k++) dv[n_v++] = p->recv[i].offset + k;
+  }
+  HALO_TRY(merge_direct(&f->n_recv, &f->recv, &f->recv_total, &f->unpack, dn, dm, dv));
+cleanup:
+  halo_free(dv);
+  halo_free(dm);
+  return st;
+}
+
 halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
                                           const halo_pattern *p, const int64_t *ghost_ids,
                                           const int64_t *col_ranges, const halo_plan_options *o,
@@ -343,7 +459,7 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   if (st == HALO_SUCCESS) st = HALO_ALLOC(send_node, p->n_send);
   HALO_TRY(halo_agree(comm, st));
   HALO_TRY(peer_nodes(comm, t, p, recv_node, send_node));
-  st = pack_input(rank, p, ghost_ids, recv_node, send_node, &mine);
+  st = pack_input(rank, t->node_id, p, ghost_ids, recv_node, send_node, &mine);
   HALO_TRY(halo_agree(comm, st));
   /* the gather's failures are agreed over the node: then over all nodes, or
    * the other nodes' ranks would be one agreement ahead of this one's */
@@ -414,6 +530,7 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   }
   if (s->rank != rank)
     HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedule of rank %d", rank, s->rank);
+  HALO_TRY(add_direct(s, d->phase_direct, t->node_id, p, recv_node, send_node));
 cleanup:
   halo_free(my_sched);
   halo_free(displs);
