@@ -407,10 +407,64 @@ static void test_helpers(void) {
   halo_csr_free(&A);
 }
 
+/* The record sort against a stable reference (insertion sort by the fields, then by
+ * input position): inputs of 1 to 300 sorted runs, so both the merge of runs (up to 64)
+ * and the radix sort are taken, with many equal keys, which must keep their order. */
+typedef struct {
+  int64_t a, b;
+  int64_t pos; /* input position: not a field */
+} rec3;
+static int64_t rec3_field(const void *r, int64_t i, int f) {
+  const rec3 *x = (const rec3 *)r + i;
+  return f == 0 ? x->a : x->b;
+}
+static int rec3_cmp(const void *x_, const void *y_) {
+  const rec3 *x = x_, *y = y_;
+  if (x->a != y->a) return (x->a > y->a) - (x->a < y->a);
+  return (x->b > y->b) - (x->b < y->b);
+}
+static void test_sort_records(void) {
+  const int runs[] = {1, 2, 3, 17, 63, 64, 65, 66, 300};
+  for (int c = 0; c < (int)(sizeof runs / sizeof *runs); c++)
+    for (int range = 3; range <= 3000; range *= 10) {
+      const int64_t n = 2000;
+      rec3 *r = malloc((size_t)n * sizeof *r), *ref = malloc((size_t)n * sizeof *ref);
+      /* runs[c] runs of random sorted (a, b) keys, each starting below the last's end */
+      for (int64_t i = 0, k = 0; k < runs[c]; k++) {
+        const int64_t end = (k + 1) * n / runs[c];
+        int64_t a = 0, b = 0;
+        for (; i < end; i++) {
+          if (rnd(3) == 0)
+            a += 1 + rnd(range), b = rnd(range); /* rising: one run */
+          else
+            b += rnd(2);
+          r[i] = (rec3){a, b, i};
+        }
+      }
+      memcpy(ref, r, (size_t)n * sizeof *r);
+      for (int64_t i = 1; i < n; i++) { /* stable insertion sort */
+        const rec3 x = ref[i];
+        int64_t j = i - 1;
+        while (j >= 0 && rec3_cmp(&ref[j], &x) > 0) ref[j + 1] = ref[j], j--;
+        ref[j + 1] = x;
+      }
+      CHECK_OK(halo_node_sort_records(r, n, sizeof *r, 2, rec3_field, rec3_cmp));
+      for (int64_t i = 0; i < n; i++)
+        CHECK_MSG(r[i].a == ref[i].a && r[i].b == ref[i].b && r[i].pos == ref[i].pos,
+                  "record sort, %d runs, range %d: record %lld is (%lld, %lld) from %lld, the "
+                  "stable order has (%lld, %lld) from %lld",
+                  runs[c], range, (long long)i, (long long)r[i].a, (long long)r[i].b,
+                  (long long)r[i].pos, (long long)ref[i].a, (long long)ref[i].b,
+                  (long long)ref[i].pos);
+      free(r), free(ref);
+    }
+}
+
 int main(int argc, char **argv) {
   int n_random = argc > 1 ? atoi(argv[1]) : 300;
   rng_state = 0x9e3779b97f4a7c15ULL;
   test_registry();
+  test_sort_records();
   test_helpers();
   /* generated matrices at fixed sizes, every K, both duplicate modes */
   const char *gens[] = {"lap2d:12", "lap3d27:5", "irregular:400,3"};

@@ -76,6 +76,62 @@ static int bit_length(uint64_t x) {
   return b;
 }
 
+/* Inputs of at most this many sorted runs are merged, not radix sorted. */
+#define MERGE_RUNS 64
+
+/* Sort (key, idx) pairs that form at most MERGE_RUNS ascending runs, stably (equal
+ * keys keep their order: the earlier run first), by a merge of the runs through a
+ * binary heap of their heads, ordered by (key, run); new arrays replace *key_p and
+ * *idx_p. */
+static halo_status merge_runs(int64_t **key_p, int64_t **idx_p, int64_t n) {
+  halo_status st = HALO_SUCCESS;
+  const int64_t *key = *key_p, *idx = *idx_p;
+  int64_t start[MERGE_RUNS + 1], pos[MERGE_RUNS];
+  int heap[MERGE_RUNS], nh = 0, nr = 0;
+  int64_t *ok = NULL, *oi = NULL;
+  HALO_TRY(HALO_ALLOC(ok, n));
+  HALO_TRY(HALO_ALLOC(oi, n));
+  start[nr++] = 0;
+  for (int64_t i = 1; i < n; i++)
+    if (key[i] < key[i - 1]) start[nr++] = i;
+  start[nr] = n;
+#define BEFORE(a, b) (key[pos[a]] < key[pos[b]] || (key[pos[a]] == key[pos[b]] && (a) < (b)))
+  for (int r = 0; r < nr; r++) { /* sift up */
+    pos[r] = start[r];
+    int c = nh++;
+    heap[c] = r;
+    while (c > 0 && BEFORE(heap[c], heap[(c - 1) / 2])) {
+      const int w = heap[c];
+      heap[c] = heap[(c - 1) / 2], heap[(c - 1) / 2] = w;
+      c = (c - 1) / 2;
+    }
+  }
+  for (int64_t o = 0; o < n; o++) {
+    const int r = heap[0];
+    ok[o] = key[pos[r]], oi[o] = idx[pos[r]];
+    if (++pos[r] == start[r + 1]) heap[0] = heap[--nh]; /* run r is done */
+    for (int c = 0;;) {                                 /* sift down */
+      const int l = 2 * c + 1, rt = l + 1;
+      int m = c;
+      if (l < nh && BEFORE(heap[l], heap[m])) m = l;
+      if (rt < nh && BEFORE(heap[rt], heap[m])) m = rt;
+      if (m == c) break;
+      const int w = heap[c];
+      heap[c] = heap[m], heap[m] = w;
+      c = m;
+    }
+  }
+#undef BEFORE
+  halo_free(*key_p);
+  halo_free(*idx_p);
+  *key_p = ok, *idx_p = oi; /* the merged arrays replace the input's */
+  ok = oi = NULL;
+cleanup:
+  halo_free(oi);
+  halo_free(ok);
+  return st;
+}
+
 halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_fields,
                                    halo_record_field_fn field,
                                    int (*cmp)(const void *, const void *)) {
@@ -110,11 +166,14 @@ halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_
       k |= ((uint64_t)field(records, i, f) - (uint64_t)lo[f]) << shift[f];
     key[i] = (int64_t)k, idx[i] = i;
   }
-  int64_t in_order = 1; /* already sorted (often: the builders' inputs come in runs) */
-  while (in_order < n && key[in_order - 1] <= key[in_order]) in_order++;
-  if (in_order == n) goto cleanup;
-  /* the core's stable radix sort of the packed keys, then the records */
-  HALO_TRY(halo_sort_i64_pairs(key, idx, n));
+  int64_t runs = 1; /* the builders' inputs come in a few sorted runs */
+  for (int64_t i = 1; i < n && runs <= MERGE_RUNS; i++) runs += key[i] < key[i - 1];
+  if (runs == 1) goto cleanup;
+  if (runs <= MERGE_RUNS)
+    HALO_TRY(merge_runs(&key, &idx, n)); /* the order the radix sort gives, in one pass */
+  else                                   /* the core's stable radix sort of the packed keys */
+    HALO_TRY(halo_sort_i64_pairs(key, idx, n));
+  /* then the records */
   HALO_TRY(HALO_ALLOC(tmp, (size_t)n * size));
   for (int64_t i = 0; i < n; i++)
     memcpy(tmp + (size_t)i * size, (char *)records + (size_t)idx[i] * size, size);

@@ -90,8 +90,10 @@ typedef int64_t (*halo_record_field_fn)(const void *records, int64_t i, int f);
 /** Sort n records of `size` bytes in increasing order of their n_fields
  *  fields (field(records, i, f)), as qsort with cmp, the comparison of the
  *  same fields, sorts them; records equal in every field keep their order.
- *  When the fields' ranges fit together in 64 bits, by a radix sort of the
- *  packed fields (a pass per byte that differs), else by qsort. */
+ *  When the fields' ranges fit together in 64 bits, by the packed fields: a
+ *  merge of the runs when they come in at most 64 sorted runs (the builders'
+ *  inputs, as a rule), else a radix sort (a pass per digit that differs);
+ *  else by qsort. */
 halo_status halo_node_sort_records(void *records, int64_t n, size_t size, int n_fields,
                                    halo_record_field_fn field,
                                    int (*cmp)(const void *, const void *));
