@@ -388,7 +388,7 @@ setup_bench() {
   say "## Plan set-up against one SpMV (bench_setup; times in ms, the SpMV in us)"
   say ""
   local header=--header
-  for m in ${SETUP_TWO:-lap3d27:160 lap3d27:64}; do
+  for m in ${SETUP_TWO-lap3d27:160 lap3d27:64}; do
     for t in nccl ipc staged; do
       CUDA_VISIBLE_DEVICES=0,1 "${MPIRUN[@]}" -n 2 $B/bench/bench_setup --gen $m --memory device \
         --transport $t $header 2>>"$log" | tee -a "$summary"
