@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "halo/model.h"
+#include "params_file.h"
 #include "verify.h"
 
 static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const char *label) {
@@ -170,15 +171,7 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
       CHECK_OK(halo_params_builtin("lassen", &prm));
       prm.have_rma = 1;
       prm.rma = (halo_postal){1e-9, 1e-13};
-      if (rank == 0) {
-        const int fd = mkstemp(path);
-        CHECK(fd >= 0);
-        FILE *f = fdopen(fd, "w");
-        CHECK(f != NULL);
-        CHECK_OK(halo_params_write(&prm, f));
-        fclose(f);
-      }
-      MPI_Bcast(path, sizeof path, MPI_CHAR, 0, comm);
+      params_file_write(comm, &prm, path);
       halo_plan_options ro = halo_plan_options_default();
       ro.autotune = 0;
       ro.params = path;

@@ -21,6 +21,7 @@
 #include "exec/device.h"
 #include "halo/model.h"
 #include "halo_impl.h"
+#include "params_file.h"
 #include "verify.h"
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -697,15 +698,7 @@ static void choice(MPI_Comm comm) {
     for (int k = 0; k < 2; k++) /* the staged copies too: below any device message */
       prm.h2d[k] = prm.d2h[k] = (halo_postal){1e-12, 1e-16};
     prm.staged_alpha = 0.0;
-    if (rank == 0) {
-      const int fd = mkstemp(path);
-      CHECK(fd >= 0);
-      FILE *f = fdopen(fd, "w");
-      CHECK(f != NULL);
-      CHECK_OK(halo_params_write(&prm, f));
-      fclose(f);
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, comm);
+    params_file_write(comm, &prm, path);
     halo_plan_options ro = o;
     ro.autotune = 0;
     ro.params = path;
