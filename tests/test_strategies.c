@@ -460,11 +460,107 @@ static void test_sort_records(void) {
     }
 }
 
+/* A node's links from patterns written out by hand: node 0 (ranks 0 and 1) with node
+ * 2 (ranks 2 and 3), each rank owning 10 ids. Messages that rise are merged as runs;
+ * one that does not, or ghosts out of order, take the sort: the links are the same
+ * canonical lists either way. */
+static void check_link(const halo_link *l, int node, int64_t n, const int64_t *gid,
+                       const int *owner, const int64_t *dst_ptr, const int *dst_rank,
+                       const int64_t *dst_ghost, const char *what) {
+  CHECK_MSG(l->node == node && l->n == n, "%s: link with node %d of %lld entries", what, l->node,
+            (long long)l->n);
+  if (l->n != n) return;
+  for (int64_t e = 0; e < n; e++)
+    CHECK_MSG(l->gid[e] == gid[e] && l->owner[e] == owner[e], "%s: entry %lld is %lld of %d", what,
+              (long long)e, (long long)l->gid[e], l->owner[e]);
+  if (!dst_ptr) return;
+  for (int64_t e = 0; e <= n; e++) CHECK_MSG(l->dst_ptr[e] == dst_ptr[e], "%s: dst_ptr", what);
+  for (int64_t t = 0; t < dst_ptr[n]; t++)
+    CHECK_MSG(l->dst_rank[t] == dst_rank[t] && l->dst_ghost[t] == dst_ghost[t],
+              "%s: delivery %lld to %d, ghost %lld", what, (long long)t, l->dst_rank[t],
+              (long long)l->dst_ghost[t]);
+}
+
+static void test_links(void) {
+  const int64_t cr[] = {0, 10, 20, 30, 40};
+  int ranks[] = {0, 1};
+  int64_t send0[] = {1, 3, 5, 3, 4}, send1[] = {0, 9};
+  int64_t ghosts0[] = {21, 25, 31}, ghosts1[] = {25, 27, 31, 39};
+  halo_msg s0[] = {{2, 0, 3}, {3, 3, 2}}, r0[] = {{2, 0, 2}, {3, 2, 1}};
+  halo_msg s1[] = {{2, 0, 2}}, r1[] = {{2, 0, 2}, {3, 2, 2}};
+  halo_pattern pat[2];
+  memset(pat, 0, sizeof pat);
+  pat[0] = (halo_pattern){.rank = 0,
+                          .size = 4,
+                          .n_local = 10,
+                          .n_ghost = 3,
+                          .n_recv = 2,
+                          .recv = r0,
+                          .n_send = 2,
+                          .send = s0,
+                          .send_idx = send0};
+  pat[1] = (halo_pattern){.rank = 1,
+                          .size = 4,
+                          .n_local = 10,
+                          .n_ghost = 4,
+                          .n_recv = 2,
+                          .recv = r1,
+                          .n_send = 1,
+                          .send = s1,
+                          .send_idx = send1};
+  int64_t *gh[] = {ghosts0, ghosts1};
+  int nodes0[] = {2, 2}, nodes1[] = {2, 2}, snodes1[] = {2};
+  int *rn[] = {nodes0, nodes1}, *sn[] = {nodes0, snodes1};
+  halo_node_input in = {.node_id = 0,
+                        .size = 4,
+                        .n_ranks = 2,
+                        .ranks = ranks,
+                        .pat = pat,
+                        .ghost_ids = gh,
+                        .recv_node = rn,
+                        .send_node = sn,
+                        .col_ranges = cr};
+  const int64_t out_gid[] = {1, 3, 4, 5, 10, 19}, out_gid_all[] = {1, 3, 3, 4, 5, 10, 19};
+  const int out_owner[] = {0, 0, 0, 0, 1, 1}, out_owner_all[] = {0, 0, 0, 0, 0, 1, 1};
+  const int64_t in_gid[] = {21, 25, 27, 31, 39}, in_ptr[] = {0, 1, 3, 4, 6, 7};
+  const int in_owner[] = {2, 2, 2, 3, 3}, in_rank[] = {0, 0, 1, 1, 0, 1, 1};
+  const int64_t in_ghost[] = {0, 1, 0, 1, 2, 2, 3};
+  const int64_t in_gid_all[] = {21, 25, 25, 27, 31, 31, 39},
+                in_ptr_all[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  const int in_owner_all[] = {2, 2, 2, 2, 3, 3, 3};
+  for (int variant = 0; variant < 3; variant++) {
+    const char *what = variant == 0   ? "rising messages"
+                       : variant == 1 ? "a falling send"
+                                      : "ghosts";
+    if (variant == 1) send0[0] = 5, send0[2] = 1;       /* rank 0's send to rank 2: 5, 3, 1 */
+    if (variant == 2) ghosts1[0] = 27, ghosts1[1] = 25; /* rank 1's ghosts from rank 2 swapped */
+    for (int dedup = 0; dedup < 2; dedup++) {
+      halo_node_links L;
+      CHECK_OK(halo_node_links_build(&in, dedup, &L));
+      CHECK(L.n_out == 1 && L.n_in == 1);
+      if (L.n_out != 1 || L.n_in != 1) continue;
+      if (dedup)
+        check_link(&L.out[0], 2, 6, out_gid, out_owner, NULL, NULL, NULL, what);
+      else
+        check_link(&L.out[0], 2, 7, out_gid_all, out_owner_all, NULL, NULL, NULL, what);
+      /* swapped ghosts: 25 is rank 1's ghost 1 and 27 its ghost 0 */
+      const int64_t sw_ghost[] = {0, 1, 1, 0, 2, 2, 3};
+      const int64_t *ghost = variant == 2 ? sw_ghost : in_ghost;
+      if (dedup)
+        check_link(&L.in[0], 2, 5, in_gid, in_owner, in_ptr, in_rank, ghost, what);
+      else
+        check_link(&L.in[0], 2, 7, in_gid_all, in_owner_all, in_ptr_all, in_rank, ghost, what);
+      halo_node_links_free(&L);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   int n_random = argc > 1 ? atoi(argv[1]) : 300;
   rng_state = 0x9e3779b97f4a7c15ULL;
   test_registry();
   test_sort_records();
+  test_links();
   test_helpers();
   /* generated matrices at fixed sizes, every K, both duplicate modes */
   const char *gens[] = {"lap2d:12", "lap3d27:5", "irregular:400,3"};

@@ -260,6 +260,141 @@ cleanup:
   return st;
 }
 
+/* The items of a node, by runs: each message with another node is a run of
+ * items; its values belong to one owner and, where the patterns are as the
+ * builders make them, rise. A message of a rank with another node: */
+typedef struct {
+  int node, owner, rank; /* the other node; the values' owner; the destination */
+  int i, m;              /* the node's rank (local index) and its message */
+} run_desc;
+
+static int cmp_run_desc(const void *a, const void *b) {
+  const run_desc *x = a, *y = b;
+  if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
+  if (x->owner != y->owner) return (x->owner > y->owner) - (x->owner < y->owner);
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Runs merged by a scan of their heads: at most this many a (node, owner). */
+#define SCAN_RUNS 32
+
+/* The outgoing (incoming = 0) or incoming links of a node, as links_from_items
+ * makes them from the items in the order of cmp_item, where every message with
+ * another node rises and stays in its owner's range, no two have the same (node,
+ * owner, destination) and no (node, owner) has more than SCAN_RUNS: then each
+ * (node, owner)'s entries are the merge of its messages, and owners' ranges rise
+ * with the owner. *done = 0 where they are not: the caller sorts the items. */
+static halo_status links_by_runs(const halo_node_input *in, int incoming, int dedup,
+                                 halo_link **links_p, int *n_links_p, int *done) {
+  halo_status st = HALO_SUCCESS;
+  run_desc *rd = NULL;
+  halo_link *links = NULL;
+  int nd = 0, n_links = 0;
+  *done = 0;
+  for (int i = 0; i < in->n_ranks; i++) {
+    const halo_pattern *p = &in->pat[i];
+    const int *nodes = incoming ? in->recv_node[i] : in->send_node[i];
+    const int nm = incoming ? p->n_recv : p->n_send;
+    for (int m = 0; m < nm; m++) nd += nodes[m] != in->node_id;
+  }
+  HALO_TRY(HALO_ALLOC(rd, nd));
+  nd = 0;
+  for (int i = 0; i < in->n_ranks; i++) {
+    const halo_pattern *p = &in->pat[i];
+    const int me = in->ranks[i];
+    const int *nodes = incoming ? in->recv_node[i] : in->send_node[i];
+    const int nm = incoming ? p->n_recv : p->n_send;
+    for (int m = 0; m < nm; m++) {
+      if (nodes[m] == in->node_id) continue;
+      const halo_msg *g = incoming ? &p->recv[m] : &p->send[m];
+      const int owner = incoming ? g->peer : me;
+      if (owner < 0 || owner >= in->size) goto cleanup; /* the sort reports it */
+      const int64_t lo = in->col_ranges[owner], hi = in->col_ranges[owner + 1];
+      const int64_t *v = incoming ? in->ghost_ids[i] + g->offset : p->send_idx + g->offset;
+      const int64_t base = incoming ? 0 : in->col_ranges[me];
+      for (int64_t k = 0; k < g->count; k++)
+        if (base + v[k] < lo || base + v[k] >= hi || (k > 0 && v[k] < v[k - 1])) goto cleanup;
+      rd[nd++] = (run_desc){nodes[m], owner, incoming ? me : g->peer, i, m};
+    }
+  }
+  if (nd > 1) qsort(rd, (size_t)nd, sizeof *rd, cmp_run_desc);
+  for (int t = 1; t < nd; t++) {
+    if (!cmp_run_desc(&rd[t - 1], &rd[t])) goto cleanup;
+    n_links += rd[t].node != rd[t - 1].node;
+  }
+  for (int t0 = 0, t1; t0 < nd; t0 = t1) {
+    for (t1 = t0; t1 < nd && rd[t1].node == rd[t0].node && rd[t1].owner == rd[t0].owner;) t1++;
+    if (t1 - t0 > SCAN_RUNS) goto cleanup;
+  }
+  n_links += nd > 0;
+  HALO_TRY(HALO_CALLOC(links, n_links));
+  for (int t0 = 0, t1, l = 0; t0 < nd; t0 = t1, l++) {
+    int64_t T = 0;
+    for (t1 = t0; t1 < nd && rd[t1].node == rd[t0].node; t1++) {
+      const halo_pattern *p = &in->pat[rd[t1].i];
+      T += incoming ? p->recv[rd[t1].m].count : p->send[rd[t1].m].count;
+    }
+    halo_link *k = &links[l];
+    k->node = rd[t0].node;
+    HALO_TRY(HALO_ALLOC(k->gid, T)); /* at most T entries */
+    HALO_TRY(HALO_ALLOC(k->owner, T));
+    if (incoming) {
+      HALO_TRY(HALO_ALLOC(k->dst_ptr, T + 1));
+      HALO_TRY(HALO_ALLOC(k->dst_rank, T));
+      HALO_TRY(HALO_ALLOC(k->dst_ghost, T));
+    }
+    int64_t e = 0, t = 0; /* entries, items */
+    for (int g0 = t0, g1; g0 < t1; g0 = g1) {
+      /* the runs of one owner: their heads, scanned for the least (gid, rank) */
+      const int64_t *v[SCAN_RUNS];
+      int64_t at[SCAN_RUNS], end[SCAN_RUNS], off[SCAN_RUNS];
+      int dst[SCAN_RUNS], nr = 0;
+      const int owner = rd[g0].owner;
+      for (g1 = g0; g1 < t1 && rd[g1].owner == owner; g1++, nr++) {
+        const halo_pattern *p = &in->pat[rd[g1].i];
+        const halo_msg *g = incoming ? &p->recv[rd[g1].m] : &p->send[rd[g1].m];
+        v[nr] = incoming ? in->ghost_ids[rd[g1].i] : p->send_idx;
+        at[nr] = g->offset, end[nr] = g->offset + g->count;
+        off[nr] = incoming ? 0 : in->col_ranges[owner];
+        dst[nr] = rd[g1].rank;
+      }
+      const int64_t first = e;
+      for (;;) {
+        int r = -1;
+        int64_t x = 0;
+        for (int q = 0; q < nr; q++)
+          if (at[q] < end[q] && (r < 0 || v[q][at[q]] + off[q] < x))
+            r = q, x = v[q][at[q]] + off[q];
+        if (r < 0) break;
+        if (!dedup || e == first || k->gid[e - 1] != x) {
+          k->gid[e] = x;
+          k->owner[e] = owner;
+          if (incoming) k->dst_ptr[e] = t;
+          e++;
+        }
+        if (incoming) {
+          k->dst_rank[t] = dst[r];
+          k->dst_ghost[t] = at[r];
+        }
+        t++, at[r]++;
+      }
+    }
+    k->n = e;
+    if (incoming) k->dst_ptr[e] = t;
+  }
+  *links_p = links;
+  *n_links_p = n_links;
+  links = NULL;
+  *done = 1;
+cleanup:
+  if (links) {
+    for (int l = 0; l < n_links; l++) link_free(&links[l]);
+    halo_free(links);
+  }
+  halo_free(rd);
+  return st;
+}
+
 halo_status halo_node_links_build(const halo_node_input *in, int dedup, halo_node_links *L) {
   halo_status st = HALO_SUCCESS;
   item_t *out = NULL, *inc = NULL;
@@ -272,6 +407,11 @@ halo_status halo_node_links_build(const halo_node_input *in, int dedup, halo_nod
     for (int m = 0; m < p->n_recv; m++)
       if (in->recv_node[i][m] != in->node_id) n_in += p->recv[m].count;
   }
+  int by_runs_out, by_runs_in;
+  HALO_TRY(links_by_runs(in, 0, dedup, &L->out, &L->n_out, &by_runs_out));
+  HALO_TRY(links_by_runs(in, 1, dedup, &L->in, &L->n_in, &by_runs_in));
+  if (by_runs_out && by_runs_in) goto cleanup;
+  halo_node_links_free(L);
   HALO_TRY(HALO_ALLOC(out, n_out));
   HALO_TRY(HALO_ALLOC(inc, n_in));
   int64_t a = 0, b = 0;

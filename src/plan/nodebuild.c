@@ -90,6 +90,21 @@ static halo_status mbuf_push(mbuf *m, int64_t x) {
   return HALO_SUCCESS;
 }
 
+/* Append n values v[i] + add. */
+static halo_status mbuf_append(mbuf *m, const int64_t *v, int64_t n, int64_t add) {
+  if (m->n + n > m->cap) {
+    int64_t cap = m->cap ? 2 * m->cap : 16;
+    while (cap < m->n + n) cap *= 2;
+    int64_t *q = halo_realloc(m->idx, (size_t)cap * sizeof *q);
+    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory building a schedule");
+    m->idx = q;
+    m->cap = cap;
+  }
+  for (int64_t i = 0; i < n; i++) m->idx[m->n + i] = v[i] + add;
+  m->n += n;
+  return HALO_SUCCESS;
+}
+
 static void mlist_free(mlist *l) {
   for (int i = 0; i < l->n; i++) halo_free(l->m[i].idx);
   halo_free(l->m);
@@ -123,23 +138,6 @@ cleanup:
   return st;
 }
 
-typedef struct {
-  int64_t a, b, c, d;
-} quad;
-
-static int cmp_quad(const void *x_, const void *y_) {
-  const quad *x = x_, *y = y_;
-  if (x->a != y->a) return (x->a > y->a) - (x->a < y->a);
-  if (x->b != y->b) return (x->b > y->b) - (x->b < y->b);
-  if (x->c != y->c) return (x->c > y->c) - (x->c < y->c);
-  return (x->d > y->d) - (x->d < y->d);
-}
-
-static int64_t quad_field(const void *q, int64_t i, int f) {
-  const quad *x = (const quad *)q + i;
-  return f == 0 ? x->a : f == 1 ? x->b : f == 2 ? x->c : x->d;
-}
-
 /* ---- the phase builders -------------------------------------------------------- */
 
 /* The node's schedules being built. */
@@ -150,10 +148,9 @@ typedef struct {
   mlist *send, *recv; /* [rank * n_phases + phase] */
   int64_t *gwork;     /* per rank: work entries of gathered values */
   int64_t *xwork;     /* per rank: work entries of received pieces, after the gathered */
-  int64_t *gbegin;    /* R+1: the gathered values of each rank in g */
-  quad *g;            /* gathered values (sender, owner, gid), sorted, each once */
+  int64_t *gbegin;    /* R+1: the gathered values of each rank, numbered by (sender, owner, gid) */
   int64_t n_g;        /* ... how many */
-  int64_t *gpos;      /* per outgoing entry (links in order): its gathered value's index in g */
+  int64_t *gpos;      /* per outgoing entry (links in order): its gathered value's number */
   int64_t **wpos;     /* per incoming link: work position of each entry at its receiver */
   int64_t n_red;      /* deliveries of the redistribution */
 } node_build;
@@ -206,7 +203,6 @@ static void node_build_free(node_build *b) {
   if (b->wpos)
     for (int c = 0; c < b->L->n_in; c++) halo_free(b->wpos[c]);
   halo_free(b->wpos);
-  halo_free(b->g);
   halo_free(b->gpos);
   halo_free(b->gbegin);
   halo_free(b->xwork);
@@ -245,6 +241,69 @@ cleanup:
   return st;
 }
 
+/* Records keyed by a pair of the node's ranks (a, c), local indices below R:
+ * ordered by (a, c, key), stably. */
+typedef struct {
+  int64_t n;
+  int *a, *c;
+  int64_t *key; /* the order within a pair */
+  int64_t *val; /* what each carries */
+} pair_records;
+
+static halo_status pair_records_alloc(pair_records *k, int64_t n) {
+  halo_status st = HALO_SUCCESS;
+  HALO_TRY(HALO_ALLOC(k->a, n));
+  HALO_TRY(HALO_ALLOC(k->c, n));
+  HALO_TRY(HALO_ALLOC(k->key, n));
+  HALO_TRY(HALO_ALLOC(k->val, n));
+cleanup:
+  return st;
+}
+
+static void pair_records_free(pair_records *k) {
+  halo_free(k->a);
+  halo_free(k->c);
+  halo_free(k->key);
+  halo_free(k->val);
+  memset(k, 0, sizeof *k);
+}
+
+/* One stable counting pass of from into to, by from->a (by_a) or from->c. */
+static halo_status pair_records_pass(const pair_records *from, pair_records *to, int R, int by_a) {
+  int64_t *at = NULL;
+  HALO_CHECK(HALO_CALLOC(at, (size_t)R + 1));
+  const int *f = by_a ? from->a : from->c;
+  for (int64_t i = 0; i < from->n; i++) at[f[i] + 1]++;
+  for (int r = 0; r < R; r++) at[r + 1] += at[r];
+  for (int64_t i = 0; i < from->n; i++) {
+    const int64_t j = at[f[i]]++;
+    to->a[j] = from->a[i], to->c[j] = from->c[i];
+    to->key[j] = from->key[i], to->val[j] = from->val[i];
+  }
+  to->n = from->n;
+  halo_free(at);
+  return HALO_SUCCESS;
+}
+
+/* Order by (a, c) (two counting passes, O(n + R)), then each pair's records
+ * by key, stably (the builders' mostly are already). */
+static halo_status pair_records_sort(pair_records *k, int R) {
+  halo_status st = HALO_SUCCESS;
+  pair_records t = {0};
+  HALO_TRY(pair_records_alloc(&t, k->n));
+  HALO_TRY(pair_records_pass(k, &t, R, 0));
+  HALO_TRY(pair_records_pass(&t, k, R, 1));
+  for (int64_t b0 = 0, b1; b0 < k->n; b0 = b1) {
+    int sorted = 1;
+    for (b1 = b0 + 1; b1 < k->n && k->a[b1] == k->a[b0] && k->c[b1] == k->c[b0]; b1++)
+      sorted &= k->key[b1 - 1] <= k->key[b1];
+    if (!sorted) HALO_TRY(halo_sort_i64_pairs(k->key + b0, k->val + b0, b1 - b0));
+  }
+cleanup:
+  pair_records_free(&t);
+  return st;
+}
+
 /* Gather, in phase_gather (strategies whose senders gather): every sender
  * needs the values of its pieces that other ranks of the node own, each
  * once: (sender, owner, gid), into the sender's work in that order. */
@@ -252,51 +311,60 @@ static halo_status build_gather(node_build *b) {
   halo_status st = HALO_SUCCESS;
   const halo_node_input *in = b->in;
   const halo_node_links *L = b->L;
-  const int ph = b->d->phase_gather;
+  const int ph = b->d->phase_gather, R = in->n_ranks;
+  pair_records k = {0};
   if (!halo_strategy_desc_gathers(b->d)) return HALO_SUCCESS;
-  int64_t n_g = 0, n_e = 0;
+  int64_t n_e = 0;
   for (int c = 0; c < L->n_out; c++) n_e += L->out[c].n;
-  HALO_TRY(HALO_ALLOC(b->g, n_e));
   HALO_TRY(HALO_ALLOC(b->gpos, n_e));
-  quad *g = b->g;
-  /* each entry another rank owns, with its place among the links' entries (d) */
+  HALO_TRY(pair_records_alloc(&k, n_e));
+  /* each entry another rank owns: (sender, owner) with its gid (key) and its
+   * place among the links' entries (val) */
   int64_t e0 = 0;
   for (int c = 0; c < L->n_out; e0 += L->out[c].n, c++) {
     const halo_link *l = &L->out[c];
-    for (int k = 0; k < l->n_pieces; k++) {
-      const int si = halo_node_local_index(in, l->piece_sender[k]);
+    for (int p = 0; p < l->n_pieces; p++) {
+      const int si = halo_node_local_index(in, l->piece_sender[p]);
       if (si < 0)
-        HALO_FAIL(HALO_ERR_INTERNAL, "sender %d of a piece is not on node %d", l->piece_sender[k],
+        HALO_FAIL(HALO_ERR_INTERNAL, "sender %d of a piece is not on node %d", l->piece_sender[p],
                   in->node_id);
-      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
+      int owner = -1, oi = -1;
+      for (int64_t e = l->piece_start[p]; e < l->piece_start[p + 1]; e++) {
         b->gpos[e0 + e] = -1;
-        if (l->owner[e] != l->piece_sender[k])
-          g[n_g++] = (quad){si, l->owner[e], l->gid[e], e0 + e};
+        if (l->owner[e] == l->piece_sender[p]) continue;
+        if (l->owner[e] != owner) {
+          owner = l->owner[e], oi = halo_node_local_index(in, owner);
+          if (oi < 0)
+            HALO_FAIL(HALO_ERR_INTERNAL, "owner %d is not on node %d", owner, in->node_id);
+        }
+        k.a[k.n] = si, k.c[k.n] = oi, k.key[k.n] = l->gid[e], k.val[k.n++] = e0 + e;
       }
     }
   }
-  /* by (sender, owner, gid); d, rising in the input, keeps the order stable */
-  HALO_TRY(halo_node_sort_records(g, n_g, sizeof *g, 3, quad_field, cmp_quad));
+  /* by (sender, owner, gid), the entries' places rising in the input; each value
+   * once, in place (the keys become the gathered gids) */
+  HALO_TRY(pair_records_sort(&k, R));
   int64_t u = 0;
-  for (int64_t t = 0; t < n_g; t++) {
-    const int64_t e = g[t].d;
-    if (u == 0 || g[t].a != g[u - 1].a || g[t].b != g[u - 1].b || g[t].c != g[u - 1].c)
-      g[u++] = g[t];
-    b->gpos[e] = u - 1;
+  for (int64_t r0 = 0, r1; r0 < k.n; r0 = r1) {
+    const int si = k.a[r0], oi = k.c[r0], owner = in->ranks[oi];
+    const int64_t u0 = u;
+    for (r1 = r0; r1 < k.n && k.a[r1] == si && k.c[r1] == oi; r1++) {
+      if (u == u0 || k.key[r1] != k.key[u - 1]) k.key[u++] = k.key[r1];
+      b->gpos[k.val[r1]] = u - 1;
+    }
+    /* the sender's work: its gathered values by (owner, gid), after its ghosts */
+    for (int64_t r = u0; r < u; r++) k.val[r] = b->gwork[si] + (r - u0);
+    b->gwork[si] += u - u0;
+    mbuf *a = NULL, *m = NULL;
+    HALO_TRY(mlist_get(sends(b, oi, ph), in->ranks[si], 0, &a));
+    HALO_TRY(mlist_get(recvs(b, si, ph), owner, 0, &m));
+    HALO_TRY(mbuf_append(a, k.key + u0, u - u0, -in->col_ranges[owner]));
+    HALO_TRY(mbuf_append(m, k.val + u0, u - u0, in->pat[si].n_ghost));
   }
-  b->n_g = n_g = u;
-  for (int64_t t = 0; t < n_g; t++) b->gwork[g[t].a]++;
-  for (int i = 0; i < in->n_ranks; i++) b->gbegin[i + 1] = b->gbegin[i] + b->gwork[i];
-  for (int64_t t = 0; t < n_g; t++) {
-    const int si = (int)g[t].a, owner = (int)g[t].b, pi = halo_node_local_index(in, owner);
-    if (pi < 0) HALO_FAIL(HALO_ERR_INTERNAL, "owner %d is not on node %d", owner, in->node_id);
-    mbuf *a = NULL, *c = NULL;
-    HALO_TRY(mlist_get(sends(b, pi, ph), in->ranks[si], 0, &a));
-    HALO_TRY(mlist_get(recvs(b, si, ph), owner, 0, &c));
-    HALO_TRY(mbuf_push(a, g[t].c - in->col_ranges[owner]));
-    HALO_TRY(mbuf_push(c, in->pat[si].n_ghost + (t - b->gbegin[si])));
-  }
+  b->n_g = u;
+  for (int i = 0; i < R; i++) b->gbegin[i + 1] = b->gbegin[i] + b->gwork[i];
 cleanup:
+  pair_records_free(&k);
   return st;
 }
 
@@ -376,36 +444,42 @@ static halo_status build_redistribution(node_build *b) {
   halo_status st = HALO_SUCCESS;
   const halo_node_input *in = b->in;
   const halo_node_links *L = b->L;
-  const int ph = b->d->phase_redistribute;
-  quad *red = NULL;
-  int64_t n_red = 0;
-  HALO_TRY(HALO_ALLOC(red, b->n_red));
+  const int ph = b->d->phase_redistribute, R = in->n_ranks;
+  pair_records k = {0};
+  HALO_TRY(pair_records_alloc(&k, b->n_red));
+  /* every delivery: (receiver, reader) with the reader's ghost (key) and the
+   * receiver's work position (val) */
   for (int c = 0; c < L->n_in; c++) {
     const halo_link *l = &L->in[c];
-    for (int k = 0; k < l->n_pieces; k++) {
-      const int ri = halo_node_local_index(in, l->piece_receiver[k]);
-      for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++)
+    for (int p = 0; p < l->n_pieces; p++) {
+      const int ri = halo_node_local_index(in, l->piece_receiver[p]);
+      int reader = -1, qi = -1;
+      for (int64_t e = l->piece_start[p]; e < l->piece_start[p + 1]; e++)
         for (int64_t t = l->dst_ptr[e]; t < l->dst_ptr[e + 1]; t++) {
-          const int qi = halo_node_local_index(in, l->dst_rank[t]);
-          if (qi < 0)
-            HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", l->dst_rank[t], in->node_id);
-          red[n_red++] = (quad){ri, qi, l->dst_ghost[t], b->wpos[c][e]};
+          if (l->dst_rank[t] != reader) {
+            reader = l->dst_rank[t], qi = halo_node_local_index(in, reader);
+            if (qi < 0)
+              HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", reader, in->node_id);
+          }
+          if (k.n == b->n_red) HALO_FAIL(HALO_ERR_INTERNAL, "more deliveries than counted");
+          k.a[k.n] = ri, k.c[k.n] = qi, k.key[k.n] = l->dst_ghost[t], k.val[k.n++] = b->wpos[c][e];
         }
     }
   }
   /* (receiver, reader, ghost) is unique (a reader's ghost comes from one
-   * receiver): the work position (d) need not be sorted on */
-  HALO_TRY(halo_node_sort_records(red, n_red, sizeof *red, 3, quad_field, cmp_quad));
-  for (int64_t t = 0; t < n_red; t++) {
-    const int ri = (int)red[t].a, qi = (int)red[t].b;
-    mbuf *a = NULL, *c = NULL;
+   * receiver): the work position need not be sorted on */
+  HALO_TRY(pair_records_sort(&k, R));
+  for (int64_t r0 = 0, r1; r0 < k.n; r0 = r1) {
+    const int ri = k.a[r0], qi = k.c[r0];
+    for (r1 = r0; r1 < k.n && k.a[r1] == ri && k.c[r1] == qi;) r1++;
+    mbuf *a = NULL, *m = NULL;
     HALO_TRY(mlist_get(sends(b, ri, ph), in->ranks[qi], 0, &a));
-    HALO_TRY(mlist_get(recvs(b, qi, ph), in->ranks[ri], 0, &c));
-    HALO_TRY(mbuf_push(a, in->pat[ri].n_local + red[t].d));
-    HALO_TRY(mbuf_push(c, red[t].c));
+    HALO_TRY(mlist_get(recvs(b, qi, ph), in->ranks[ri], 0, &m));
+    HALO_TRY(mbuf_append(a, k.val + r0, r1 - r0, in->pat[ri].n_local));
+    HALO_TRY(mbuf_append(m, k.key + r0, r1 - r0, 0));
   }
 cleanup:
-  halo_free(red);
+  pair_records_free(&k);
   return st;
 }
 
