@@ -63,6 +63,12 @@ cudaError_t halo_cuda_add_by_dst(const int32_t *u_dst, const int32_t *u_ptr, con
                                  int64_t n_u, const double *recv, const double *x,
                                  int64_t n_local, double *dst, double *work, int64_t n_dst,
                                  cudaStream_t s);
+/* The n additions (dst[i], ref[i]) grouped by destination (cuda_group.cu): dst
+ * becomes the u distinct destinations, rising, ref the references in that order
+ * (each destination's in their order: a stable sort of keys below 2^end_bit),
+ * u_ptr (n + 1 entries) the u + 1 offsets; *u_p = u. Synchronizes s. */
+cudaError_t halo_cuda_group_adds(int32_t *dst, int32_t *ref, int64_t n, int end_bit,
+                                 int32_t *u_ptr, int64_t *u_p, cudaStream_t s);
 /* out[i] = ghost[to_ghost[i]] (the ghost slots of a forward exchange) */
 cudaError_t halo_cuda_slot_gather(double *out, const double *ghost, const int32_t *to_ghost,
                                   int64_t n, cudaStream_t s);

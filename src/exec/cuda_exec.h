@@ -68,6 +68,8 @@ typedef struct {
    * adds on the host, in receive list order: from h_recv (src >= 0) or work */
   int64_t n_add_u;
   int32_t *d_add_dst, *d_add_ptr, *d_add_ref;
+  int64_t n_add_group; /* set-up: the additions uploaded, to group on the device */
+  int add_end_bit;     /* ... their destinations below 2^add_end_bit */
   int64_t n_add;
   int64_t *h_add_src, *h_add_dst;
   /* host MPI (staged and mpi channels) */

@@ -38,7 +38,7 @@ typedef struct {
 } map_batch;
 
 static halo_status map_add(map_batch *b, int32_t **d, const int64_t *v, int64_t n) {
-  *d = NULL;
+  if (d) *d = NULL;
   if (n == 0) return HALO_SUCCESS;
   if (b->n + n > b->cap) {
     int64_t cap = b->cap ? 2 * b->cap : 4096;
@@ -54,8 +54,10 @@ static halo_status map_add(map_batch *b, int32_t **d, const int64_t *v, int64_t 
     b->fix = q, b->cap_fix = cap;
   }
   for (int64_t i = 0; i < n; i++) b->host[b->n + i] = (int32_t)v[i];
-  b->fix[b->n_fix].at = d;
-  b->fix[b->n_fix++].off = b->n;
+  if (d) { /* NULL: room after the last map, no map of its own */
+    b->fix[b->n_fix].at = d;
+    b->fix[b->n_fix++].off = b->n;
+  }
   b->n += n;
   return HALO_SUCCESS;
 }
@@ -151,37 +153,46 @@ static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_ph
   return st;
 }
 
-/* Reverse, on a GPU rank: phase k's additions grouped by destination (each
- * destination's values kept in receive list order), on the device. */
+/* Reverse, on a GPU rank: phase k's additions, in receive list order, to be
+ * grouped by destination on the device once uploaded (group_adds; each
+ * destination's values kept in receive list order). */
 static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph,
                                      map_batch *mb) {
   halo_status st = HALO_SUCCESS;
-  int64_t *src = NULL, *dst = NULL, *ptr = NULL;
+  int64_t *src = NULL, *dst = NULL;
   const int64_t n = ph->recv_total;
   if (n == 0) return HALO_SUCCESS;
   HALO_TRY(check_int32(n, "a phase's additions"));
   HALO_TRY(HALO_ALLOC(src, n));
   HALO_TRY(HALO_ALLOC(dst, n));
   HALO_TRY(add_order(ex, p, ph, src, dst));
-  HALO_TRY(halo_sort_i64_pairs(dst, src, n)); /* stable: each destination keeps its order */
-  int64_t u = 0;
-  for (int64_t i = 0; i < n; i++) u += i == 0 || dst[i] != dst[i - 1];
-  HALO_TRY(HALO_ALLOC(ptr, u + 1));
-  for (int64_t i = 0, j = 0; i < n; i++)
-    if (i == 0 || dst[i] != dst[i - 1]) {
-      ptr[j] = i;
-      dst[j++] = dst[i];
-    }
-  ptr[u] = n;
-  p->n_add_u = u;
-  HALO_TRY(map_add(mb, &p->d_add_dst, dst, u));
-  HALO_TRY(map_add(mb, &p->d_add_ptr, ptr, u + 1));
+  int64_t most = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (dst[i] > most) most = dst[i];
+  p->add_end_bit = 1;
+  while (p->add_end_bit < 31 && (most >> p->add_end_bit) != 0) p->add_end_bit++;
+  p->n_add_group = n;
+  HALO_TRY(map_add(mb, &p->d_add_dst, dst, n)); /* grouped: the first n_add_u */
   HALO_TRY(map_add(mb, &p->d_add_ref, src, n));
+  HALO_TRY(map_add(mb, &p->d_add_ptr, src, n)); /* room: n_add_u + 1 <= n + 1 */
+  HALO_TRY(map_add(mb, NULL, src, 1));
 cleanup:
-  halo_free(ptr);
   halo_free(dst);
   halo_free(src);
   return st;
+}
+
+/* ... and grouped: the distinct destinations, their offsets, the references
+ * in that order (a stable sort on the device). */
+static halo_status group_adds(halo_exec *ex, cuda_data *d) {
+  for (int k = 0; k < S(ex)->n_phases; k++) {
+    cphase *p = &d->ph[k];
+    if (!p->n_add_group) continue;
+    HALO_CUDA(halo_cuda_group_adds(p->d_add_dst, p->d_add_ref, p->n_add_group, p->add_end_bit,
+                                   p->d_add_ptr, &p->n_add_u, d->xs));
+    p->n_add_group = 0;
+  }
+  return HALO_SUCCESS;
 }
 
 /* The ghost slots, when they are not the schedule's ghosts: forward, the
@@ -448,6 +459,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
   }
   HALO_TRY(map_upload(&mb, &d->maps));
+  HALO_TRY(group_adds(ex, d));
 cleanup:
   map_batch_free(&mb);
   if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
