@@ -285,14 +285,34 @@ static halo_status pair_records_pass(const pair_records *from, pair_records *to,
   return HALO_SUCCESS;
 }
 
-/* Order by (a, c) (two counting passes, O(n + R)), then each pair's records
- * by key, stably (the builders' mostly are already). */
+/* Order by (a, c), stably: one counting pass by the pair where the R * R counters
+ * are no more than the records, else two (by c, then by a: O(n + R)); then each
+ * pair's records by key, stably (the builders' mostly are already). */
 static halo_status pair_records_sort(pair_records *k, int R) {
   halo_status st = HALO_SUCCESS;
   pair_records t = {0};
-  HALO_TRY(pair_records_alloc(&t, k->n));
-  HALO_TRY(pair_records_pass(k, &t, R, 0));
-  HALO_TRY(pair_records_pass(&t, k, R, 1));
+  int64_t *at = NULL;
+  const int64_t nb = (int64_t)R * R;
+  if (nb <= k->n) {
+    HALO_TRY(HALO_CALLOC(at, nb + 1));
+    for (int64_t i = 0; i < k->n; i++) at[(int64_t)k->a[i] * R + k->c[i] + 1]++;
+    for (int64_t j = 0; j < nb; j++) at[j + 1] += at[j];
+    HALO_TRY(HALO_ALLOC(t.key, k->n));
+    HALO_TRY(HALO_ALLOC(t.val, k->n));
+    for (int64_t i = 0; i < k->n; i++) {
+      const int64_t j = at[(int64_t)k->a[i] * R + k->c[i]]++;
+      t.key[j] = k->key[i], t.val[j] = k->val[i];
+    }
+    for (int64_t j = nb - 1, i = k->n; j >= 0; j--) /* the pairs, from the counters' ends */
+      while (i > (j > 0 ? at[j - 1] : 0)) i--, k->a[i] = (int)(j / R), k->c[i] = (int)(j % R);
+    halo_free(k->key), halo_free(k->val);
+    k->key = t.key, k->val = t.val;
+    t.key = t.val = NULL;
+  } else {
+    HALO_TRY(pair_records_alloc(&t, k->n));
+    HALO_TRY(pair_records_pass(k, &t, R, 0));
+    HALO_TRY(pair_records_pass(&t, k, R, 1));
+  }
   for (int64_t b0 = 0, b1; b0 < k->n; b0 = b1) {
     int sorted = 1;
     for (b1 = b0 + 1; b1 < k->n && k->a[b1] == k->a[b0] && k->c[b1] == k->c[b0]; b1++)
@@ -300,6 +320,7 @@ static halo_status pair_records_sort(pair_records *k, int R) {
     if (!sorted) HALO_TRY(halo_sort_i64_pairs(k->key + b0, k->val + b0, b1 - b0));
   }
 cleanup:
+  halo_free(at);
   pair_records_free(&t);
   return st;
 }
