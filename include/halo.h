@@ -470,7 +470,10 @@ typedef struct halo_plan_s *halo_plan;
  * Plans of one communicator share its context: the library's copy of the
  * communicator, the nodes, the device's streams, the NCCL communicator and
  * the MPI tags, made by the first plan and cached on the communicator (an
- * MPI attribute), so that later plans are cheap. Creation is collective: every
+ * MPI attribute), so that later plans are cheap. The matrix keeps what its
+ * first plan learned of who needs which of its entries (the send lists: 8
+ * bytes per entry sent, kept until the matrix is destroyed), so its later
+ * plans skip that exchange. Creation is collective: every
  * rank creates the plans of a communicator in the same order; destruction is
  * not, and ranks may destroy them in any order.
  *

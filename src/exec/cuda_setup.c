@@ -37,27 +37,33 @@ typedef struct {
   } * fix;
 } map_batch;
 
+/* Room for n more values, without moving the batch again below that. */
+static halo_status map_reserve(map_batch *b, int64_t n) {
+  if (b->n + n <= b->cap) return HALO_SUCCESS;
+  int64_t cap = b->cap ? 2 * b->cap : 4096;
+  while (cap < b->n + n) cap *= 2;
+  int32_t *q = halo_realloc(b->host, (size_t)cap * sizeof *q);
+  if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
+  b->host = q, b->cap = cap;
+  return HALO_SUCCESS;
+}
+
+/* A map of the n values v (NULL: room for n, filled on the device), at *d
+ * once uploaded. */
 static halo_status map_add(map_batch *b, int32_t **d, const int64_t *v, int64_t n) {
-  if (d) *d = NULL;
+  *d = NULL;
   if (n == 0) return HALO_SUCCESS;
-  if (b->n + n > b->cap) {
-    int64_t cap = b->cap ? 2 * b->cap : 4096;
-    while (cap < b->n + n) cap *= 2;
-    int32_t *q = halo_realloc(b->host, (size_t)cap * sizeof *q);
-    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
-    b->host = q, b->cap = cap;
-  }
+  HALO_CHECK(map_reserve(b, n));
   if (b->n_fix == b->cap_fix) {
     int cap = b->cap_fix ? 2 * b->cap_fix : 16;
     void *q = halo_realloc(b->fix, (size_t)cap * sizeof *b->fix);
     if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
     b->fix = q, b->cap_fix = cap;
   }
-  for (int64_t i = 0; i < n; i++) b->host[b->n + i] = (int32_t)v[i];
-  if (d) { /* NULL: room after the last map, no map of its own */
-    b->fix[b->n_fix].at = d;
-    b->fix[b->n_fix++].off = b->n;
-  }
+  if (v)
+    for (int64_t i = 0; i < n; i++) b->host[b->n + i] = (int32_t)v[i];
+  b->fix[b->n_fix].at = d;
+  b->fix[b->n_fix++].off = b->n;
   b->n += n;
   return HALO_SUCCESS;
 }
@@ -174,8 +180,7 @@ static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_
   p->n_add_group = n;
   HALO_TRY(map_add(mb, &p->d_add_dst, dst, n)); /* grouped: the first n_add_u */
   HALO_TRY(map_add(mb, &p->d_add_ref, src, n));
-  HALO_TRY(map_add(mb, &p->d_add_ptr, src, n)); /* room: n_add_u + 1 <= n + 1 */
-  HALO_TRY(map_add(mb, NULL, src, 1));
+  HALO_TRY(map_add(mb, &p->d_add_ptr, NULL, n + 1)); /* room: n_add_u + 1 <= n + 1 */
 cleanup:
   halo_free(dst);
   halo_free(src);
@@ -356,7 +361,13 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
                                  &d->arena_off));
 
-  /* maps, buffers, requests */
+  /* maps, buffers, requests; the batch sized once for all of them (at most a
+   * pack and a copy map of the sends, and an unpack pair or the additions' three
+   * maps of the receives, a phase) */
+  int64_t most = 0;
+  for (int k = 0; k < s->n_phases; k++)
+    most += 2 * s->phase[k].send_total + 3 * s->phase[k].recv_total + 1;
+  HALO_TRY(map_reserve(&mb, most));
   int64_t arena_off = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];

@@ -220,10 +220,18 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   HALO_TRY(plan_memory(P, &s, transport_deferred));
   HALO_TRY(halo_context_topology(ctx, s.opts.ranks_per_node, &P->topo));
   PART_DONE(HALO_SETUP_CONTEXT);
+  if (!pattern && A && A->pattern_kept && in->ghost_ids == A->ghost_ids)
+    pattern = &A->pattern; /* a later plan of the matrix */
   if (!pattern) {
     HALO_TRY(
         halo_pattern_create(ctx->comm, in->col_ranges, in->ghost_ids, in->n_ghost, &own_pattern));
     pattern = &own_pattern;
+    if (A && in->ghost_ids == A->ghost_ids) { /* kept for the matrix's later plans */
+      A->pattern = own_pattern;
+      A->pattern_kept = 1;
+      memset(&own_pattern, 0, sizeof own_pattern);
+      pattern = &A->pattern;
+    }
   }
   PART_DONE(HALO_SETUP_PATTERN);
   P->set = s; /* what halo_plan_params reads */

@@ -92,6 +92,8 @@ void halo_matrix_free_data(halo_matrix A) {
   dev_transpose_free(&A->d_diag_t);
   dev_transpose_free(&A->d_offd_t);
   halo_free(A->in_offd);
+  halo_pattern_free(&A->pattern);
+  A->pattern_kept = 0;
   halo_free(A->ghost_ids);
   halo_free(A->offd.vals);
   halo_free(A->offd.cols);

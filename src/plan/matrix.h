@@ -4,6 +4,7 @@
 #define HALO_PLAN_MATRIX_H
 
 #include "halo_impl.h"
+#include "plan/pattern.h"
 
 /** A CSR block with local column ids. */
 typedef struct {
@@ -62,6 +63,10 @@ struct halo_matrix_s {
   halo_csr_rows offd;  /* local rows x ghosts, non-empty rows only */
   int64_t n_ghost;
   int64_t *ghost_ids; /* sorted global ids of the ghost columns */
+  /* the exchange's pattern of the ghosts, learned by the matrix's first plan
+   * (a sparse data exchange) and kept for its later ones */
+  int pattern_kept;
+  halo_pattern pattern;
   /* new values, same pattern (halo_matrix_set_values) */
   int from_split;         /* made by halo_matrix_create_split: values go block by block */
   int64_t nnz;            /* entries given to halo_matrix_create_csr */
