@@ -5,11 +5,12 @@
 #include "test_util.h"
 
 static void test_status(void) {
-  const halo_status codes[] = {
-      HALO_SUCCESS,         HALO_ERR_INVALID_ARG, HALO_ERR_OUT_OF_MEMORY, HALO_ERR_MPI,
-      HALO_ERR_IO,          HALO_ERR_FORMAT,      HALO_ERR_INCONSISTENT,  HALO_ERR_NOT_COMPILED,
-      HALO_ERR_UNSUPPORTED, HALO_ERR_STATE,       HALO_ERR_INTERNAL,      HALO_ERR_CUDA,
-      HALO_ERR_CUSPARSE,    HALO_ERR_NCCL,        HALO_ERR_OUT_OF_RANGE,  HALO_ERR_TIMEOUT};
+  const halo_status codes[] = {HALO_SUCCESS,          HALO_ERR_INVALID_ARG,  HALO_ERR_OUT_OF_MEMORY,
+                               HALO_ERR_MPI,          HALO_ERR_IO,           HALO_ERR_FORMAT,
+                               HALO_ERR_INCONSISTENT, HALO_ERR_NOT_COMPILED, HALO_ERR_UNSUPPORTED,
+                               HALO_ERR_STATE,        HALO_ERR_INTERNAL,     HALO_ERR_CUDA,
+                               HALO_ERR_CUSPARSE,     HALO_ERR_NCCL,         HALO_ERR_OUT_OF_RANGE,
+                               HALO_ERR_TIMEOUT};
   const int n = (int)(sizeof codes / sizeof codes[0]);
   /* stable numeric values */
   CHECK(HALO_SUCCESS == 0 && HALO_ERR_INVALID_ARG == -1 && HALO_ERR_STATE == -9 &&
@@ -236,37 +237,6 @@ static void test_alloc_counter(void) {
   CHECK_ERR(halo_alloc_array((void **)&p, SIZE_MAX / 2, 8, 0), HALO_ERR_OUT_OF_MEMORY, "overflows");
 }
 
-/* A freed large block is kept and given to the next allocation it fits without
- * wasting more than that allocation's size; calloc's comes zeroed; a block too
- * small or too large is not taken; an allocation set to fail fails even when a
- * kept block would fit; the counter counts the allocations served from kept
- * blocks as any other. */
-static void test_alloc_cache(void) {
-  const size_t mb = (size_t)1 << 20;
-  char *a = halo_malloc(3 * mb), *b = NULL;
-  CHECK(a != NULL);
-  memset(a, 7, 3 * mb);
-  halo_free(a);
-  const int64_t before = halo_debug_alloc_count();
-  b = halo_calloc(2 * mb, 1); /* fits the 3 MB block: at most its own size wasted */
-  CHECK_MSG(b == a, "a freed 3 MB block is given to a 2 MB calloc");
-  CHECK(halo_debug_alloc_count() == before + 1);
-  int zero = 1;
-  for (size_t i = 0; i < 2 * mb; i++) zero &= b[i] == 0;
-  CHECK_MSG(zero, "a kept block given to calloc is zeroed");
-  halo_free(b);
-  char *c = halo_malloc(mb); /* 3 MB would waste more than 1 MB: a new block */
-  CHECK(c != NULL && c != a);
-  char *d = halo_malloc(8 * mb); /* too large for the kept one */
-  CHECK(d != NULL && d != a);
-  halo_debug_fail_alloc(1);
-  char *e = halo_malloc(2 * mb);
-  CHECK_MSG(e == NULL, "an allocation set to fail fails though a kept block fits");
-  char *f = halo_malloc(2 * mb);
-  CHECK(f == a);
-  halo_free(c), halo_free(d), halo_free(f);
-}
-
 int main(void) {
   test_status();
   test_names();
@@ -275,6 +245,5 @@ int main(void) {
   test_partitions();
   test_generators();
   test_alloc_counter();
-  test_alloc_cache();
   return 0;
 }
