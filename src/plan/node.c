@@ -381,6 +381,16 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
     }
     k->n = e;
     if (incoming) k->dst_ptr[e] = t;
+    if (e < T && e > 0) { /* duplicates removed: the entries' arrays to their size */
+      int64_t *g = halo_realloc(k->gid, (size_t)e * sizeof *g);
+      if (g) k->gid = g;
+      int *o = halo_realloc(k->owner, (size_t)e * sizeof *o);
+      if (o) k->owner = o;
+      if (incoming) {
+        int64_t *d = halo_realloc(k->dst_ptr, (size_t)(e + 1) * sizeof *d);
+        if (d) k->dst_ptr = d;
+      }
+    }
   }
   *links_p = links;
   *n_links_p = n_links;
