@@ -112,6 +112,8 @@ int halo_debug_alloc_fails(void);
 /** Failure injection (tests): the k-th host allocation from now on
  *  (halo_malloc, halo_calloc, halo_realloc) returns NULL; 0 disarms. */
 void halo_debug_fail_alloc(int64_t k);
+/** Patterns learned by plans (sparse data exchanges), in this process. */
+int64_t halo_debug_patterns_learned(void);
 /** Failure injection (tests): the CUDA calls checked by HALO_CUDA and
  *  HALO_TRY_CUDA are counted; the k-th from now on (halo_debug_fail_cuda,
  *  0: none) is not made and fails with cudaErrorUnknown. */

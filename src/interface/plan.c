@@ -16,6 +16,9 @@ halo_status halo_plan_options_resolve(const halo_plan_options *opts,
   return HALO_SUCCESS;
 }
 
+static int64_t patterns_learned;
+int64_t halo_debug_patterns_learned(void) { return patterns_learned; }
+
 halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
                                const halo_settings *s, halo_schedule *sched) {
   halo_status st = HALO_SUCCESS;
@@ -225,6 +228,7 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   if (!pattern) {
     HALO_TRY(
         halo_pattern_create(ctx->comm, in->col_ranges, in->ghost_ids, in->n_ghost, &own_pattern));
+    patterns_learned++;
     pattern = &own_pattern;
     if (A && in->ghost_ids == A->ghost_ids) { /* kept for the matrix's later plans */
       A->pattern = own_pattern;
