@@ -295,7 +295,8 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
     const halo_pattern *p = &in->pat[i];
     const int *nodes = incoming ? in->recv_node[i] : in->send_node[i];
     const int nm = incoming ? p->n_recv : p->n_send;
-    for (int m = 0; m < nm; m++) nd += nodes[m] != in->node_id;
+    for (int m = 0; m < nm; m++)
+      nd += nodes[m] != in->node_id && (incoming ? p->recv[m].count : p->send[m].count) > 0;
   }
   HALO_TRY(HALO_ALLOC(rd, nd));
   nd = 0;
@@ -305,8 +306,8 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
     const int *nodes = incoming ? in->recv_node[i] : in->send_node[i];
     const int nm = incoming ? p->n_recv : p->n_send;
     for (int m = 0; m < nm; m++) {
-      if (nodes[m] == in->node_id) continue;
       const halo_msg *g = incoming ? &p->recv[m] : &p->send[m];
+      if (nodes[m] == in->node_id || g->count == 0) continue; /* no item: no link */
       const int owner = incoming ? g->peer : me;
       if (owner < 0 || owner >= in->size) goto cleanup; /* the sort reports it */
       const int64_t lo = in->col_ranges[owner], hi = in->col_ranges[owner + 1];
