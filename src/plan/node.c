@@ -291,13 +291,8 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
   halo_link *links = NULL;
   int nd = 0, n_links = 0;
   *done = 0;
-  for (int i = 0; i < in->n_ranks; i++) {
-    const halo_pattern *p = &in->pat[i];
-    const int *nodes = incoming ? in->recv_node[i] : in->send_node[i];
-    const int nm = incoming ? p->n_recv : p->n_send;
-    for (int m = 0; m < nm; m++)
-      nd += nodes[m] != in->node_id && (incoming ? p->recv[m].count : p->send[m].count) > 0;
-  }
+  for (int i = 0; i < in->n_ranks; i++) /* at most every message */
+    nd += incoming ? in->pat[i].n_recv : in->pat[i].n_send;
   HALO_TRY(HALO_ALLOC(rd, nd));
   nd = 0;
   for (int i = 0; i < in->n_ranks; i++) {

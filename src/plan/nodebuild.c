@@ -78,18 +78,6 @@ static halo_status mlist_get(mlist *l, int peer, int64_t key, mbuf **m_p) {
   return mlist_add(l, peer, key, m_p);
 }
 
-static halo_status mbuf_push(mbuf *m, int64_t x) {
-  if (m->n == m->cap) {
-    int64_t cap = m->cap ? 2 * m->cap : 16;
-    int64_t *q = halo_realloc(m->idx, (size_t)cap * sizeof *q);
-    if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory building a schedule");
-    m->idx = q;
-    m->cap = cap;
-  }
-  m->idx[m->n++] = x;
-  return HALO_SUCCESS;
-}
-
 /* Append n values v[i] + add. */
 static halo_status mbuf_append(mbuf *m, const int64_t *v, int64_t n, int64_t add) {
   if (m->n + n > m->cap) {
@@ -104,6 +92,8 @@ static halo_status mbuf_append(mbuf *m, const int64_t *v, int64_t n, int64_t add
   m->n += n;
   return HALO_SUCCESS;
 }
+
+static halo_status mbuf_push(mbuf *m, int64_t x) { return mbuf_append(m, &x, 1, 0); }
 
 static void mlist_free(mlist *l) {
   for (int i = 0; i < l->n; i++) halo_free(l->m[i].idx);
