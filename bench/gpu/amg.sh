@@ -25,7 +25,8 @@
 # check) and AMG_CHECK_8=0 (no 8-rank check) run a part of it; AMG_CASES the bench's roads
 # ("hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged"; a road may add
 # environment variables, LABEL:TRANSPORT:VAR=VALUE,VAR=VALUE; a label hypre... is hypre's own
-# exchange, a label no-exchange... the solve without any exchange, a bound with wrong answers:
+# exchange, a label no-exchange... the solve without any exchange, a bound with wrong answers
+# (NOX_SYNC=host or device among its variables: the dependencies kept, no data moved):
 # bench/gpu/no_exchange.c); AMG_REUSE=1 keeps hypre's build of an earlier call; AMG_VIEW the roads whose per-package view is printed ("hypre halo-auto"; the last
 # one's plan set-up is summed); AMG_MPS=1 runs them
 # under CUDA's multi-process service.
