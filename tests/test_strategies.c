@@ -461,9 +461,10 @@ static void test_sort_records(void) {
 }
 
 /* A node's links from patterns written out by hand: node 0 (ranks 0 and 1) with node
- * 2 (ranks 2 and 3), each rank owning 10 ids. Messages that rise are merged as runs;
- * one that does not, or ghosts out of order, take the sort: the links are the same
- * canonical lists either way. */
+ * 2 (ranks 2 and 3), each rank owning 10 ids (or 1000: test_links' wide). Messages
+ * that rise are merged as runs, by counting or by their heads; one that does not, or
+ * ghosts out of order, take the sort: the links are the same canonical lists every
+ * way. */
 static void check_link(const halo_link *l, int node, int64_t n, const int64_t *gid,
                        const int *owner, const int64_t *dst_ptr, const int *dst_rank,
                        const int64_t *dst_ghost, const char *what) {
@@ -481,8 +482,48 @@ static void check_link(const halo_link *l, int node, int64_t n, const int64_t *g
               (long long)l->dst_ghost[t]);
 }
 
-static void test_links(void) {
-  const int64_t cr[] = {0, 10, 20, 30, 40};
+/* 2-Step's redistribution on the node of test_links: rank 0 receives both pieces
+ * from node 2 (in entry order: 21, 25, 27, 31, 39 at work 0 to 4) and gives rank 1
+ * its ghosts 25, 27, 31, 39; the message is ordered by rank 1's ghost, whose order
+ * the swapped ghosts change: pack (n_local 10 + work) and unpack (ghost) expected. */
+static void check_redistribution(const halo_node_input *in, halo_node_links *L, const int64_t *pack,
+                                 const int64_t *unpack, const char *what) {
+  const halo_strategy_desc *d = NULL;
+  CHECK_OK(halo_strategy_desc_find(HALO_STRATEGY_2STEP, &d));
+  CHECK_OK(halo_node_decide_receive(d, in, L, 0));
+  halo_link *o = &L->out[0]; /* node 2's decision: a piece per owner, to rank 2 */
+  CHECK_OK(halo_link_pieces_alloc(o, 2));
+  o->piece_start[0] = 0, o->piece_start[1] = 4, o->piece_start[2] = o->n;
+  o->piece_receiver[0] = o->piece_receiver[1] = 2;
+  CHECK_OK(halo_node_decide_send(d, in, L));
+  for (int p = 0; p < L->in[0].n_pieces; p++) L->in[0].piece_sender[p] = 2 + p;
+  halo_schedule sched[2];
+  CHECK_OK(halo_node_build_schedules(d, in, L, sched));
+  const halo_phase *s = &sched[0].phase[d->phase_redistribute],
+                   *r = &sched[1].phase[d->phase_redistribute];
+  int ms = 0, mr = 0;
+  while (ms < s->n_send && s->send[ms].peer != 1) ms++;
+  while (mr < r->n_recv && r->recv[mr].peer != 0) mr++;
+  CHECK_MSG(ms < s->n_send && mr < r->n_recv && s->send[ms].count == 4 && r->recv[mr].count == 4,
+            "%s: rank 0 gives rank 1 four values", what);
+  if (ms < s->n_send && mr < r->n_recv && s->send[ms].count == 4 && r->recv[mr].count == 4)
+    for (int k = 0; k < 4; k++)
+      CHECK_MSG(s->pack[s->send[ms].offset + k] == pack[k] &&
+                    r->unpack[r->recv[mr].offset + k] == unpack[k],
+                "%s: delivery %d from work %lld into ghost %lld", what, k,
+                (long long)s->pack[s->send[ms].offset + k],
+                (long long)r->unpack[r->recv[mr].offset + k]);
+  halo_schedule_free(&sched[0]);
+  halo_schedule_free(&sched[1]);
+}
+
+/* The ids of test_links with each rank owning 10 * wide of them: an owner's range
+ * wide enough (wide 100) makes the runs merge by their heads, a narrow one (wide 1)
+ * by counting. */
+static int64_t widen(int64_t g, int wide) { return g / 10 * 10 * wide + g % 10; }
+
+static void test_links(int wide) {
+  const int64_t cr[] = {0, 10 * wide, 20 * wide, 30 * wide, 40 * wide};
   int ranks[] = {0, 1};
   int64_t send0[] = {1, 3, 5, 3, 4}, send1[] = {0, 9};
   int64_t ghosts0[] = {21, 25, 31}, ghosts1[] = {25, 27, 31, 39};
@@ -492,7 +533,7 @@ static void test_links(void) {
   memset(pat, 0, sizeof pat);
   pat[0] = (halo_pattern){.rank = 0,
                           .size = 4,
-                          .n_local = 10,
+                          .n_local = 10 * wide,
                           .n_ghost = 3,
                           .n_recv = 2,
                           .recv = r0,
@@ -501,13 +542,15 @@ static void test_links(void) {
                           .send_idx = send0};
   pat[1] = (halo_pattern){.rank = 1,
                           .size = 4,
-                          .n_local = 10,
+                          .n_local = 10 * wide,
                           .n_ghost = 4,
                           .n_recv = 2,
                           .recv = r1,
                           .n_send = 1,
                           .send = s1,
                           .send_idx = send1};
+  for (int k = 0; k < 3; k++) ghosts0[k] = widen(ghosts0[k], wide);
+  for (int k = 0; k < 4; k++) ghosts1[k] = widen(ghosts1[k], wide);
   int64_t *gh[] = {ghosts0, ghosts1};
   int nodes0[] = {2, 2}, nodes1[] = {2, 2}, snodes1[] = {2};
   int *rn[] = {nodes0, nodes1}, *sn[] = {nodes0, snodes1};
@@ -520,20 +563,28 @@ static void test_links(void) {
                         .recv_node = rn,
                         .send_node = sn,
                         .col_ranges = cr};
-  const int64_t out_gid[] = {1, 3, 4, 5, 10, 19}, out_gid_all[] = {1, 3, 3, 4, 5, 10, 19};
+  int64_t out_gid[] = {1, 3, 4, 5, 10, 19}, out_gid_all[] = {1, 3, 3, 4, 5, 10, 19};
   const int out_owner[] = {0, 0, 0, 0, 1, 1}, out_owner_all[] = {0, 0, 0, 0, 0, 1, 1};
-  const int64_t in_gid[] = {21, 25, 27, 31, 39}, in_ptr[] = {0, 1, 3, 4, 6, 7};
+  int64_t in_gid[] = {21, 25, 27, 31, 39};
+  const int64_t in_ptr[] = {0, 1, 3, 4, 6, 7};
   const int in_owner[] = {2, 2, 2, 3, 3}, in_rank[] = {0, 0, 1, 1, 0, 1, 1};
   const int64_t in_ghost[] = {0, 1, 0, 1, 2, 2, 3};
-  const int64_t in_gid_all[] = {21, 25, 25, 27, 31, 31, 39},
-                in_ptr_all[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int64_t in_gid_all[] = {21, 25, 25, 27, 31, 31, 39};
+  const int64_t in_ptr_all[] = {0, 1, 2, 3, 4, 5, 6, 7};
   const int in_owner_all[] = {2, 2, 2, 2, 3, 3, 3};
+  for (int k = 0; k < 7; k++) {
+    if (k < 6) out_gid[k] = widen(out_gid[k], wide);
+    if (k < 5) in_gid[k] = widen(in_gid[k], wide);
+    out_gid_all[k] = widen(out_gid_all[k], wide);
+    in_gid_all[k] = widen(in_gid_all[k], wide);
+  }
   for (int variant = 0; variant < 3; variant++) {
-    const char *what = variant == 0   ? "rising messages"
+    const char *what = variant == 0   ? (wide == 1 ? "rising messages, counted" : "rising messages")
                        : variant == 1 ? "a falling send"
                                       : "ghosts";
-    if (variant == 1) send0[0] = 5, send0[2] = 1;       /* rank 0's send to rank 2: 5, 3, 1 */
-    if (variant == 2) ghosts1[0] = 27, ghosts1[1] = 25; /* rank 1's ghosts from rank 2 swapped */
+    if (variant == 1) send0[0] = 5, send0[2] = 1; /* rank 0's send to rank 2: 5, 3, 1 */
+    if (variant == 2)                             /* rank 1's ghosts from rank 2 swapped */
+      ghosts1[0] = widen(27, wide), ghosts1[1] = widen(25, wide);
     for (int dedup = 0; dedup < 2; dedup++) {
       halo_node_links L;
       CHECK_OK(halo_node_links_build(&in, dedup, &L));
@@ -550,6 +601,12 @@ static void test_links(void) {
         check_link(&L.in[0], 2, 5, in_gid, in_owner, in_ptr, in_rank, ghost, what);
       else
         check_link(&L.in[0], 2, 7, in_gid_all, in_owner_all, in_ptr_all, in_rank, ghost, what);
+      if (dedup) { /* swapped ghosts: the message out of the links' order, sorted */
+        const int64_t n = 10 * wide, pack[] = {n + 1, n + 2, n + 3, n + 4},
+                      pack_sw[] = {n + 2, n + 1, n + 3, n + 4};
+        const int64_t unpack[] = {0, 1, 2, 3};
+        check_redistribution(&in, &L, variant == 2 ? pack_sw : pack, unpack, what);
+      }
       halo_node_links_free(&L);
     }
   }
@@ -560,7 +617,8 @@ int main(int argc, char **argv) {
   rng_state = 0x9e3779b97f4a7c15ULL;
   test_registry();
   test_sort_records();
-  test_links();
+  test_links(1);
+  test_links(100);
   test_helpers();
   /* generated matrices at fixed sizes, every K, both duplicate modes */
   const char *gens[] = {"lap2d:12", "lap3d27:5", "irregular:400,3"};

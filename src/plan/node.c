@@ -278,6 +278,46 @@ static int cmp_run_desc(const void *a, const void *b) {
 /* Runs merged by a scan of their heads: at most this many a (node, owner). */
 #define SCAN_RUNS 32
 
+/* The runs of one (node, owner), values v[q][at[q] .. end[q]) + off[q] in
+ * [lo, lo + span), merged by counting instead of by their heads where the
+ * owner's range is not much wider than the runs: entries by value, and a
+ * value's items in run order (the order the scan of heads gives, ties to the
+ * lower run). cnt: span + 1 counters. Entries from *e_p, items from *t_p. */
+static void group_by_counts(int nr, const int64_t *const *v, const int64_t *at, const int64_t *end,
+                            const int64_t *off, const int *dst, int64_t lo, int64_t span, int owner,
+                            int dedup, int incoming, halo_link *k, int64_t *cnt, int64_t *e_p,
+                            int64_t *t_p) {
+  memset(cnt, 0, (size_t)(span + 1) * sizeof *cnt);
+  for (int q = 0; q < nr; q++) {
+    const int64_t *x = v[q], d = off[q] - lo;
+    for (int64_t a = at[q]; a < end[q]; a++) cnt[x[a] + d]++;
+  }
+  int64_t e = *e_p, t = *t_p;
+  const int64_t t0 = t;
+  for (int64_t x = 0; x < span; x++) { /* entries; cnt[x] becomes the value's first item */
+    const int64_t c = cnt[x];
+    cnt[x] = t - t0;
+    if (!c) continue;
+    for (int64_t r = 0; r < (dedup ? 1 : c); r++) {
+      k->gid[e] = lo + x;
+      k->owner[e] = owner;
+      if (incoming) k->dst_ptr[e] = t + (dedup ? 0 : r);
+      e++;
+    }
+    t += c;
+  }
+  if (incoming) /* the items, by value, in run order */
+    for (int q = 0; q < nr; q++) {
+      const int64_t *x = v[q], d = off[q] - lo;
+      for (int64_t a = at[q]; a < end[q]; a++) {
+        const int64_t w = t0 + cnt[x[a] + d]++;
+        k->dst_rank[w] = dst[q];
+        k->dst_ghost[w] = a;
+      }
+    }
+  *e_p = e, *t_p = t;
+}
+
 /* The outgoing (incoming = 0) or incoming links of a node, as links_from_items
  * makes them from the items in the order of cmp_item, where every message with
  * another node rises and stays in its owner's range, no two have the same (node,
@@ -289,6 +329,7 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
   halo_status st = HALO_SUCCESS;
   run_desc *rd = NULL;
   halo_link *links = NULL;
+  int64_t *cnt = NULL, n_cnt = 0;
   int nd = 0, n_links = 0;
   *done = 0;
   for (int i = 0; i < in->n_ranks; i++) /* at most every message */
@@ -354,6 +395,20 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
         off[nr] = incoming ? 0 : in->col_ranges[owner];
         dst[nr] = rd[g1].rank;
       }
+      /* by counting where the owner's range is no wider than four items a value */
+      const int64_t lo = in->col_ranges[owner], span = in->col_ranges[owner + 1] - lo;
+      int64_t items = 0;
+      for (int q = 0; q < nr; q++) items += end[q] - at[q];
+      if (nr > 1 && span <= 4 * items) {
+        if (span + 1 > n_cnt) {
+          halo_free(cnt);
+          cnt = NULL;
+          n_cnt = span + 1;
+          HALO_TRY(HALO_ALLOC(cnt, n_cnt));
+        }
+        group_by_counts(nr, v, at, end, off, dst, lo, span, owner, dedup, incoming, k, cnt, &e, &t);
+        continue;
+      }
       const int64_t first = e;
       for (;;) {
         int r = -1;
@@ -397,6 +452,7 @@ cleanup:
     for (int l = 0; l < n_links; l++) link_free(&links[l]);
     halo_free(links);
   }
+  halo_free(cnt);
   halo_free(rd);
   return st;
 }

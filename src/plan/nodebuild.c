@@ -78,8 +78,8 @@ static halo_status mlist_get(mlist *l, int peer, int64_t key, mbuf **m_p) {
   return mlist_add(l, peer, key, m_p);
 }
 
-/* Append n values v[i] + add. */
-static halo_status mbuf_append(mbuf *m, const int64_t *v, int64_t n, int64_t add) {
+/* Room for n more values (written by the caller at m->idx[m->n++]). */
+static halo_status mbuf_reserve(mbuf *m, int64_t n) {
   if (m->n + n > m->cap) {
     int64_t cap = m->cap ? 2 * m->cap : 16;
     while (cap < m->n + n) cap *= 2;
@@ -88,12 +88,16 @@ static halo_status mbuf_append(mbuf *m, const int64_t *v, int64_t n, int64_t add
     m->idx = q;
     m->cap = cap;
   }
+  return HALO_SUCCESS;
+}
+
+/* Append n values v[i] + add. */
+static halo_status mbuf_append(mbuf *m, const int64_t *v, int64_t n, int64_t add) {
+  HALO_CHECK(mbuf_reserve(m, n));
   for (int64_t i = 0; i < n; i++) m->idx[m->n + i] = v[i] + add;
   m->n += n;
   return HALO_SUCCESS;
 }
-
-static halo_status mbuf_push(mbuf *m, int64_t x) { return mbuf_append(m, &x, 1, 0); }
 
 static void mlist_free(mlist *l) {
   for (int i = 0; i < l->n; i++) halo_free(l->m[i].idx);
@@ -115,9 +119,18 @@ static halo_status mlist_to_phase(mlist *l, int *n_p, halo_msg **msg_p, int64_t 
   int64_t total = 0;
   for (int i = 0; i < l->n; i++) total += l->m[i].n;
   HALO_TRY(HALO_ALLOC(*msg_p, l->n));
-  HALO_TRY(HALO_ALLOC(*idx_p, total));
   *n_p = l->n;
   *total_p = total;
+  if (l->n == 1 && total > 0) { /* a lone message's values are the phase's: taken, not copied */
+    int64_t *q = halo_realloc(l->m[0].idx, (size_t)total * sizeof *q);
+    if (q) l->m[0].idx = q;
+    (*msg_p)[0] = (halo_msg){l->m[0].peer, 0, total};
+    *idx_p = l->m[0].idx;
+    l->m[0].idx = NULL;
+    l->m[0].n = l->m[0].cap = 0;
+    return HALO_SUCCESS;
+  }
+  HALO_TRY(HALO_ALLOC(*idx_p, total));
   int64_t off = 0;
   for (int i = 0; i < l->n; i++) {
     (*msg_p)[i] = (halo_msg){l->m[i].peer, off, l->m[i].n};
@@ -143,7 +156,16 @@ typedef struct {
   int64_t *gpos;      /* per outgoing entry (links in order): its gathered value's number */
   int64_t **wpos;     /* per incoming link: work position of each entry at its receiver */
   int64_t n_red;      /* deliveries of the redistribution */
+  int *lidx;          /* local index of plan rank rlo + j, or -1 (NULL: searched) */
+  int rlo, rspan;
 } node_build;
+
+/* Local index of plan rank r in the node, or -1. */
+static inline int local_of(const node_build *b, int r) {
+  if (!b->lidx) return halo_node_local_index(b->in, r);
+  const int64_t j = (int64_t)r - b->rlo;
+  return j >= 0 && j < b->rspan ? b->lidx[j] : -1;
+}
 
 static mlist *sends(node_build *b, int i, int ph) {
   return &b->send[(size_t)i * (size_t)b->d->n_phases + (size_t)ph];
@@ -180,6 +202,15 @@ static halo_status node_build_alloc(node_build *b) {
   HALO_TRY(HALO_CALLOC(b->xwork, R));
   HALO_TRY(HALO_CALLOC(b->gbegin, R + 1));
   HALO_TRY(HALO_CALLOC(b->wpos, b->L->n_in));
+  /* a table of the node's ranks where their span is narrow (as a rule: a node's
+   * ranks are consecutive), else local_of searches */
+  const int64_t span = (int64_t)b->in->ranks[R - 1] - b->in->ranks[0] + 1;
+  if (span <= 64 * (int64_t)R) {
+    HALO_TRY(HALO_ALLOC(b->lidx, span));
+    b->rlo = b->in->ranks[0], b->rspan = (int)span;
+    for (int64_t j = 0; j < span; j++) b->lidx[j] = -1;
+    for (size_t i = 0; i < R; i++) b->lidx[b->in->ranks[i] - b->rlo] = (int)i;
+  }
 cleanup:
   return st;
 }
@@ -193,6 +224,7 @@ static void node_build_free(node_build *b) {
   if (b->wpos)
     for (int c = 0; c < b->L->n_in; c++) halo_free(b->wpos[c]);
   halo_free(b->wpos);
+  halo_free(b->lidx);
   halo_free(b->gpos);
   halo_free(b->gbegin);
   halo_free(b->xwork);
@@ -211,7 +243,7 @@ static halo_status build_direct(node_build *b) {
     const halo_pattern *p = &in->pat[i];
     for (int m = 0; m < p->n_send; m++) {
       if (in->send_node[i][m] != in->node_id) continue;
-      const int q = p->send[m].peer, j = halo_node_local_index(in, q);
+      const int q = p->send[m].peer, j = local_of(b, q);
       if (j < 0) HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", q, in->node_id);
       const halo_pattern *pq = &in->pat[j];
       int r = 0; /* q's receive from p */
@@ -219,12 +251,12 @@ static halo_status build_direct(node_build *b) {
       if (r == pq->n_recv || pq->recv[r].count != p->send[m].count)
         HALO_FAIL(HALO_ERR_INTERNAL, "ranks %d and %d disagree on their message", in->ranks[i], q);
       mbuf *a = NULL, *c = NULL;
+      const int64_t n = p->send[m].count;
       HALO_TRY(mlist_get(sends(b, i, ph), q, 0, &a));
       HALO_TRY(mlist_get(recvs(b, j, ph), in->ranks[i], 0, &c));
-      for (int64_t k = 0; k < p->send[m].count; k++) {
-        HALO_TRY(mbuf_push(a, p->send_idx[p->send[m].offset + k]));
-        HALO_TRY(mbuf_push(c, pq->recv[r].offset + k));
-      }
+      HALO_TRY(mbuf_append(a, p->send_idx + p->send[m].offset, n, 0));
+      HALO_TRY(mbuf_reserve(c, n));
+      for (int64_t k = 0; k < n; k++) c->idx[c->n++] = pq->recv[r].offset + k;
     }
   }
 cleanup:
@@ -335,7 +367,7 @@ static halo_status build_gather(node_build *b) {
   for (int c = 0; c < L->n_out; e0 += L->out[c].n, c++) {
     const halo_link *l = &L->out[c];
     for (int p = 0; p < l->n_pieces; p++) {
-      const int si = halo_node_local_index(in, l->piece_sender[p]);
+      const int si = local_of(b, l->piece_sender[p]);
       if (si < 0)
         HALO_FAIL(HALO_ERR_INTERNAL, "sender %d of a piece is not on node %d", l->piece_sender[p],
                   in->node_id);
@@ -344,7 +376,7 @@ static halo_status build_gather(node_build *b) {
         b->gpos[e0 + e] = -1;
         if (l->owner[e] == l->piece_sender[p]) continue;
         if (l->owner[e] != owner) {
-          owner = l->owner[e], oi = halo_node_local_index(in, owner);
+          owner = l->owner[e], oi = local_of(b, owner);
           if (oi < 0)
             HALO_FAIL(HALO_ERR_INTERNAL, "owner %d is not on node %d", owner, in->node_id);
         }
@@ -390,12 +422,13 @@ static halo_status build_pieces_out(node_build *b) {
   for (int c = 0; c < L->n_out; e0 += L->out[c].n, c++) {
     const halo_link *l = &L->out[c];
     for (int k = 0; k < l->n_pieces; k++) {
-      const int sender = l->piece_sender[k], si = halo_node_local_index(in, sender);
+      const int sender = l->piece_sender[k], si = local_of(b, sender);
       if (si < 0) HALO_FAIL(HALO_ERR_INTERNAL, "sender %d is not on node %d", sender, in->node_id);
       if (l->piece_receiver[k] < 0 || l->piece_receiver[k] >= in->size)
         HALO_FAIL(HALO_ERR_INTERNAL, "piece %d to node %d has no receiver", k, l->node);
       mbuf *m = NULL;
       HALO_TRY(mlist_add(sends(b, si, ph), l->piece_receiver[k], k, &m));
+      HALO_TRY(mbuf_reserve(m, l->piece_start[k + 1] - l->piece_start[k]));
       for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
         int64_t src;
         if (l->owner[e] == sender) {
@@ -410,7 +443,7 @@ static halo_status build_pieces_out(node_build *b) {
             HALO_FAIL(HALO_ERR_INTERNAL, "value %lld was not gathered", (long long)l->gid[e]);
           src = in->pat[si].n_local + (pos - b->gbegin[si]);
         }
-        HALO_TRY(mbuf_push(m, src));
+        m->idx[m->n++] = src;
       }
     }
   }
@@ -429,7 +462,7 @@ static halo_status build_pieces_in(node_build *b) {
     const halo_link *l = &L->in[c];
     HALO_TRY(HALO_ALLOC(b->wpos[c], l->n));
     for (int k = 0; k < l->n_pieces; k++) {
-      const int ri = halo_node_local_index(in, l->piece_receiver[k]);
+      const int ri = local_of(b, l->piece_receiver[k]);
       if (ri < 0)
         HALO_FAIL(HALO_ERR_INTERNAL, "receiver %d is not on node %d", l->piece_receiver[k],
                   in->node_id);
@@ -437,10 +470,11 @@ static halo_status build_pieces_in(node_build *b) {
         HALO_FAIL(HALO_ERR_INTERNAL, "piece %d from node %d has no sender", k, l->node);
       mbuf *m = NULL;
       HALO_TRY(mlist_add(recvs(b, ri, ph), l->piece_sender[k], k, &m));
+      HALO_TRY(mbuf_reserve(m, l->piece_start[k + 1] - l->piece_start[k]));
       for (int64_t e = l->piece_start[k]; e < l->piece_start[k + 1]; e++) {
         const int64_t w = b->gwork[ri] + b->xwork[ri]++;
         b->wpos[c][e] = w;
-        HALO_TRY(mbuf_push(m, in->pat[ri].n_ghost + w));
+        m->idx[m->n++] = in->pat[ri].n_ghost + w;
         b->n_red += l->dst_ptr[e + 1] - l->dst_ptr[e];
       }
     }
@@ -450,47 +484,84 @@ cleanup:
 }
 
 /* Redistribution, in phase_redistribute: receiver -> every rank of the node
- * that needs an entry, ordered by (receiver, reader, ghost). */
+ * that needs an entry, ordered by (receiver, reader, ghost). The deliveries
+ * are counted per (receiver, reader) first, then written straight into their
+ * two messages, in the links' order; a pair's are sorted by the reader's
+ * ghost only where that order is not already theirs ((receiver, reader,
+ * ghost) is unique: a reader's ghost comes from one receiver). */
 static halo_status build_redistribution(node_build *b) {
   halo_status st = HALO_SUCCESS;
   const halo_node_input *in = b->in;
   const halo_node_links *L = b->L;
   const int ph = b->d->phase_redistribute, R = in->n_ranks;
-  pair_records k = {0};
-  HALO_TRY(pair_records_alloc(&k, b->n_red));
-  /* every delivery: (receiver, reader) with the reader's ghost (key) and the
-   * receiver's work position (val) */
+  const int64_t nb = (int64_t)R * R;
+  int64_t *cnt = NULL, n = 0;
+  mbuf **snd = NULL, **rcv = NULL; /* per pair: receiver's send, reader's receive */
+  int64_t *s0 = NULL, *r0 = NULL;  /* per pair: where its deliveries begin in them */
+  HALO_TRY(HALO_CALLOC(cnt, nb));
   for (int c = 0; c < L->n_in; c++) {
     const halo_link *l = &L->in[c];
     for (int p = 0; p < l->n_pieces; p++) {
-      const int ri = halo_node_local_index(in, l->piece_receiver[p]);
+      const int ri = local_of(b, l->piece_receiver[p]);
       int reader = -1, qi = -1;
+      for (int64_t t = l->dst_ptr[l->piece_start[p]]; t < l->dst_ptr[l->piece_start[p + 1]]; t++) {
+        if (l->dst_rank[t] != reader) {
+          reader = l->dst_rank[t], qi = local_of(b, reader);
+          if (qi < 0)
+            HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", reader, in->node_id);
+        }
+        cnt[(int64_t)ri * R + qi]++;
+      }
+    }
+  }
+  for (int64_t j = 0; j < nb; j++) n += cnt[j];
+  if (n != b->n_red)
+    HALO_FAIL(HALO_ERR_INTERNAL, "%lld deliveries, %lld counted", (long long)n,
+              (long long)b->n_red);
+  HALO_TRY(HALO_CALLOC(snd, nb));
+  HALO_TRY(HALO_CALLOC(rcv, nb));
+  HALO_TRY(HALO_ALLOC(s0, nb));
+  HALO_TRY(HALO_ALLOC(r0, nb));
+  /* the messages made first, then found (making one may move its list's others) */
+  for (int pass = 0; pass < 2; pass++)
+    for (int64_t j = 0; j < nb; j++) {
+      if (!cnt[j]) continue;
+      const int ri = (int)(j / R), qi = (int)(j % R);
+      HALO_TRY(mlist_get(sends(b, ri, ph), in->ranks[qi], 0, &snd[j]));
+      HALO_TRY(mlist_get(recvs(b, qi, ph), in->ranks[ri], 0, &rcv[j]));
+    }
+  for (int64_t j = 0; j < nb; j++) {
+    if (!cnt[j]) continue;
+    HALO_TRY(mbuf_reserve(snd[j], cnt[j]));
+    HALO_TRY(mbuf_reserve(rcv[j], cnt[j]));
+    s0[j] = snd[j]->n, r0[j] = rcv[j]->n;
+  }
+  for (int c = 0; c < L->n_in; c++) {
+    const halo_link *l = &L->in[c];
+    for (int p = 0; p < l->n_pieces; p++) {
+      const int ri = local_of(b, l->piece_receiver[p]);
+      const int64_t base = in->pat[ri].n_local;
       for (int64_t e = l->piece_start[p]; e < l->piece_start[p + 1]; e++)
         for (int64_t t = l->dst_ptr[e]; t < l->dst_ptr[e + 1]; t++) {
-          if (l->dst_rank[t] != reader) {
-            reader = l->dst_rank[t], qi = halo_node_local_index(in, reader);
-            if (qi < 0)
-              HALO_FAIL(HALO_ERR_INTERNAL, "rank %d is not on node %d", reader, in->node_id);
-          }
-          if (k.n == b->n_red) HALO_FAIL(HALO_ERR_INTERNAL, "more deliveries than counted");
-          k.a[k.n] = ri, k.c[k.n] = qi, k.key[k.n] = l->dst_ghost[t], k.val[k.n++] = b->wpos[c][e];
+          const int64_t j = (int64_t)ri * R + local_of(b, l->dst_rank[t]);
+          snd[j]->idx[snd[j]->n++] = base + b->wpos[c][e];
+          rcv[j]->idx[rcv[j]->n++] = l->dst_ghost[t];
         }
     }
   }
-  /* (receiver, reader, ghost) is unique (a reader's ghost comes from one
-   * receiver): the work position need not be sorted on */
-  HALO_TRY(pair_records_sort(&k, R));
-  for (int64_t r0 = 0, r1; r0 < k.n; r0 = r1) {
-    const int ri = k.a[r0], qi = k.c[r0];
-    for (r1 = r0; r1 < k.n && k.a[r1] == ri && k.c[r1] == qi;) r1++;
-    mbuf *a = NULL, *m = NULL;
-    HALO_TRY(mlist_get(sends(b, ri, ph), in->ranks[qi], 0, &a));
-    HALO_TRY(mlist_get(recvs(b, qi, ph), in->ranks[ri], 0, &m));
-    HALO_TRY(mbuf_append(a, k.val + r0, r1 - r0, in->pat[ri].n_local));
-    HALO_TRY(mbuf_append(m, k.key + r0, r1 - r0, 0));
+  for (int64_t j = 0; j < nb; j++) {
+    if (!cnt[j]) continue;
+    int64_t *key = rcv[j]->idx + r0[j], *val = snd[j]->idx + s0[j];
+    int sorted = 1;
+    for (int64_t i = 1; i < cnt[j] && sorted; i++) sorted = key[i - 1] <= key[i];
+    if (!sorted) HALO_TRY(halo_sort_i64_pairs(key, val, cnt[j]));
   }
 cleanup:
-  pair_records_free(&k);
+  halo_free(r0);
+  halo_free(s0);
+  halo_free(rcv);
+  halo_free(snd);
+  halo_free(cnt);
   return st;
 }
 
