@@ -24,12 +24,17 @@ static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx,
   return d->work + (idx[0] - s->n_ghost);
 }
 
+/* The set-up's temporaries in the device's scratch (halo_device_scratch): a
+ * later plan writes them into pages the last one faulted in. */
+enum { SCRATCH_IDX, SCRATCH_SRC, SCRATCH_MAPS, SCRATCH_ADD_SRC, SCRATCH_ADD_DST };
+
 /* The index maps of an executor, gathered on the host while it is set up
  * and uploaded at its end in one allocation and one copy: each map's device
  * pointer is set then (set-up time is mostly such calls). */
 typedef struct {
   int32_t *host;
   int64_t n, cap;
+  int borrowed; /* host is the device's scratch (not freed here) */
   int n_fix, cap_fix;
   struct {
     int32_t **at;
@@ -42,9 +47,10 @@ static halo_status map_reserve(map_batch *b, int64_t n) {
   if (b->n + n <= b->cap) return HALO_SUCCESS;
   int64_t cap = b->cap ? 2 * b->cap : 4096;
   while (cap < b->n + n) cap *= 2;
-  int32_t *q = halo_realloc(b->host, (size_t)cap * sizeof *q);
+  int32_t *q = halo_realloc(b->borrowed ? NULL : b->host, (size_t)cap * sizeof *q);
   if (!q) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory gathering index maps");
-  b->host = q, b->cap = cap;
+  if (b->borrowed && b->n) memcpy(q, b->host, (size_t)b->n * sizeof *q); /* out of the scratch */
+  b->host = q, b->cap = cap, b->borrowed = 0;
   return HALO_SUCCESS;
 }
 
@@ -77,7 +83,7 @@ static halo_status map_upload(map_batch *b, int32_t **dev_p) {
 }
 
 static void map_batch_free(map_batch *b) {
-  halo_free(b->host);
+  if (!b->borrowed) halo_free(b->host);
   halo_free(b->fix);
   memset(b, 0, sizeof *b);
 }
@@ -165,12 +171,14 @@ static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_ph
 static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph,
                                      map_batch *mb) {
   halo_status st = HALO_SUCCESS;
-  int64_t *src = NULL, *dst = NULL;
+  int64_t *src = NULL, *dst = NULL; /* the device's scratch */
   const int64_t n = ph->recv_total;
   if (n == 0) return HALO_SUCCESS;
   HALO_TRY(check_int32(n, "a phase's additions"));
-  HALO_TRY(HALO_ALLOC(src, n));
-  HALO_TRY(HALO_ALLOC(dst, n));
+  HALO_TRY(
+      halo_device_scratch(ex->cfg.dev, SCRATCH_ADD_SRC, (size_t)n * sizeof *src, (void **)&src));
+  HALO_TRY(
+      halo_device_scratch(ex->cfg.dev, SCRATCH_ADD_DST, (size_t)n * sizeof *dst, (void **)&dst));
   HALO_TRY(add_order(ex, p, ph, src, dst));
   int64_t most = 0;
   for (int64_t i = 0; i < n; i++)
@@ -182,8 +190,6 @@ static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_
   HALO_TRY(map_add(mb, &p->d_add_ref, src, n));
   HALO_TRY(map_add(mb, &p->d_add_ptr, NULL, n + 1)); /* room: n_add_u + 1 <= n + 1 */
 cleanup:
-  halo_free(dst);
-  halo_free(src);
   return st;
 }
 
@@ -248,10 +254,21 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
   int64_t *idx = NULL, *src = NULL;
-  int *seq = NULL;
   map_batch mb;
   MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
   memset(&mb, 0, sizeof mb);
+  /* the batch, in the scratch, sized once for all maps: the slots' (at most a
+   * gather map, or the sums' two), then at most a pack and a copy map of the
+   * sends, and an unpack pair or the additions' three maps of the receives, a
+   * phase */
+  int64_t most = 0;
+  if (!halo_leaves_identity(ex->cfg.leaves))
+    most += ex->cfg.leaves->n + ex->cfg.leaves->n_ghost + 1;
+  for (int k = 0; k < s->n_phases; k++)
+    most += 2 * s->phase[k].send_total + 3 * s->phase[k].recv_total + 1;
+  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_MAPS, (size_t)most * sizeof *mb.host,
+                               (void **)&mb.host));
+  mb.cap = most, mb.borrowed = 1;
   if (!s->add) {
     HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
     ex->slots = ex->ghost;
@@ -361,13 +378,19 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
                                  &d->arena_off));
 
-  /* maps, buffers, requests; the batch sized once for all of them (at most a
-   * pack and a copy map of the sends, and an unpack pair or the additions' three
-   * maps of the receives, a phase) */
-  int64_t most = 0;
-  for (int k = 0; k < s->n_phases; k++)
-    most += 2 * s->phase[k].send_total + 3 * s->phase[k].recv_total + 1;
-  HALO_TRY(map_reserve(&mb, most));
+  /* maps, buffers, requests; the maps' host temporaries in the scratch, sized
+   * for the largest phase */
+  int64_t n_map = 0;
+  for (int k = 0; k < s->n_phases && !d->host_fwd; k++) {
+    const halo_phase *ph = &s->phase[k];
+    const int64_t n = d->ph[k].n_pack > ph->send_total ? d->ph[k].n_pack : ph->send_total;
+    if (n > n_map) n_map = n;
+    if (ph->recv_total > n_map) n_map = ph->recv_total;
+  }
+  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_IDX, (size_t)(n_map + 1) * sizeof *idx,
+                               (void **)&idx));
+  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_SRC, (size_t)(n_map + 1) * sizeof *src,
+                               (void **)&src));
   int64_t arena_off = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
@@ -389,14 +412,6 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
     }
     p->d_send = d->arena ? d->arena + arena_off : NULL;
     arena_off += p->n_pack;
-    HALO_FREE(idx);
-    HALO_FREE(src);
-    HALO_FREE(seq);
-    int64_t n_map = p->n_pack > ph->send_total ? p->n_pack : ph->send_total;
-    if (ph->recv_total > n_map) n_map = ph->recv_total;
-    HALO_TRY(HALO_ALLOC(idx, n_map));
-    HALO_TRY(HALO_ALLOC(src, n_map));
-    HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
     /* pack map in channel order; copies to itself (forward) */
     int64_t nc = 0;
     for (int i = 0; i < ph->n_send; i++) {
@@ -475,9 +490,6 @@ cleanup:
   map_batch_free(&mb);
   if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
   if (g_plan != MPI_GROUP_NULL) MPI_Group_free(&g_plan);
-  halo_free(seq);
-  halo_free(src);
-  halo_free(idx);
   return st;
 }
 

@@ -168,6 +168,8 @@ struct halo_device_s {
   halo_nv_state *nv; /* NVSHMEM over comm, made at the first request (device_nvshmem.c) */
   chunk_pool ipc;    /* device memory exported through CUDA IPC */
   chunk_pool pinned; /* pinned host memory */
+  void *scratch[HALO_DEVICE_SCRATCH]; /* host scratch of the executors' set-up */
+  size_t scratch_bytes[HALO_DEVICE_SCRATCH];
   int n_open, cap_open;
   struct {
     int peer, chunk;
@@ -226,6 +228,7 @@ void halo_device_destroy(halo_device **dev_p) {
   halo_free(d->open);
   pool_free(&d->ipc);
   pool_free(&d->pinned);
+  for (int i = 0; i < HALO_DEVICE_SCRATCH; i++) halo_free(d->scratch[i]);
 #if HALO_HAVE_NCCL
   if (d->have_nccl) ncclCommDestroy(d->nccl);
 #endif
@@ -405,6 +408,23 @@ halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p) {
 
 void halo_device_pinned_release(halo_device *d, void *p, size_t bytes) {
   if (d) pool_release(&d->pinned, p, bytes);
+}
+
+halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, void **p) {
+  *p = NULL;
+  if (slot < 0 || slot >= HALO_DEVICE_SCRATCH)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "scratch slot %d of %d", slot, HALO_DEVICE_SCRATCH);
+  if (bytes > d->scratch_bytes[slot]) { /* grown: the old block's contents are not kept */
+    halo_free(d->scratch[slot]);
+    d->scratch_bytes[slot] = 0;
+    d->scratch[slot] = halo_malloc(bytes);
+    if (!d->scratch[slot])
+      return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory: %zu bytes of set-up scratch",
+                        bytes);
+    d->scratch_bytes[slot] = bytes;
+  }
+  *p = d->scratch[slot];
+  return HALO_SUCCESS;
 }
 
 halo_status halo_device_check_id(int device_id) {
@@ -667,5 +687,10 @@ halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p) {
 }
 void halo_device_pinned_release(halo_device *d, void *p, size_t bytes) {
   (void)d, (void)p, (void)bytes;
+}
+halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, void **p) {
+  (void)d, (void)slot, (void)bytes;
+  *p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 #endif

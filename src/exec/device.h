@@ -113,6 +113,14 @@ halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p);
 /** Give back what halo_device_pinned_alloc gave (its size). NULL-safe. */
 void halo_device_pinned_release(halo_device *d, void *p, size_t bytes);
 
+/** Host scratch of the executors' set-up: *p, at least `bytes`, in one of
+ *  HALO_DEVICE_SCRATCH slots. A slot keeps its block, grown as asked, from one
+ *  plan's set-up to the next until the device ends: later plans write its
+ *  index maps into pages already mapped, not freshly faulted ones. Its
+ *  contents are not kept; one user of a slot at a time. */
+#define HALO_DEVICE_SCRATCH 5
+halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, void **p);
+
 /** Wait for a stream. */
 halo_status halo_device_stream_sync(void *stream);
 /** Wait for n streams, together within timeout_ms (0: without a limit), past
