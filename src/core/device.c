@@ -53,8 +53,16 @@ halo_status halo_dev_to_host(void *dst, const void *src, size_t bytes) {
   return HALO_SUCCESS;
 }
 
+/* Complete on return. cudaMemcpy from pageable memory may return once the
+ * values are staged, before they reach the device, and halo's streams do not
+ * wait for the default stream (they are non-blocking): a kernel launched on
+ * one right after could read the old contents (the reverse executor's
+ * grouping, launched right after its maps' upload, did, now and then, with
+ * ranks that time-share a GPU). */
 halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes) {
-  if (bytes) HALO_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  if (!bytes) return HALO_SUCCESS;
+  HALO_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  HALO_CUDA(cudaStreamSynchronize(0));
   return HALO_SUCCESS;
 }
 
