@@ -66,6 +66,14 @@ halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes) {
   return HALO_SUCCESS;
 }
 
+/* Zeros, complete on return, for the same reason. */
+halo_status halo_dev_zero(void *dst, size_t bytes) {
+  if (!bytes) return HALO_SUCCESS;
+  HALO_CUDA(cudaMemset(dst, 0, bytes));
+  HALO_CUDA(cudaStreamSynchronize(0));
+  return HALO_SUCCESS;
+}
+
 halo_status halo_dev_pointer_kind(const void *p, int *is_device_p) {
   struct cudaPointerAttributes a;
   *is_device_p = 0;
@@ -118,6 +126,10 @@ halo_status halo_dev_to_host(void *dst, const void *src, size_t bytes) {
 }
 halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes) {
   (void)dst, (void)src, (void)bytes;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_dev_zero(void *dst, size_t bytes) {
+  (void)dst, (void)bytes;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 halo_status halo_dev_pointer_kind(const void *p, int *is_device_p) {

@@ -133,9 +133,12 @@ halo_status halo_dev_malloc(void **p, size_t bytes); /* counted; 0 bytes gives N
 void halo_dev_free(void *p);
 halo_status halo_pinned_malloc(void **p, size_t bytes); /* page-locked host memory, counted */
 void halo_pinned_free(void *p);
-/** Synchronous copies between host and device memory. */
+/** Synchronous copies between host and device memory, and zeros of device
+ *  memory: complete on return, before any of halo's (non-blocking) streams
+ *  may read them. */
 halo_status halo_dev_to_host(void *dst, const void *src, size_t bytes);
 halo_status halo_host_to_dev(void *dst, const void *src, size_t bytes);
+halo_status halo_dev_zero(void *dst, size_t bytes);
 /** Whether p is device (or managed) memory of CUDA. */
 halo_status halo_dev_pointer_kind(const void *p, int *is_device_p);
 /** The current CUDA device of this process. */

@@ -259,7 +259,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
     char *dv = NULL;
     HALO_TRY(halo_dev_malloc(&d->nv_desc, b_ep + b_put + b_wait + b_ack));
     dv = d->nv_desc;
-    HALO_TRY_CUDA(cudaMemset(dv, 0, b_ep));
+    HALO_TRY(halo_dev_zero(dv, b_ep));
     HALO_TRY(halo_host_to_dev(dv + b_ep, puts, b_put));
     HALO_TRY(halo_host_to_dev(dv + b_ep + b_put, waits, b_wait));
     HALO_TRY(halo_host_to_dev(dv + b_ep + b_put + b_wait, acks, b_ack));

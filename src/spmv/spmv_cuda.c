@@ -111,7 +111,7 @@ static halo_status block_setup(halo_spmv_device *sp, const halo_dev_block *b, in
                                     it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   HALO_TRY(halo_dev_malloc((void **)&sx, (size_t)cols * sizeof(double)));
   if (!y_vals) HALO_TRY(halo_dev_malloc((void **)&sy, (size_t)b->n_rows * sizeof(double)));
-  HALO_TRY_CUDA(cudaMemset(sx, 0, (size_t)cols * sizeof(double)));
+  HALO_TRY(halo_dev_zero(sx, (size_t)cols * sizeof(double)));
   halo_debug_count_alloc();
   HALO_TRY_SPARSE(cusparseCreateDnVec(x, cols, sx, CUDA_R_64F));
   halo_debug_count_alloc();
@@ -136,12 +136,12 @@ static halo_status refresh(halo_spmv_device *sp) {
   if (sp->version == sp->A->values_version) return HALO_SUCCESS;
   if (sp->o.cusparse && sp->has_diag)
     HALO_TRY_SPARSE(cusparseSpMV_preprocess(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                            sp->mat_d, sp->x_d, &zero, sp->y_d, CUDA_R_64F,
-                                            sp->alg, sp->buf_d));
+                                            sp->mat_d, sp->x_d, &zero, sp->y_d, CUDA_R_64F, sp->alg,
+                                            sp->buf_d));
   if (sp->o.cusparse && sp->has_offd)
     HALO_TRY_SPARSE(cusparseSpMV_preprocess(sp->h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                            sp->mat_o, sp->x_o, &zero, sp->y_o, CUDA_R_64F,
-                                            sp->alg, sp->buf_o));
+                                            sp->mat_o, sp->x_o, &zero, sp->y_o, CUDA_R_64F, sp->alg,
+                                            sp->buf_o));
   sp->version = sp->A->values_version;
 cleanup:
   return st;
@@ -219,7 +219,7 @@ static halo_status long_setup(int64_t n_rows, const int64_t *row_ptr, int64_t lo
   HALO_TRY(halo_host_to_dev(d_rows, rows, (size_t)n_long * sizeof(int32_t)));
   HALO_TRY(halo_host_to_dev(d_ptr, ptr, (size_t)(n_long + 1) * sizeof(int32_t)));
   HALO_TRY(halo_host_to_dev(d_tile_row, tile_row, (size_t)n_tiles * sizeof(int32_t)));
-  HALO_TRY_CUDA(cudaMemset(l->k.count, 0, (size_t)n_long * sizeof(unsigned)));
+  HALO_TRY(halo_dev_zero(l->k.count, (size_t)n_long * sizeof(unsigned)));
   l->k.above = above;
   l->k.n_tiles = n_tiles;
   l->n_long = n_long;
@@ -235,8 +235,8 @@ cleanup:
 static halo_status block_product(halo_spmv_device *sp, const halo_dev_block *b, const long_rows *l,
                                  int group, int64_t max_blocks, const double *x, double alpha,
                                  double beta, double *y) {
-  HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x, alpha, beta,
-                               y, b->rows, group, sp->o.unroll, &l->k, max_blocks, sp->stream));
+  HALO_CUDA(halo_cuda_csr_spmv(b->n_rows, b->idx64, b->row_ptr, b->cols, b->vals, x, alpha, beta, y,
+                               b->rows, group, sp->o.unroll, &l->k, max_blocks, sp->stream));
   return HALO_SUCCESS;
 }
 
@@ -281,8 +281,8 @@ halo_status halo_spmv_device_create(void *stream, halo_matrix A, const halo_spmv
     HALO_TRY_SPARSE(cusparseCreate(&sp->h));
     HALO_TRY_SPARSE(cusparseSetStream(sp->h, sp->stream));
     if (sp->has_diag)
-      HALO_TRY(
-          block_setup(sp, &A->d_diag, sp->n_cols, &sp->mat_d, &sp->x_d, &sp->y_d, NULL, &sp->buf_d));
+      HALO_TRY(block_setup(sp, &A->d_diag, sp->n_cols, &sp->mat_d, &sp->x_d, &sp->y_d, NULL,
+                           &sp->buf_d));
     if (sp->has_offd) {
       HALO_TRY(halo_dev_malloc((void **)&sp->y_off, (size_t)sp->n_offd_rows * sizeof(double)));
       HALO_TRY(block_setup(sp, &A->d_offd, A->n_ghost, &sp->mat_o, &sp->x_o, &sp->y_o, sp->y_off,
