@@ -1,22 +1,32 @@
 /* Distributed set-up of the node-aware strategies. The pure functions of
- * nodebuild.c do the work, from the strategy's descriptor; here their inputs are gathered on each
- * node's leader (its lowest rank), the decisions travel between the leaders of nodes that
- * communicate, and the schedules go back to the ranks of the node:
+ * nodebuild.c do the work, from the strategy's descriptor. A node's work is
+ * split in two halves that share nothing but the decisions: the outgoing
+ * half (links to other nodes, who sends each piece, the gather and the pieces
+ * sent) on the node's lowest rank, its leader, and the incoming half (links
+ * from other nodes, the pieces and their receivers, the pieces received and
+ * their redistribution) on its second rank (the leader too on a node of one
+ * rank). The halves run at once, each on half of the node's input:
  *
  *   1. every rank learns the node of each of its pattern peers;
- *   2. the leader gathers its node's messages with other nodes (MPI_Gatherv);
- *   3. it builds the node's links and decides the pieces it receives;
- *   4. leaders send the receive decisions to the source nodes;
- *   5. they decide who sends each outgoing piece and tell the destinations;
- *   6. the leader builds the node's schedules and scatters them;
+ *   2. the node's messages with other nodes are gathered (MPI_Gatherv): the
+ *      sends on the outgoing half, the receives on the incoming half;
+ *   3. each half builds its links; the incoming half decides the pieces and
+ *      their receivers;
+ *   4. incoming halves send the receive decisions to the source nodes' leaders;
+ *   5. leaders decide who sends each outgoing piece and tell the incoming half
+ *      of each destination (the rank their receive decision came from);
+ *   6. each half builds its part of the node's schedules and scatters it;
+ *      each rank joins its two parts: the received pieces' places in the work
+ *      array, numbered by the incoming half from 0, follow the gathered values,
+ *      which only the outgoing half counts;
  *   7. each rank adds its messages within the node (owner to reader, as Standard
- *      sends them), which the leader never saw: the same schedules as the
+ *      sends them), which the halves never saw: the same schedules as the
  *      node-wide build of the simulator, byte for byte, for less gathered, built
- *      and scattered on the leader.
+ *      and scattered on any one rank.
  *
  * Every step that can fail on one rank is followed by an agreement over the
- * plan's communicator, so that no rank waits for a leader that gave up. No
- * array of size P is made: leaders talk only to the leaders they exchange
+ * plan's communicator, so that no rank waits for a half that gave up. No
+ * array of size P is made: halves talk only to the halves they exchange
  * data with. */
 #include <limits.h>
 #include <string.h>
@@ -56,29 +66,33 @@ cleanup:
   return st;
 }
 
-/* 2. What the leader needs of a rank's pattern: the messages with other nodes. The
- *    messages within the node go owner to reader, as Standard sends them, and each
- *    rank adds them to its schedule itself (add_direct). As a flat list: rank,
- *    n_local, n_ghost, the receives and sends with other nodes, send_total; then
- *    (peer, offset, count, node) and the ghost ids of each such receive, and
- *    (peer, offset, count, node) and the send indices of each such send. Offsets are
- *    those of the whole pattern. */
+/* The halves of a node's work. */
+enum { HALF_OUT = 1, HALF_IN = 2 };
+
+/* 2. What a half needs of a rank's pattern: its messages with other nodes, the sends
+ *    (HALF_OUT) or the receives (HALF_IN). The messages within the node go owner to
+ *    reader, as Standard sends them, and each rank adds them to its schedule itself
+ *    (add_direct). As a flat list: rank, n_local, n_ghost, the receives and sends with
+ *    other nodes, send_total; then (peer, offset, count, node) and the ghost ids of
+ *    each such receive, and (peer, offset, count, node) and the send indices of each
+ *    such send. Offsets are those of the whole pattern. */
 static halo_status pack_input(int rank, int my_node, const halo_pattern *p,
                               const int64_t *ghost_ids, const int *recv_node, const int *send_node,
-                              halo_vec *out) {
+                              int half, halo_vec *out) {
   int64_t send_total = 0, n_recv = 0, n_send = 0;
-  for (int i = 0; i < p->n_send; i++) send_total += p->send[i].count;
-  for (int i = 0; i < p->n_recv; i++) n_recv += recv_node[i] != my_node;
-  for (int i = 0; i < p->n_send; i++) n_send += send_node[i] != my_node;
+  const int with_recv = half == HALF_IN, with_send = half == HALF_OUT;
+  for (int i = 0; with_send && i < p->n_send; i++) send_total += p->send[i].count;
+  for (int i = 0; with_recv && i < p->n_recv; i++) n_recv += recv_node[i] != my_node;
+  for (int i = 0; with_send && i < p->n_send; i++) n_send += send_node[i] != my_node;
   const int64_t head[] = {rank, p->n_local, p->n_ghost, n_recv, n_send, send_total};
   HALO_CHECK(halo_vec_append(out, head, 6));
-  for (int i = 0; i < p->n_recv; i++) {
+  for (int i = 0; with_recv && i < p->n_recv; i++) {
     if (recv_node[i] == my_node) continue;
     const int64_t m[] = {p->recv[i].peer, p->recv[i].offset, p->recv[i].count, recv_node[i]};
     HALO_CHECK(halo_vec_append(out, m, 4));
     HALO_CHECK(halo_vec_append(out, ghost_ids + p->recv[i].offset, p->recv[i].count));
   }
-  for (int i = 0; i < p->n_send; i++) {
+  for (int i = 0; with_send && i < p->n_send; i++) {
     if (send_node[i] == my_node) continue;
     const int64_t m[] = {p->send[i].peer, p->send[i].offset, p->send[i].count, send_node[i]};
     HALO_CHECK(halo_vec_append(out, m, 4));
@@ -179,8 +193,9 @@ cleanup:
 }
 #undef NEED
 
-/* Gather variable-size int64 lists on rank 0 of a communicator. */
-static halo_status gatherv(MPI_Comm comm, const halo_vec *mine, int64_t **all_p, int64_t *n_all_p) {
+/* Gather variable-size int64 lists on rank root of a communicator. */
+static halo_status gatherv(MPI_Comm comm, int root, const halo_vec *mine, int64_t **all_p,
+                           int64_t *n_all_p) {
   halo_status st = HALO_SUCCESS;
   int rank, size, *counts = NULL, *displs = NULL;
   int64_t *all = NULL, total = 0;
@@ -189,13 +204,13 @@ static halo_status gatherv(MPI_Comm comm, const halo_vec *mine, int64_t **all_p,
   if (mine->n > INT_MAX)
     HALO_FAIL(HALO_ERR_OUT_OF_RANGE, "a pattern of %lld words is too large", (long long)mine->n);
   int n = (int)mine->n;
-  /* the leader's failures are agreed over the node before each collective,
+  /* the root's failures are agreed over the node before each collective,
    * which the node's other ranks would otherwise wait in */
-  if (rank == 0) st = HALO_ALLOC(counts, size);
-  if (rank == 0 && st == HALO_SUCCESS) st = HALO_ALLOC(displs, size);
+  if (rank == root) st = HALO_ALLOC(counts, size);
+  if (rank == root && st == HALO_SUCCESS) st = HALO_ALLOC(displs, size);
   HALO_TRY(halo_agree(comm, st));
-  HALO_TRY_MPI(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-  if (rank == 0) {
+  HALO_TRY_MPI(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, root, comm));
+  if (rank == root) {
     for (int r = 0; r < size && st == HALO_SUCCESS; r++) {
       if (total > INT_MAX - counts[r])
         st = HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "the patterns of one node exceed %d words", INT_MAX);
@@ -205,7 +220,7 @@ static halo_status gatherv(MPI_Comm comm, const halo_vec *mine, int64_t **all_p,
     if (st == HALO_SUCCESS) st = HALO_ALLOC(all, total);
   }
   HALO_TRY(halo_agree(comm, st));
-  HALO_TRY_MPI(MPI_Gatherv(mine->v, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, comm));
+  HALO_TRY_MPI(MPI_Gatherv(mine->v, n, MPI_INT64_T, all, counts, displs, MPI_INT64_T, root, comm));
   *all_p = all;
   *n_all_p = total;
   all = NULL;
@@ -216,8 +231,11 @@ cleanup:
   return st;
 }
 
-/* Send each of n links' message (built by make) to the leader of its node,
- * and receive from the leader of each of m other links (parsed by take). */
+/* Send each of n links' message (built by make) to the half of its node that
+ * takes it (to_rank[i], or the node's leader), and receive one from the half of
+ * each of m other links (parsed by take): from the link's leader, or, with
+ * from_rank, from any rank, matched to its link by the node it names, whose
+ * rank from_rank[link] receives. */
 typedef halo_status (*make_fn)(const halo_link *l, int my_node, halo_vec *out);
 typedef halo_status (*take_fn)(halo_link *l, const int64_t *buf, int64_t n);
 
@@ -254,9 +272,9 @@ static halo_status exchange_arrays_make(MPI_Comm comm, int leader, int n_to, exc
  * failure by the receiver), and one that cannot keep a decision receives it
  * into nothing (the truncated receive matches it). The failure is then
  * agreed by the caller. */
-static halo_status exchange(MPI_Comm comm, int my_node, halo_link *to, int n_to, make_fn make,
-                            halo_link *from, int n_from, take_fn take, int tag,
-                            exchange_arrays *a) {
+static halo_status exchange(MPI_Comm comm, int my_node, halo_link *to, int n_to, const int *to_rank,
+                            make_fn make, halo_link *from, int n_from, int *from_rank, take_fn take,
+                            int tag, exchange_arrays *a) {
   halo_status st = HALO_SUCCESS;
   halo_vec *msg = a->msg;
   MPI_Request *req = a->req;
@@ -269,34 +287,47 @@ static halo_status exchange(MPI_Comm comm, int my_node, halo_link *to, int n_to,
     if (st == HALO_SUCCESS) st = sm;
     const int ok = sm == HALO_SUCCESS;
     HALO_TRY_MPI(MPI_Isend(ok ? msg[i].v : failed_decision, ok ? (int)msg[i].n : 1, MPI_INT64_T,
-                           to[i].node, tag, comm, &req[i]));
+                           to_rank ? to_rank[i] : to[i].node, tag, comm, &req[i]));
   }
+  for (int i = 0; from_rank && i < n_from; i++) from_rank[i] = -1;
   for (int i = 0; i < n_from; i++) {
     MPI_Status status;
     int count;
-    HALO_TRY_MPI(MPI_Probe(from[i].node, tag, comm, &status));
+    HALO_TRY_MPI(MPI_Probe(from_rank ? MPI_ANY_SOURCE : from[i].node, tag, comm, &status));
+    const int source = status.MPI_SOURCE;
     HALO_TRY_MPI(MPI_Get_count(&status, MPI_INT64_T, &count));
     HALO_FREE(buf);
     halo_status sr = st == HALO_SUCCESS ? HALO_ALLOC(buf, count) : st;
     if (sr != HALO_SUCCESS) { /* matched and dropped (MPI_ERR_TRUNCATE, returned) */
       int64_t none;
-      MPI_Recv(&none, 0, MPI_INT64_T, from[i].node, tag, comm, MPI_STATUS_IGNORE);
+      MPI_Recv(&none, 0, MPI_INT64_T, source, tag, comm, MPI_STATUS_IGNORE);
       st = sr;
       continue;
     }
-    HALO_TRY_MPI(MPI_Recv(buf, count, MPI_INT64_T, from[i].node, tag, comm, MPI_STATUS_IGNORE));
-    if (count < 1 || buf[0] != from[i].node)
-      st = HALO_ERROR(HALO_ERR_INTERNAL, "decision from node %d names node %lld", from[i].node,
+    HALO_TRY_MPI(MPI_Recv(buf, count, MPI_INT64_T, source, tag, comm, MPI_STATUS_IGNORE));
+    halo_link *l = &from[i];
+    if (from_rank) { /* the link of the node it names, not yet heard from */
+      l = count >= 1 && buf[0] >= 0 && buf[0] < INT_MAX ? halo_link_find(from, n_from, (int)buf[0])
+                                                        : NULL;
+      if (!l || from_rank[l - from] >= 0) {
+        st = HALO_ERROR(HALO_ERR_INTERNAL, "rank %d sent a decision for node %lld, %s", source,
+                        count ? (long long)buf[0] : -1LL,
+                        l ? "which sent one already" : "which this node does not send to");
+        continue;
+      }
+      from_rank[l - from] = source;
+    }
+    if (count < 1 || buf[0] != l->node)
+      st = HALO_ERROR(HALO_ERR_INTERNAL, "decision from node %d names node %lld", l->node,
                       count ? (long long)buf[0] : -1LL);
-    else if (count == 1 && (take == take_receive || from[i].n_pieces > 0))
+    else if (count == 1 && (take == take_receive || l->n_pieces > 0))
       /* the id alone: a receive decision has pieces, a send decision one per
        * piece; a link without pieces cannot tell, and the sender's own
        * failure is agreed anyway */
       st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY,
-                      "node %d could not make its decision (out of memory, or too large)",
-                      from[i].node);
+                      "node %d could not make its decision (out of memory, or too large)", l->node);
     else
-      st = take(&from[i], buf + 1, count - 1);
+      st = take(l, buf + 1, count - 1);
   }
   HALO_TRY_MPI(MPI_Waitall(n_to, req, MPI_STATUSES_IGNORE));
 cleanup:
@@ -433,6 +464,112 @@ cleanup:
   return st;
 }
 
+/* One half of a node: its input, links and schedules' parts. */
+typedef struct {
+  halo_node_input in;
+  halo_node_links L;
+  halo_schedule *sched; /* per rank of the node */
+  int *peer;            /* outgoing half: the rank of each link's incoming half */
+} half;
+
+static void half_free(half *h, int node_size) {
+  if (h->sched)
+    for (int i = 0; i < node_size; i++) halo_schedule_free(&h->sched[i]);
+  halo_free(h->sched);
+  halo_free(h->peer);
+  halo_node_links_free(&h->L);
+  halo_node_input_free(&h->in);
+  memset(h, 0, sizeof *h);
+}
+
+/* 6. A half's parts of the node's schedules, scattered from its rank (root of the
+ *    node's communicator); each rank gets its own in *s. Every failure is agreed over
+ *    the node but the last, the unpacking, which is this rank's alone: the node's
+ *    ranks all come out of it, having taken part in the same collectives. */
+static halo_status scatter_part(const halo_topology *t, int root, half *h, halo_schedule *s) {
+  halo_status st = HALO_SUCCESS;
+  const MPI_Comm node_comm = t->node_comm;
+  const int node_rank = t->node_rank, node_size = t->node_size;
+  int my_count = 0;
+  int *counts = NULL, *displs = NULL;
+  int64_t *mine = NULL;
+  halo_vec packed = {0};
+  if (node_rank == root) {
+    st = HALO_ALLOC(counts, node_size);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(displs, node_size);
+    for (int i = 0; i < node_size && st == HALO_SUCCESS; i++) {
+      int64_t before = packed.n;
+      if (i == root) { /* the root's own: kept, not packed */
+        counts[i] = 0, displs[i] = 0;
+        continue;
+      }
+      st = halo_schedule_pack(&h->sched[i], &packed);
+      if (st == HALO_SUCCESS && (packed.n - before > INT_MAX || packed.n > INT_MAX))
+        st =
+            HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "the schedules of one node exceed %d words", INT_MAX);
+      if (st == HALO_SUCCESS) {
+        counts[i] = (int)(packed.n - before);
+        displs[i] = (int)before;
+      }
+    }
+  }
+  /* agreed over the node: its root would otherwise leave the others in the
+   * scatter */
+  HALO_TRY(halo_agree(node_comm, st));
+  HALO_TRY_MPI(MPI_Scatter(counts, 1, MPI_INT, &my_count, 1, MPI_INT, root, node_comm));
+  HALO_TRY(halo_agree(node_comm, HALO_ALLOC(mine, my_count)));
+  HALO_TRY_MPI(MPI_Scatterv(packed.v, counts, displs, MPI_INT64_T, mine, my_count, MPI_INT64_T,
+                            root, node_comm));
+  if (node_rank == root) {
+    *s = h->sched[root];
+    memset(&h->sched[root], 0, sizeof h->sched[root]);
+  } else {
+    int64_t pos = 0;
+    HALO_TRY(halo_schedule_unpack(mine, my_count, &pos, s));
+  }
+cleanup:
+  halo_free(mine);
+  halo_free(displs);
+  halo_free(counts);
+  halo_vec_free(&packed);
+  return st;
+}
+
+/* 6. A rank's two parts joined into o: the incoming half's (global receives,
+ *    redistribution) into the outgoing half's (gather, global sends). The incoming
+ *    half numbered the pieces' places in the work array from 0; they follow the
+ *    values gathered, which the outgoing half counted (its n_work). */
+static halo_status join_parts(const halo_strategy_desc *d, halo_schedule *o, halo_schedule *x) {
+  if (x->rank != o->rank || x->size != o->size || x->strategy != o->strategy ||
+      x->n_local != o->n_local || x->n_ghost != o->n_ghost || x->n_phases != o->n_phases)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "the two halves of rank %d's schedule disagree", o->rank);
+  const int64_t g = o->n_work;
+  for (int ph = 0; ph < o->n_phases; ph++) {
+    halo_phase *f = &o->phase[ph], *h = &x->phase[ph];
+    if ((h->n_send && f->n_send) || (h->n_recv && f->n_recv))
+      return HALO_ERROR(HALO_ERR_INTERNAL, "both halves of rank %d's schedule fill phase %d",
+                        o->rank, ph);
+    if (h->n_send) {
+      if (ph == d->phase_redistribute && g)
+        for (int64_t k = 0; k < h->send_total; k++) h->pack[k] += g;
+      halo_free(f->send), halo_free(f->pack);
+      f->n_send = h->n_send, f->send = h->send, f->send_total = h->send_total, f->pack = h->pack;
+      h->n_send = 0, h->send = NULL, h->send_total = 0, h->pack = NULL;
+    }
+    if (h->n_recv) {
+      if (ph == d->phase_global && g)
+        for (int64_t k = 0; k < h->recv_total; k++) h->unpack[k] += g;
+      halo_free(f->recv), halo_free(f->unpack);
+      f->n_recv = h->n_recv, f->recv = h->recv, f->recv_total = h->recv_total,
+      f->unpack = h->unpack;
+      h->n_recv = 0, h->recv = NULL, h->recv_total = 0, h->unpack = NULL;
+    }
+  }
+  o->n_work += x->n_work;
+  o->message_cap_used = x->message_cap_used; /* the receive decision's */
+  return HALO_SUCCESS;
+}
+
 halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
                                           const halo_pattern *p, const int64_t *ghost_ids,
                                           const int64_t *col_ranges, const halo_plan_options *o,
@@ -440,15 +577,14 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int *recv_node = NULL, *send_node = NULL;
-  halo_vec mine = {0}, packed = {0};
-  int64_t *all = NULL, n_all = 0;
-  halo_node_input in = {0};
-  halo_node_links L = {0};
-  halo_schedule *sched = NULL;
-  int *counts = NULL, *displs = NULL;
-  int64_t *my_sched = NULL;
+  halo_vec mine_out = {0}, mine_in = {0};
+  int64_t *all_out = NULL, *all_in = NULL, n_out = 0, n_in = 0;
+  half ho = {0}, hi = {0};
+  halo_schedule part_in = {0};
   const halo_strategy_desc *d = NULL;
-  const int leader = t->node_rank == 0;
+  /* the halves' ranks in the node */
+  const int root_out = 0, root_in = t->node_size > 1 ? 1 : 0;
+  const int is_out = t->node_rank == root_out, is_in = t->node_rank == root_in;
   memset(s, 0, sizeof *s);
   HALO_CHECK(halo_strategy_desc_find(o->strategy, &d)); /* the options agree: all ranks fail */
   HALO_TRY_MPI(MPI_Comm_rank(comm, &rank));
@@ -459,90 +595,78 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   if (st == HALO_SUCCESS) st = HALO_ALLOC(send_node, p->n_send);
   HALO_TRY(halo_agree(comm, st));
   HALO_TRY(peer_nodes(comm, t, p, recv_node, send_node));
-  st = pack_input(rank, t->node_id, p, ghost_ids, recv_node, send_node, &mine);
+  st = pack_input(rank, t->node_id, p, ghost_ids, recv_node, send_node, HALF_OUT, &mine_out);
+  if (st == HALO_SUCCESS)
+    st = pack_input(rank, t->node_id, p, ghost_ids, recv_node, send_node, HALF_IN, &mine_in);
   HALO_TRY(halo_agree(comm, st));
-  /* the gather's failures are agreed over the node: then over all nodes, or
+  /* the gathers' failures are agreed over the node: then over all nodes, or
    * the other nodes' ranks would be one agreement ahead of this one's */
-  HALO_TRY(halo_agree(comm, gatherv(t->node_comm, &mine, &all, &n_all)));
-  halo_vec_free(&mine);
+  HALO_TRY(halo_agree(comm, gatherv(t->node_comm, root_out, &mine_out, &all_out, &n_out)));
+  HALO_TRY(halo_agree(comm, gatherv(t->node_comm, root_in, &mine_in, &all_in, &n_in)));
+  halo_vec_free(&mine_out);
+  halo_vec_free(&mine_in);
 
   /* 3 */
-  if (leader) {
-    st = unpack_input(all, n_all, t->node_size, t->node_id, size, col_ranges, &in);
-    if (st == HALO_SUCCESS) st = halo_node_links_build(&in, o->remove_duplicates, &L);
-    if (st == HALO_SUCCESS) st = halo_node_decide_receive(d, &in, &L, o->message_cap);
+  if (is_out) {
+    st = unpack_input(all_out, n_out, t->node_size, t->node_id, size, col_ranges, &ho.in);
+    if (st == HALO_SUCCESS) st = halo_node_links_build(&ho.in, o->remove_duplicates, &ho.L);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(ho.peer, ho.L.n_out);
   }
-  HALO_FREE(all);
+  HALO_FREE(all_out);
+  if (is_in && st == HALO_SUCCESS) {
+    st = unpack_input(all_in, n_in, t->node_size, t->node_id, size, col_ranges, &hi.in);
+    if (st == HALO_SUCCESS) st = halo_node_links_build(&hi.in, o->remove_duplicates, &hi.L);
+    if (st == HALO_SUCCESS) st = halo_node_decide_receive(d, &hi.in, &hi.L, o->message_cap);
+  }
+  HALO_FREE(all_in);
   HALO_TRY(halo_agree(comm, st));
 
   /* 4, 5 */
   exchange_arrays xa = {0};
-  HALO_TRY(exchange_arrays_make(comm, leader, L.n_in, &xa));
-  if (leader)
-    st = exchange(comm, t->node_id, L.in, L.n_in, make_receive, L.out, L.n_out, take_receive,
-                  HALO_TAG_RECEIVE_DECISION, &xa);
-  if (leader && st == HALO_SUCCESS) st = halo_node_decide_send(d, &in, &L);
+  HALO_TRY(exchange_arrays_make(comm, is_in, hi.L.n_in, &xa));
+  if (is_in || is_out)
+    st = exchange(comm, t->node_id, hi.L.in, hi.L.n_in, NULL, make_receive, ho.L.out, ho.L.n_out,
+                  ho.peer, take_receive, HALO_TAG_RECEIVE_DECISION, &xa);
+  if (is_out && st == HALO_SUCCESS) st = halo_node_decide_send(d, &ho.in, &ho.L);
   HALO_TRY(halo_agree(comm, st));
-  HALO_TRY(exchange_arrays_make(comm, leader, L.n_out, &xa));
-  if (leader)
-    st = exchange(comm, t->node_id, L.out, L.n_out, make_send, L.in, L.n_in, take_send,
-                  HALO_TAG_SEND_DECISION, &xa);
+  HALO_TRY(exchange_arrays_make(comm, is_out, ho.L.n_out, &xa));
+  if (is_in || is_out)
+    st = exchange(comm, t->node_id, ho.L.out, ho.L.n_out, ho.peer, make_send, hi.L.in, hi.L.n_in,
+                  NULL, take_send, HALO_TAG_SEND_DECISION, &xa);
   HALO_TRY(halo_agree(comm, st));
 
   /* 6 */
-  if (leader) {
-    st = HALO_CALLOC(sched, t->node_size);
-    if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &in, &L, sched);
-    if (st == HALO_SUCCESS) st = HALO_ALLOC(counts, t->node_size);
-    if (st == HALO_SUCCESS) st = HALO_ALLOC(displs, t->node_size);
-    for (int i = 0; i < t->node_size && st == HALO_SUCCESS; i++) {
-      int64_t before = packed.n;
-      if (i == 0 && in.ranks[0] == rank) { /* the leader's own: kept, not packed */
-        counts[0] = 0, displs[0] = 0;
-        continue;
-      }
-      st = halo_schedule_pack(&sched[i], &packed);
-      if (st == HALO_SUCCESS && (packed.n - before > INT_MAX || packed.n > INT_MAX))
-        st =
-            HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "the schedules of one node exceed %d words", INT_MAX);
-      if (st == HALO_SUCCESS) {
-        counts[i] = (int)(packed.n - before);
-        displs[i] = (int)before;
-      }
-    }
+  if (is_out) {
+    st = HALO_CALLOC(ho.sched, t->node_size);
+    if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &ho.in, &ho.L, ho.sched);
+  }
+  if (is_in && st == HALO_SUCCESS) {
+    st = HALO_CALLOC(hi.sched, t->node_size);
+    if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &hi.in, &hi.L, hi.sched);
   }
   HALO_TRY(halo_agree(comm, st));
-  int my_count = 0;
-  HALO_TRY_MPI(MPI_Scatter(counts, 1, MPI_INT, &my_count, 1, MPI_INT, 0, t->node_comm));
-  /* agreed over the node: its leader would otherwise leave the others in the
-   * scatter */
-  HALO_TRY(halo_agree(t->node_comm, HALO_ALLOC(my_sched, my_count)));
   /* from here a failure is one node's or one rank's: halo_plan_schedule
-   * agrees it over all ranks */
-  HALO_TRY_MPI(MPI_Scatterv(packed.v, counts, displs, MPI_INT64_T, my_sched, my_count, MPI_INT64_T,
-                            0, t->node_comm));
-  if (leader && in.ranks[0] == rank) {
-    *s = sched[0];
-    memset(&sched[0], 0, sizeof sched[0]);
-  } else {
-    int64_t pos = 0;
-    HALO_TRY(halo_schedule_unpack(my_sched, my_count, &pos, s));
-  }
-  if (s->rank != rank)
-    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedule of rank %d", rank, s->rank);
+   * agrees it over all ranks. Both scatters are the node's collectives, made
+   * by all its ranks whatever the first gave. */
+  st = scatter_part(t, root_out, &ho, s);
+  const halo_status st_in = scatter_part(t, root_in, &hi, &part_in);
+  if (st == HALO_SUCCESS) st = st_in;
+  half_free(&ho, t->node_size);
+  half_free(&hi, t->node_size);
+  HALO_TRY(st);
+  if (s->rank != rank || part_in.rank != rank)
+    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedules of ranks %d and %d", rank, s->rank,
+              part_in.rank);
+  HALO_TRY(join_parts(d, s, &part_in));
   HALO_TRY(add_direct(s, d->phase_direct, t->node_id, p, recv_node, send_node));
 cleanup:
-  halo_free(my_sched);
-  halo_free(displs);
-  halo_free(counts);
-  if (sched)
-    for (int i = 0; i < t->node_size; i++) halo_schedule_free(&sched[i]);
-  halo_free(sched);
-  halo_vec_free(&packed);
-  halo_node_links_free(&L);
-  halo_node_input_free(&in);
-  halo_free(all);
-  halo_vec_free(&mine);
+  halo_schedule_free(&part_in);
+  half_free(&hi, t->node_size);
+  half_free(&ho, t->node_size);
+  halo_free(all_in);
+  halo_free(all_out);
+  halo_vec_free(&mine_in);
+  halo_vec_free(&mine_out);
   halo_free(send_node);
   halo_free(recv_node);
   return st;
