@@ -15,6 +15,7 @@
  * schedules are; the builder refuses a descriptor it cannot follow. */
 #include "halo/sim.h"
 #include "plan/nodebuild.h"
+#include "plan/nodein.h"
 #include "plan/registry.h"
 #include "plan/simulate.h"
 #include "plan/topology.h"
@@ -517,6 +518,71 @@ static void check_redistribution(const halo_node_input *in, halo_node_links *L, 
   halo_schedule_free(&sched[1]);
 }
 
+/* The incoming half built by the node's ranks (nodein.h), against the node-wide build
+ * of the same links (nodebuild.c: pieces in, redistribution), byte for byte, on the node
+ * of test_links: the receive decision of strategy s, senders dealt on node 2; then one
+ * request changed to a value its receiver does not hold, which the receiver must
+ * refuse. */
+static void check_in_half(const halo_node_input *in, const halo_node_links *L, halo_strategy s,
+                          int dedup, const char *what) {
+  enum { R = 2 };
+  const halo_strategy_desc *d = NULL;
+  CHECK_OK(halo_strategy_desc_find(s, &d));
+  halo_pattern pat[R];
+  halo_node_input ir = *in; /* the receives alone: no direct messages, no gather */
+  for (int i = 0; i < R; i++) pat[i] = in->pat[i], pat[i].n_send = 0;
+  ir.pat = pat;
+  halo_node_links Li = {.n_in = L->n_in, .in = L->in};
+  CHECK_OK(halo_node_decide_receive(d, &ir, &Li, 16)); /* Split: pieces of 2 values */
+  for (int c = 0; c < Li.n_in; c++)
+    for (int k = 0; k < Li.in[c].n_pieces; k++) Li.in[c].piece_sender[k] = 2 + k % 2;
+  halo_schedule ref[R], mine;
+  CHECK_OK(halo_node_build_schedules(d, &ir, &Li, ref));
+  halo_vec tab = {0}, ent[R] = {{0}}, req[R][R] = {{{0}}}, ghosts[R][R] = {{{0}}};
+  halo_in_table t;
+  CHECK_OK(halo_in_table_pack(&Li, dedup, &tab));
+  CHECK_OK(halo_in_table_unpack(tab.v, tab.n, in->size, &t));
+  for (int i = 0; i < R; i++) {
+    CHECK_OK(halo_in_entries_pack(&Li, dedup, in->ranks[i], &ent[i]));
+    CHECK_OK(halo_in_requests(&t, dedup, in->ranks[i], in->node_id, &in->pat[i], in->ghost_ids[i],
+                              in->recv_node[i], in->ranks, R, req[i], ghosts[i]));
+  }
+  for (int r = 0; r < R; r++) {
+    const int64_t *q[R];
+    int64_t nq[R];
+    for (int i = 0; i < R; i++) q[i] = req[i][r].v, nq[i] = req[i][r].n;
+    CHECK_OK(halo_in_build(&t, d, dedup, in->ranks[r], in->size, in->pat[r].n_local,
+                           in->pat[r].n_ghost, ent[r].v, ent[r].n, in->ranks, R, q, nq, ghosts[r],
+                           &mine));
+    halo_vec a = {0}, b = {0};
+    CHECK_OK(halo_schedule_pack(&ref[r], &a));
+    CHECK_OK(halo_schedule_pack(&mine, &b));
+    CHECK_MSG(a.n == b.n && !memcmp(a.v, b.v, (size_t)a.n * sizeof(int64_t)),
+              "%s, %s, dedup %d: rank %d's incoming half differs from the node-wide build", what,
+              d->name, dedup, in->ranks[r]);
+    halo_vec_free(&a), halo_vec_free(&b);
+    halo_schedule_free(&mine);
+    /* a request for a value the piece does not hold (the last value asked, plus 1) */
+    for (int i = 0; i < R; i++)
+      if (nq[i] > 2) {
+        req[i][r].v[nq[i] - 1]++;
+        CHECK_ERR(halo_in_build(&t, d, dedup, in->ranks[r], in->size, in->pat[r].n_local,
+                                in->pat[r].n_ghost, ent[r].v, ent[r].n, in->ranks, R, q, nq,
+                                ghosts[r], &mine),
+                  HALO_ERR_INTERNAL, "does not hold it");
+        req[i][r].v[nq[i] - 1]--;
+        break;
+      }
+  }
+  halo_in_table_free(&t);
+  halo_vec_free(&tab);
+  for (int i = 0; i < R; i++) {
+    halo_schedule_free(&ref[i]);
+    halo_vec_free(&ent[i]);
+    for (int j = 0; j < R; j++) halo_vec_free(&req[i][j]), halo_vec_free(&ghosts[i][j]);
+  }
+}
+
 /* The ids of test_links with each rank owning 10 * wide of them: an owner's range
  * wide enough (wide 100) makes the runs merge by their heads, a narrow one (wide 1)
  * by counting. */
@@ -601,6 +667,9 @@ static void test_links(int wide) {
         check_link(&L.in[0], 2, 5, in_gid, in_owner, in_ptr, in_rank, ghost, what);
       else
         check_link(&L.in[0], 2, 7, in_gid_all, in_owner_all, in_ptr_all, in_rank, ghost, what);
+      if (variant < 2) /* ghosts in order, as patterns have them */
+        for (halo_strategy s = HALO_STRATEGY_2STEP; s <= HALO_STRATEGY_SPLIT; s++)
+          check_in_half(&in, &L, s, dedup, what);
       if (dedup) { /* swapped ghosts: the message out of the links' order, sorted */
         const int64_t n = 10 * wide, pack[] = {n + 1, n + 2, n + 3, n + 4},
                       pack_sw[] = {n + 2, n + 1, n + 3, n + 4};

@@ -1,11 +1,12 @@
 /* Distributed set-up of the node-aware strategies. The pure functions of
- * nodebuild.c do the work, from the strategy's descriptor. A node's work is
- * split in two halves that share nothing but the decisions: the outgoing
- * half (links to other nodes, who sends each piece, the gather and the pieces
- * sent) on the node's lowest rank, its leader, and the incoming half (links
- * from other nodes, the pieces and their receivers, the pieces received and
- * their redistribution) on its second rank (the leader too on a node of one
- * rank). The halves run at once, each on half of the node's input:
+ * nodebuild.c and nodein.c do the work, from the strategy's descriptor. A
+ * node's work is split in two halves that share nothing but the decisions:
+ * the outgoing half (links to other nodes, who sends each piece, the gather
+ * and the pieces sent) on the node's lowest rank, its leader, and the incoming
+ * half (links from other nodes, the pieces and their receivers) on its second
+ * rank (the leader too on a node of one rank). The halves run at once, each on
+ * half of the node's input, and every rank of the node builds its own part of
+ * the incoming half (the pieces it receives, their redistribution):
  *
  *   1. every rank learns the node of each of its pattern peers;
  *   2. the node's messages with other nodes are gathered (MPI_Gatherv): the
@@ -15,23 +16,28 @@
  *   4. incoming halves send the receive decisions to the source nodes' leaders;
  *   5. leaders decide who sends each outgoing piece and tell the incoming half
  *      of each destination (the rank their receive decision came from);
- *   6. each half builds its part of the node's schedules and scatters it;
- *      each rank joins its two parts: the received pieces' places in the work
- *      array, numbered by the incoming half from 0, follow the gathered values,
- *      which only the outgoing half counts;
+ *   6. the leader builds the outgoing half's part of the node's schedules and
+ *      scatters it; the incoming half's rank sends every rank of the node the
+ *      table of pieces, and each receiver the entries of its pieces; each rank
+ *      asks the receivers for its ghosts (all to all over the node) and builds
+ *      its part of the incoming half from the answers (nodein.h); each rank
+ *      joins its two parts: the received pieces' places in its work array,
+ *      numbered from 0, follow the gathered values, which only the outgoing
+ *      half counts;
  *   7. each rank adds its messages within the node (owner to reader, as Standard
  *      sends them), which the halves never saw: the same schedules as the
  *      node-wide build of the simulator, byte for byte, for less gathered, built
  *      and scattered on any one rank.
  *
  * Every step that can fail on one rank is followed by an agreement over the
- * plan's communicator, so that no rank waits for a half that gave up. No
- * array of size P is made: halves talk only to the halves they exchange
- * data with. */
+ * plan's communicator (over the node's, once only the node's ranks talk), so
+ * that no rank waits for one that gave up. No array of size P is made: halves
+ * talk only to the halves they exchange data with. */
 #include <limits.h>
 #include <string.h>
 
 #include "plan/nodeaware.h"
+#include "plan/nodein.h"
 #include "tags.h"
 
 /* 1. The node of each receive peer and each send peer. */
@@ -468,7 +474,7 @@ cleanup:
 typedef struct {
   halo_node_input in;
   halo_node_links L;
-  halo_schedule *sched; /* per rank of the node */
+  halo_schedule *sched; /* outgoing half: its part of each rank's schedule */
   int *peer;            /* outgoing half: the rank of each link's incoming half */
 } half;
 
@@ -570,6 +576,143 @@ static halo_status join_parts(const halo_strategy_desc *d, halo_schedule *o, hal
   return HALO_SUCCESS;
 }
 
+/* What a rank gets for its incoming half. */
+typedef struct {
+  int *node_ranks; /* the node's plan ranks, increasing */
+  halo_in_table table;
+  int64_t *entries; /* the entries of the pieces it receives */
+  int64_t n_entries;
+  int64_t *rbuf; /* the requests of each rank of the node */
+  int *rcounts, *rdispls;
+  halo_vec *ghosts; /* per rank of the node: the ghosts it delivers here */
+} in_data;
+
+static void in_data_free(in_data *x, int R) {
+  if (x->ghosts)
+    for (int i = 0; i < R; i++) halo_vec_free(&x->ghosts[i]);
+  halo_free(x->ghosts);
+  halo_free(x->rdispls);
+  halo_free(x->rcounts);
+  halo_free(x->rbuf);
+  halo_free(x->entries);
+  halo_in_table_free(&x->table);
+  halo_free(x->node_ranks);
+  memset(x, 0, sizeof *x);
+}
+
+/* Displacements of counts (n of them) as ints, or an error beyond INT_MAX words. */
+static halo_status int_displs(const int64_t *n64, int n, int *counts, int *displs,
+                              const char *what) {
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    if (n64[i] > INT_MAX || total > INT_MAX - n64[i])
+      return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "%s of one node exceed %d words", what, INT_MAX);
+    counts[i] = (int)n64[i], displs[i] = (int)total;
+    total += n64[i];
+  }
+  return HALO_SUCCESS;
+}
+
+/* 6. The incoming half, made by every rank of the node (collective over the node, every
+ *    failure agreed over it): the incoming half's rank (root) sends all of them the
+ *    node's ranks and the table of pieces, and each receiver the entries of its pieces;
+ *    each rank asks the receivers for its ghosts from other nodes, all to all. What each
+ *    rank then builds alone (halo_in_build) is in *x. */
+static halo_status in_half_exchange(const halo_topology *t, int root, const half *hi, int dedup,
+                                    const halo_pattern *p, const int64_t *ghost_ids,
+                                    const int *recv_node, int rank, int size, in_data *x) {
+  halo_status st = HALO_SUCCESS;
+  const MPI_Comm nc = t->node_comm;
+  const int R = t->node_size, is_root = t->node_rank == root;
+  halo_vec tab = {0}, ent = {0}, sbuf = {0};
+  int *ecounts = NULL, *edispls = NULL, *scounts = NULL, *sdispls = NULL;
+  int64_t *n64 = NULL, *tb = NULL, tn = 0;
+  halo_vec *req = NULL;
+  int my_ecount = 0;
+  memset(x, 0, sizeof *x);
+  /* the root: the node's ranks and the table; each receiver's entries */
+  if (is_root) {
+    st = halo_vec_push(&tab, R);
+    for (int i = 0; i < R && st == HALO_SUCCESS; i++) st = halo_vec_push(&tab, hi->in.ranks[i]);
+    if (st == HALO_SUCCESS) st = halo_in_table_pack(&hi->L, dedup, &tab);
+    if (st == HALO_SUCCESS && tab.n > INT_MAX)
+      st = HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "a node's table of pieces exceeds %d words", INT_MAX);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(ecounts, R);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(edispls, R);
+    if (st == HALO_SUCCESS) st = HALO_ALLOC(n64, R);
+    for (int i = 0; i < R && st == HALO_SUCCESS; i++) {
+      const int64_t before = ent.n;
+      st = halo_in_entries_pack(&hi->L, dedup, hi->in.ranks[i], &ent);
+      n64[i] = ent.n - before;
+    }
+    if (st == HALO_SUCCESS) st = int_displs(n64, R, ecounts, edispls, "the pieces' entries");
+    tn = tab.n, tb = tab.v;
+  }
+  HALO_TRY(halo_agree(nc, st));
+  HALO_TRY_MPI(MPI_Bcast(&tn, 1, MPI_INT64_T, root, nc));
+  if (!is_root) st = HALO_ALLOC(tb, tn);
+  HALO_TRY(halo_agree(nc, st));
+  HALO_TRY_MPI(MPI_Bcast(tb, (int)tn, MPI_INT64_T, root, nc));
+  if (tn < 1 || tb[0] != R || tn < 1 + R)
+    st = HALO_ERROR(HALO_ERR_INTERNAL, "a node's table of pieces names %lld ranks, of %d",
+                    tn ? (long long)tb[0] : -1LL, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->node_ranks, R);
+  for (int i = 0; i < R && st == HALO_SUCCESS; i++) {
+    x->node_ranks[i] = (int)tb[1 + i];
+    if (tb[1 + i] < 0 || tb[1 + i] >= size || (i > 0 && tb[1 + i] <= tb[i]) ||
+        (i == t->node_rank && tb[1 + i] != rank))
+      st = HALO_ERROR(HALO_ERR_INTERNAL, "a node's table of pieces lists its ranks badly");
+  }
+  if (st == HALO_SUCCESS) st = halo_in_table_unpack(tb + 1 + R, tn - 1 - R, size, &x->table);
+  HALO_TRY(halo_agree(nc, st));
+  HALO_TRY_MPI(MPI_Scatter(ecounts, 1, MPI_INT, &my_ecount, 1, MPI_INT, root, nc));
+  HALO_TRY(halo_agree(nc, HALO_ALLOC(x->entries, my_ecount)));
+  x->n_entries = my_ecount;
+  HALO_TRY_MPI(MPI_Scatterv(ent.v, ecounts, edispls, MPI_INT64_T, x->entries, my_ecount,
+                            MPI_INT64_T, root, nc));
+  halo_vec_free(&ent);
+  /* this rank's requests, to each rank of the node */
+  st = HALO_CALLOC(req, R);
+  if (st == HALO_SUCCESS) st = HALO_CALLOC(x->ghosts, R);
+  if (st == HALO_SUCCESS)
+    st = halo_in_requests(&x->table, dedup, rank, t->node_id, p, ghost_ids, recv_node,
+                          x->node_ranks, R, req, x->ghosts);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(scounts, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(sdispls, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rcounts, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rdispls, R);
+  if (st == HALO_SUCCESS && !n64) st = HALO_ALLOC(n64, R);
+  for (int i = 0; i < R && st == HALO_SUCCESS; i++) n64[i] = req[i].n;
+  if (st == HALO_SUCCESS) st = int_displs(n64, R, scounts, sdispls, "a rank's requests");
+  for (int i = 0; i < R && st == HALO_SUCCESS; i++) {
+    st = halo_vec_append(&sbuf, req[i].v, req[i].n);
+    halo_vec_free(&req[i]);
+  }
+  HALO_TRY(halo_agree(nc, st));
+  HALO_TRY_MPI(MPI_Alltoall(scounts, 1, MPI_INT, x->rcounts, 1, MPI_INT, nc));
+  for (int i = 0; i < R; i++) n64[i] = x->rcounts[i];
+  st = int_displs(n64, R, x->rcounts, x->rdispls, "the requests to one rank");
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rbuf, (int64_t)x->rdispls[R - 1] + x->rcounts[R - 1]);
+  HALO_TRY(halo_agree(nc, st));
+  HALO_TRY_MPI(MPI_Alltoallv(sbuf.v, scounts, sdispls, MPI_INT64_T, x->rbuf, x->rcounts, x->rdispls,
+                             MPI_INT64_T, nc));
+cleanup:
+  if (req)
+    for (int i = 0; i < R; i++) halo_vec_free(&req[i]);
+  halo_free(req);
+  if (!is_root) halo_free(tb);
+  halo_free(n64);
+  halo_free(sdispls);
+  halo_free(scounts);
+  halo_free(edispls);
+  halo_free(ecounts);
+  halo_vec_free(&sbuf);
+  halo_vec_free(&ent);
+  halo_vec_free(&tab);
+  if (st != HALO_SUCCESS) in_data_free(x, R);
+  return st;
+}
+
 halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
                                           const halo_pattern *p, const int64_t *ghost_ids,
                                           const int64_t *col_ranges, const halo_plan_options *o,
@@ -580,6 +723,9 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   halo_vec mine_out = {0}, mine_in = {0};
   int64_t *all_out = NULL, *all_in = NULL, n_out = 0, n_in = 0;
   half ho = {0}, hi = {0};
+  in_data xin = {0};
+  const int64_t **req = NULL;
+  int64_t *n_req = NULL;
   halo_schedule part_in = {0};
   const halo_strategy_desc *d = NULL;
   /* the halves' ranks in the node */
@@ -640,26 +786,29 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
     st = HALO_CALLOC(ho.sched, t->node_size);
     if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &ho.in, &ho.L, ho.sched);
   }
-  if (is_in && st == HALO_SUCCESS) {
-    st = HALO_CALLOC(hi.sched, t->node_size);
-    if (st == HALO_SUCCESS) st = halo_node_build_schedules(d, &hi.in, &hi.L, hi.sched);
-  }
   HALO_TRY(halo_agree(comm, st));
   /* from here a failure is one node's or one rank's: halo_plan_schedule
-   * agrees it over all ranks. Both scatters are the node's collectives, made
-   * by all its ranks whatever the first gave. */
-  st = scatter_part(t, root_out, &ho, s);
-  const halo_status st_in = scatter_part(t, root_in, &hi, &part_in);
-  if (st == HALO_SUCCESS) st = st_in;
-  half_free(&ho, t->node_size);
+   * agrees it over all ranks */
+  HALO_TRY(in_half_exchange(t, root_in, &hi, o->remove_duplicates, p, ghost_ids, recv_node, rank,
+                            size, &xin));
   half_free(&hi, t->node_size);
-  HALO_TRY(st);
-  if (s->rank != rank || part_in.rank != rank)
-    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedules of ranks %d and %d", rank, s->rank,
-              part_in.rank);
+  HALO_TRY(scatter_part(t, root_out, &ho, s));
+  half_free(&ho, t->node_size);
+  HALO_TRY(HALO_ALLOC(req, t->node_size));
+  HALO_TRY(HALO_ALLOC(n_req, t->node_size));
+  for (int i = 0; i < t->node_size; i++)
+    req[i] = xin.rbuf + xin.rdispls[i], n_req[i] = xin.rcounts[i];
+  HALO_TRY(halo_in_build(&xin.table, d, o->remove_duplicates, rank, size, p->n_local, p->n_ghost,
+                         xin.entries, xin.n_entries, xin.node_ranks, t->node_size, req, n_req,
+                         xin.ghosts, &part_in));
+  if (s->rank != rank)
+    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedule of rank %d", rank, s->rank);
   HALO_TRY(join_parts(d, s, &part_in));
   HALO_TRY(add_direct(s, d->phase_direct, t->node_id, p, recv_node, send_node));
 cleanup:
+  halo_free(n_req);
+  halo_free(req);
+  in_data_free(&xin, t->node_size);
   halo_schedule_free(&part_in);
   half_free(&hi, t->node_size);
   half_free(&ho, t->node_size);
