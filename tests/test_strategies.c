@@ -667,6 +667,20 @@ static void test_links(int wide) {
         check_link(&L.in[0], 2, 5, in_gid, in_owner, in_ptr, in_rank, ghost, what);
       else
         check_link(&L.in[0], 2, 7, in_gid_all, in_owner_all, in_ptr_all, in_rank, ghost, what);
+      { /* lean: the same entries, without destinations where duplicates are removed */
+        halo_node_links Ll;
+        CHECK_OK(halo_node_links_build_lean(&in, dedup, 0, &Ll));
+        CHECK_MSG(Ll.n_in == 1 && Ll.n_out == 1, "%s, lean: %d links in", what, Ll.n_in);
+        if (Ll.n_in == 1) {
+          if (dedup)
+            check_link(&Ll.in[0], 2, 5, in_gid, in_owner, NULL, NULL, NULL, what);
+          else
+            check_link(&Ll.in[0], 2, 7, in_gid_all, in_owner_all, in_ptr_all, in_rank, ghost, what);
+          CHECK_MSG(!dedup == !!Ll.in[0].dst_ptr, "%s, lean, dedup %d: destinations %s", what,
+                    dedup, Ll.in[0].dst_ptr ? "kept" : "dropped");
+        }
+        halo_node_links_free(&Ll);
+      }
       if (variant < 2) /* ghosts in order, as patterns have them */
         for (halo_strategy s = HALO_STRATEGY_2STEP; s <= HALO_STRATEGY_SPLIT; s++)
           check_in_half(&in, &L, s, dedup, what);

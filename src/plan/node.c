@@ -207,8 +207,8 @@ static int64_t item_field(const void *items, int64_t i, int f) {
   return f == 0 ? x->node : f == 1 ? x->gid : x->rank;
 }
 
-/* Links from sorted items; incoming links keep the destinations. */
-static halo_status links_from_items(const item_t *it, int64_t n, int dedup, int incoming,
+/* Links from sorted items; incoming links keep the destinations (keep_dst). */
+static halo_status links_from_items(const item_t *it, int64_t n, int dedup, int keep_dst,
                                     halo_link **links_p, int *n_links_p) {
   halo_status st = HALO_SUCCESS;
   int n_links = 0;
@@ -225,7 +225,7 @@ static halo_status links_from_items(const item_t *it, int64_t n, int dedup, int 
     k->n = m;
     HALO_TRY(HALO_ALLOC(k->gid, m));
     HALO_TRY(HALO_ALLOC(k->owner, m));
-    if (incoming) {
+    if (keep_dst) {
       HALO_TRY(HALO_ALLOC(k->dst_ptr, m + 1));
       HALO_TRY(HALO_ALLOC(k->dst_rank, j - i));
       HALO_TRY(HALO_ALLOC(k->dst_ghost, j - i));
@@ -236,17 +236,17 @@ static halo_status links_from_items(const item_t *it, int64_t n, int dedup, int 
         e++;
         k->gid[e] = it[t].gid;
         k->owner[e] = it[t].owner;
-        if (incoming) k->dst_ptr[e] = t - i;
+        if (keep_dst) k->dst_ptr[e] = t - i;
       } else if (it[t].owner != k->owner[e]) {
         HALO_FAIL(HALO_ERR_INTERNAL, "value %lld has two owners, %d and %d", (long long)it[t].gid,
                   k->owner[e], it[t].owner);
       }
-      if (incoming) {
+      if (keep_dst) {
         k->dst_rank[t - i] = it[t].rank;
         k->dst_ghost[t - i] = it[t].ghost;
       }
     }
-    if (incoming) k->dst_ptr[m] = j - i;
+    if (keep_dst) k->dst_ptr[m] = j - i;
     i = j;
   }
   *links_p = links;
@@ -285,7 +285,7 @@ static int cmp_run_desc(const void *a, const void *b) {
  * lower run). cnt: span + 1 counters. Entries from *e_p, items from *t_p. */
 static void group_by_counts(int nr, const int64_t *const *v, const int64_t *at, const int64_t *end,
                             const int64_t *off, const int *dst, int64_t lo, int64_t span, int owner,
-                            int dedup, int incoming, halo_link *k, int64_t *cnt, int64_t *e_p,
+                            int dedup, int keep_dst, halo_link *k, int64_t *cnt, int64_t *e_p,
                             int64_t *t_p) {
   memset(cnt, 0, (size_t)(span + 1) * sizeof *cnt);
   for (int q = 0; q < nr; q++) {
@@ -301,12 +301,12 @@ static void group_by_counts(int nr, const int64_t *const *v, const int64_t *at, 
     for (int64_t r = 0; r < (dedup ? 1 : c); r++) {
       k->gid[e] = lo + x;
       k->owner[e] = owner;
-      if (incoming) k->dst_ptr[e] = t + (dedup ? 0 : r);
+      if (keep_dst) k->dst_ptr[e] = t + (dedup ? 0 : r);
       e++;
     }
     t += c;
   }
-  if (incoming) /* the items, by value, in run order */
+  if (keep_dst) /* the items, by value, in run order */
     for (int q = 0; q < nr; q++) {
       const int64_t *x = v[q], d = off[q] - lo;
       for (int64_t a = at[q]; a < end[q]; a++) {
@@ -324,7 +324,7 @@ static void group_by_counts(int nr, const int64_t *const *v, const int64_t *at, 
  * owner, destination) and no (node, owner) has more than SCAN_RUNS: then each
  * (node, owner)'s entries are the merge of its messages, and owners' ranges rise
  * with the owner. *done = 0 where they are not: the caller sorts the items. */
-static halo_status links_by_runs(const halo_node_input *in, int incoming, int dedup,
+static halo_status links_by_runs(const halo_node_input *in, int incoming, int keep_dst, int dedup,
                                  halo_link **links_p, int *n_links_p, int *done) {
   halo_status st = HALO_SUCCESS;
   run_desc *rd = NULL;
@@ -375,7 +375,7 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
     k->node = rd[t0].node;
     HALO_TRY(HALO_ALLOC(k->gid, T)); /* at most T entries */
     HALO_TRY(HALO_ALLOC(k->owner, T));
-    if (incoming) {
+    if (keep_dst) {
       HALO_TRY(HALO_ALLOC(k->dst_ptr, T + 1));
       HALO_TRY(HALO_ALLOC(k->dst_rank, T));
       HALO_TRY(HALO_ALLOC(k->dst_ghost, T));
@@ -406,7 +406,7 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
           n_cnt = span + 1;
           HALO_TRY(HALO_ALLOC(cnt, n_cnt));
         }
-        group_by_counts(nr, v, at, end, off, dst, lo, span, owner, dedup, incoming, k, cnt, &e, &t);
+        group_by_counts(nr, v, at, end, off, dst, lo, span, owner, dedup, keep_dst, k, cnt, &e, &t);
         continue;
       }
       const int64_t first = e;
@@ -420,10 +420,10 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
         if (!dedup || e == first || k->gid[e - 1] != x) {
           k->gid[e] = x;
           k->owner[e] = owner;
-          if (incoming) k->dst_ptr[e] = t;
+          if (keep_dst) k->dst_ptr[e] = t;
           e++;
         }
-        if (incoming) {
+        if (keep_dst) {
           k->dst_rank[t] = dst[r];
           k->dst_ghost[t] = at[r];
         }
@@ -431,13 +431,13 @@ static halo_status links_by_runs(const halo_node_input *in, int incoming, int de
       }
     }
     k->n = e;
-    if (incoming) k->dst_ptr[e] = t;
+    if (keep_dst) k->dst_ptr[e] = t;
     if (e < T && e > 0) { /* duplicates removed: the entries' arrays to their size */
       int64_t *g = halo_realloc(k->gid, (size_t)e * sizeof *g);
       if (g) k->gid = g;
       int *o = halo_realloc(k->owner, (size_t)e * sizeof *o);
       if (o) k->owner = o;
-      if (incoming) {
+      if (keep_dst) {
         int64_t *d = halo_realloc(k->dst_ptr, (size_t)(e + 1) * sizeof *d);
         if (d) k->dst_ptr = d;
       }
@@ -458,6 +458,11 @@ cleanup:
 }
 
 halo_status halo_node_links_build(const halo_node_input *in, int dedup, halo_node_links *L) {
+  return halo_node_links_build_lean(in, dedup, 1, L);
+}
+
+halo_status halo_node_links_build_lean(const halo_node_input *in, int dedup, int destinations,
+                                       halo_node_links *L) {
   halo_status st = HALO_SUCCESS;
   item_t *out = NULL, *inc = NULL;
   int64_t n_out = 0, n_in = 0;
@@ -470,8 +475,9 @@ halo_status halo_node_links_build(const halo_node_input *in, int dedup, halo_nod
       if (in->recv_node[i][m] != in->node_id) n_in += p->recv[m].count;
   }
   int by_runs_out, by_runs_in;
-  HALO_TRY(links_by_runs(in, 0, dedup, &L->out, &L->n_out, &by_runs_out));
-  HALO_TRY(links_by_runs(in, 1, dedup, &L->in, &L->n_in, &by_runs_in));
+  const int keep_dst = destinations || !dedup; /* without dedup, an entry is a destination */
+  HALO_TRY(links_by_runs(in, 0, 0, dedup, &L->out, &L->n_out, &by_runs_out));
+  HALO_TRY(links_by_runs(in, 1, keep_dst, dedup, &L->in, &L->n_in, &by_runs_in));
   if (by_runs_out && by_runs_in) goto cleanup;
   halo_node_links_free(L);
   HALO_TRY(HALO_ALLOC(out, n_out));
@@ -495,7 +501,7 @@ halo_status halo_node_links_build(const halo_node_input *in, int dedup, halo_nod
   HALO_TRY(halo_node_sort_records(out, n_out, sizeof *out, 3, item_field, cmp_item));
   HALO_TRY(halo_node_sort_records(inc, n_in, sizeof *inc, 3, item_field, cmp_item));
   HALO_TRY(links_from_items(out, n_out, dedup, 0, &L->out, &L->n_out));
-  HALO_TRY(links_from_items(inc, n_in, dedup, 1, &L->in, &L->n_in));
+  HALO_TRY(links_from_items(inc, n_in, dedup, keep_dst, &L->in, &L->n_in));
 cleanup:
   halo_free(inc);
   halo_free(out);

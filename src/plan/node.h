@@ -68,6 +68,11 @@ int halo_node_local_index(const halo_node_input *in, int r);
 /** Build the incoming and outgoing links of a node. */
 halo_status halo_node_links_build(const halo_node_input *in, int remove_duplicates,
                                   halo_node_links *L);
+/** The same, where destinations is 0 and duplicates are removed: incoming links
+ *  without their destinations (dst_ptr, dst_rank, dst_ghost NULL), for a builder that
+ *  needs their entries alone (nodein.h). */
+halo_status halo_node_links_build_lean(const halo_node_input *in, int dedup, int destinations,
+                                       halo_node_links *L);
 void halo_node_links_free(halo_node_links *L);
 
 /** Find the link with another node in a list sorted by node, or NULL. */

@@ -761,7 +761,7 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   HALO_FREE(all_out);
   if (is_in && st == HALO_SUCCESS) {
     st = unpack_input(all_in, n_in, t->node_size, t->node_id, size, col_ranges, &hi.in);
-    if (st == HALO_SUCCESS) st = halo_node_links_build(&hi.in, o->remove_duplicates, &hi.L);
+    if (st == HALO_SUCCESS) st = halo_node_links_build_lean(&hi.in, o->remove_duplicates, 0, &hi.L);
     if (st == HALO_SUCCESS) st = halo_node_decide_receive(d, &hi.in, &hi.L, o->message_cap);
   }
   HALO_FREE(all_in);
