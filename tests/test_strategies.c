@@ -538,47 +538,72 @@ static void check_in_half(const halo_node_input *in, const halo_node_links *L, h
     for (int k = 0; k < Li.in[c].n_pieces; k++) Li.in[c].piece_sender[k] = 2 + k % 2;
   halo_schedule ref[R], mine;
   CHECK_OK(halo_node_build_schedules(d, &ir, &Li, ref));
-  halo_vec tab = {0}, ent[R] = {{0}}, req[R][R] = {{{0}}}, ghosts[R][R] = {{{0}}};
+  halo_vec tab = {0}, ent = {0}, req[R][R] = {{{0}}}, ghosts[R][R] = {{{0}}};
   halo_in_table t;
   CHECK_OK(halo_in_table_pack(&Li, dedup, &tab));
   CHECK_OK(halo_in_table_unpack(tab.v, tab.n, in->size, &t));
-  for (int i = 0; i < R; i++) {
-    CHECK_OK(halo_in_entries_pack(&Li, dedup, in->ranks[i], &ent[i]));
-    CHECK_OK(halo_in_requests(&t, dedup, in->ranks[i], in->node_id, &in->pat[i], in->ghost_ids[i],
-                              in->recv_node[i], in->ranks, R, req[i], ghosts[i]));
-  }
+  CHECK_OK(halo_in_entries_pack(&Li, dedup, &ent));
+  for (int i = 0; i < R; i++)
+    CHECK_OK(halo_in_requests(&t, dedup, in->ranks[i], in->node_id, ent.v, ent.n, &in->pat[i],
+                              in->ghost_ids[i], in->recv_node[i], in->ranks, R, req[i], ghosts[i]));
   for (int r = 0; r < R; r++) {
-    const int64_t *q[R];
-    int64_t nq[R];
-    for (int i = 0; i < R; i++) q[i] = req[i][r].v, nq[i] = req[i][r].n;
-    CHECK_OK(halo_in_build(&t, d, dedup, in->ranks[r], in->size, in->pat[r].n_local,
-                           in->pat[r].n_ghost, ent[r].v, ent[r].n, in->ranks, R, q, nq, ghosts[r],
-                           &mine));
-    halo_vec a = {0}, b = {0};
-    CHECK_OK(halo_schedule_pack(&ref[r], &a));
-    CHECK_OK(halo_schedule_pack(&mine, &b));
-    CHECK_MSG(a.n == b.n && !memcmp(a.v, b.v, (size_t)a.n * sizeof(int64_t)),
-              "%s, %s, dedup %d: rank %d's incoming half differs from the node-wide build", what,
-              d->name, dedup, in->ranks[r]);
-    halo_vec_free(&a), halo_vec_free(&b);
-    halo_schedule_free(&mine);
-    /* a request for a value the piece does not hold (the last value asked, plus 1) */
-    for (int i = 0; i < R; i++)
-      if (nq[i] > 2) {
-        req[i][r].v[nq[i] - 1]++;
-        CHECK_ERR(halo_in_build(&t, d, dedup, in->ranks[r], in->size, in->pat[r].n_local,
-                                in->pat[r].n_ghost, ent[r].v, ent[r].n, in->ranks, R, q, nq,
-                                ghosts[r], &mine),
-                  HALO_ERR_INTERNAL, "does not hold it");
-        req[i][r].v[nq[i] - 1]--;
-        break;
+    for (int bad = 0; bad < 2; bad++) {
+      /* what rank r is asked, rank by rank; bad: one place beyond its work array */
+      int64_t nq[R], total = 0, *places = NULL, w = 0;
+      for (int i = 0; i < R; i++) total += nq[i] = req[i][r].n;
+      for (int j = 0; j < t.n_pieces; j++) w += t.receiver[j] == in->ranks[r] ? t.size[j] : 0;
+      if (bad && total == 0) continue;
+      CHECK_OK(HALO_ALLOC(places, total > 0 ? total : 1));
+      for (int i = 0, at = 0; i < R; i++)
+        for (int64_t a = 0; a < nq[i]; a++) places[at++] = req[i][r].v[a];
+      if (bad) {
+        places[total - 1] = w;
+        CHECK_ERR(halo_in_build(&t, d, in->ranks[r], in->size, in->pat[r].n_local,
+                                in->pat[r].n_ghost, in->ranks, R, &places, nq, ghosts[r], &mine),
+                  HALO_ERR_INTERNAL, "work entries");
+        CHECK(places == NULL);
+        continue;
       }
+      CHECK_OK(halo_in_build(&t, d, in->ranks[r], in->size, in->pat[r].n_local, in->pat[r].n_ghost,
+                             in->ranks, R, &places, nq, ghosts[r], &mine));
+      halo_vec a = {0}, b = {0};
+      CHECK_OK(halo_schedule_pack(&ref[r], &a));
+      CHECK_OK(halo_schedule_pack(&mine, &b));
+      CHECK_MSG(a.n == b.n && !memcmp(a.v, b.v, (size_t)a.n * sizeof(int64_t)),
+                "%s, %s, dedup %d: rank %d's incoming half differs from the node-wide build", what,
+                d->name, dedup, in->ranks[r]);
+      halo_vec_free(&a), halo_vec_free(&b);
+      halo_schedule_free(&mine);
+    }
+  }
+  /* a ghost no piece holds: rank 1's last ghost, one more (the next rank's, unasked) */
+  {
+    halo_vec rq[R] = {{0}}, gh[R] = {{0}};
+    int64_t g[8];
+    const halo_pattern *q = &in->pat[1];
+    CHECK(q->n_ghost <= 8);
+    if (q->n_ghost <= 8) {
+      memcpy(g, in->ghost_ids[1], (size_t)q->n_ghost * sizeof *g);
+      g[q->n_ghost - 1]++;
+      CHECK_ERR(halo_in_requests(&t, dedup, in->ranks[1], in->node_id, ent.v, ent.n, q, g,
+                                 in->recv_node[1], in->ranks, R, rq, gh),
+                HALO_ERR_INTERNAL, "which no piece");
+    }
+    for (int i = 0; i < R; i++) halo_vec_free(&rq[i]), halo_vec_free(&gh[i]);
+  }
+  /* entries that do not match the table */
+  {
+    halo_vec rq[R] = {{0}}, gh[R] = {{0}};
+    CHECK_ERR(halo_in_requests(&t, dedup, in->ranks[0], in->node_id, ent.v, ent.n - 1, &in->pat[0],
+                               in->ghost_ids[0], in->recv_node[0], in->ranks, R, rq, gh),
+              HALO_ERR_INTERNAL, "entries for the node's pieces");
+    for (int i = 0; i < R; i++) halo_vec_free(&rq[i]), halo_vec_free(&gh[i]);
   }
   halo_in_table_free(&t);
   halo_vec_free(&tab);
+  halo_vec_free(&ent);
   for (int i = 0; i < R; i++) {
     halo_schedule_free(&ref[i]);
-    halo_vec_free(&ent[i]);
     for (int j = 0; j < R; j++) halo_vec_free(&req[i][j]), halo_vec_free(&ghosts[i][j]);
   }
 }

@@ -19,12 +19,11 @@
  *      of each destination (the rank their receive decision came from);
  *   6. the leader builds the outgoing half's part of the node's schedules and
  *      scatters it; the incoming half's rank sends every rank of the node the
- *      table of pieces, and each receiver the entries of its pieces; each rank
- *      asks the receivers for its ghosts (all to all over the node) and builds
- *      its part of the incoming half from the answers (nodein.h); each rank
- *      joins its two parts: the received pieces' places in its work array,
- *      numbered from 0, follow the gathered values, which only the outgoing
- *      half counts;
+ *      table of pieces and their entries; each rank finds its ghosts' places
+ *      in the receivers' work arrays and sends them to the receivers (all to
+ *      all over the node), and each builds its part of the incoming half from
+ *      the places it got (nodein.h); each rank joins its two parts: the received pieces' places in
+ * its work array, numbered from 0, follow the gathered values, which only the outgoing half counts;
  *   7. each rank adds its messages within the node (owner to reader, as Standard
  *      sends them), which the halves never saw: the same schedules as the
  *      node-wide build of the simulator, byte for byte, for less gathered, built
@@ -438,10 +437,11 @@ static halo_status join_parts(const halo_strategy_desc *d, halo_schedule *o, hal
 typedef struct {
   int *node_ranks; /* the node's plan ranks, increasing */
   halo_in_table table;
-  int64_t *entries; /* the entries of the pieces it receives */
+  int64_t *buf;           /* the node's ranks, its table and its pieces' entries */
+  const int64_t *entries; /* in buf */
   int64_t n_entries;
-  int64_t *rbuf; /* the requests of each rank of the node */
-  int *rcounts, *rdispls;
+  int64_t *rbuf; /* the places each rank of the node asks of this one */
+  int64_t *rcounts;
   halo_vec *ghosts; /* per rank of the node: the ghosts it delivers here */
 } in_data;
 
@@ -449,10 +449,9 @@ static void in_data_free(in_data *x, int R) {
   if (x->ghosts)
     for (int i = 0; i < R; i++) halo_vec_free(&x->ghosts[i]);
   halo_free(x->ghosts);
-  halo_free(x->rdispls);
   halo_free(x->rcounts);
   halo_free(x->rbuf);
-  halo_free(x->entries);
+  halo_free(x->buf);
   halo_in_table_free(&x->table);
   halo_free(x->node_ranks);
   memset(x, 0, sizeof *x);
@@ -473,47 +472,44 @@ static halo_status int_displs(const int64_t *n64, int n, int *counts, int *displ
 
 /* 6. The incoming half, made by every rank of the node (collective over the node, every
  *    failure agreed over it): the incoming half's rank (root) sends all of them the
- *    node's ranks and the table of pieces, and each receiver the entries of its pieces;
- *    each rank asks the receivers for its ghosts from other nodes, all to all. What each
- *    rank then builds alone (halo_in_build) is in *x. */
+ *    node's ranks, the table of pieces and their entries; each rank finds where its
+ *    ghosts from other nodes land in the receivers' work arrays and sends each receiver
+ *    those places, all to all. What each rank then builds alone (halo_in_build) is in
+ *    *x. */
 static halo_status in_half_exchange(const halo_topology *t, int root, const half *hi, int dedup,
                                     const halo_pattern *p, const int64_t *ghost_ids,
                                     const int *recv_node, int rank, int size, in_data *x) {
   halo_status st = HALO_SUCCESS;
   const MPI_Comm nc = t->node_comm;
   const int R = t->node_size, is_root = t->node_rank == root;
-  halo_vec tab = {0}, ent = {0}, sbuf = {0};
-  int *ecounts = NULL, *edispls = NULL, *scounts = NULL, *sdispls = NULL;
-  int64_t *n64 = NULL, *tb = NULL, tn = 0;
+  halo_vec tab = {0}, sbuf = {0};
+  int *scounts = NULL, *sdispls = NULL, *rcounts = NULL, *rdispls = NULL;
+  int64_t *n64 = NULL, tn = 0;
   halo_vec *req = NULL;
-  int my_ecount = 0;
   memset(x, 0, sizeof *x);
-  /* the root: the node's ranks and the table; each receiver's entries */
+  /* the root: [R, the node's ranks, the table's words, the table, the entries] */
   if (is_root) {
     st = halo_vec_push(&tab, R);
     for (int i = 0; i < R && st == HALO_SUCCESS; i++) st = halo_vec_push(&tab, hi->in.ranks[i]);
+    if (st == HALO_SUCCESS) st = halo_vec_push(&tab, 0);
     if (st == HALO_SUCCESS) st = halo_in_table_pack(&hi->L, dedup, &tab);
+    if (st == HALO_SUCCESS) tab.v[1 + R] = tab.n - 2 - R;
+    if (st == HALO_SUCCESS) st = halo_in_entries_pack(&hi->L, dedup, &tab);
     if (st == HALO_SUCCESS && tab.n > INT_MAX)
-      st = HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "a node's table of pieces exceeds %d words", INT_MAX);
-    if (st == HALO_SUCCESS) st = HALO_ALLOC(ecounts, R);
-    if (st == HALO_SUCCESS) st = HALO_ALLOC(edispls, R);
-    if (st == HALO_SUCCESS) st = HALO_ALLOC(n64, R);
-    for (int i = 0; i < R && st == HALO_SUCCESS; i++) {
-      const int64_t before = ent.n;
-      st = halo_in_entries_pack(&hi->L, dedup, hi->in.ranks[i], &ent);
-      n64[i] = ent.n - before;
-    }
-    if (st == HALO_SUCCESS) st = int_displs(n64, R, ecounts, edispls, "the pieces' entries");
-    tn = tab.n, tb = tab.v;
+      st = HALO_ERROR(HALO_ERR_OUT_OF_RANGE,
+                      "a node's table of pieces and their entries exceed %d words", INT_MAX);
+    tn = tab.n, x->buf = tab.v;
+    memset(&tab, 0, sizeof tab);
   }
   HALO_TRY(halo_agree(nc, st));
   HALO_TRY_MPI(MPI_Bcast(&tn, 1, MPI_INT64_T, root, nc));
-  if (!is_root) st = HALO_ALLOC(tb, tn);
+  if (!is_root) st = HALO_ALLOC(x->buf, tn);
   HALO_TRY(halo_agree(nc, st));
-  HALO_TRY_MPI(MPI_Bcast(tb, (int)tn, MPI_INT64_T, root, nc));
-  if (tn < 1 || tb[0] != R || tn < 1 + R)
-    st = HALO_ERROR(HALO_ERR_INTERNAL, "a node's table of pieces names %lld ranks, of %d",
-                    tn ? (long long)tb[0] : -1LL, R);
+  HALO_TRY_MPI(MPI_Bcast(x->buf, (int)tn, MPI_INT64_T, root, nc));
+  const int64_t *tb = x->buf;
+  if (tn < 2 + R || tb[0] != R || tb[1 + R] < 0 || tb[1 + R] > tn - 2 - R)
+    st = HALO_ERROR(HALO_ERR_INTERNAL, "a node's table of pieces has %lld words for %d ranks",
+                    (long long)tn, R);
   if (st == HALO_SUCCESS) st = HALO_ALLOC(x->node_ranks, R);
   for (int i = 0; i < R && st == HALO_SUCCESS; i++) {
     x->node_ranks[i] = (int)tb[1 + i];
@@ -521,51 +517,48 @@ static halo_status in_half_exchange(const halo_topology *t, int root, const half
         (i == t->node_rank && tb[1 + i] != rank))
       st = HALO_ERROR(HALO_ERR_INTERNAL, "a node's table of pieces lists its ranks badly");
   }
-  if (st == HALO_SUCCESS) st = halo_in_table_unpack(tb + 1 + R, tn - 1 - R, size, &x->table);
-  HALO_TRY(halo_agree(nc, st));
-  HALO_TRY_MPI(MPI_Scatter(ecounts, 1, MPI_INT, &my_ecount, 1, MPI_INT, root, nc));
-  HALO_TRY(halo_agree(nc, HALO_ALLOC(x->entries, my_ecount)));
-  x->n_entries = my_ecount;
-  HALO_TRY_MPI(MPI_Scatterv(ent.v, ecounts, edispls, MPI_INT64_T, x->entries, my_ecount,
-                            MPI_INT64_T, root, nc));
-  halo_vec_free(&ent);
+  if (st == HALO_SUCCESS) st = halo_in_table_unpack(tb + 2 + R, tb[1 + R], size, &x->table);
+  if (st == HALO_SUCCESS) {
+    x->entries = tb + 2 + R + tb[1 + R];
+    x->n_entries = tn - 2 - R - tb[1 + R];
+  }
   /* this rank's requests, to each rank of the node */
-  st = HALO_CALLOC(req, R);
+  if (st == HALO_SUCCESS) st = HALO_CALLOC(req, R);
   if (st == HALO_SUCCESS) st = HALO_CALLOC(x->ghosts, R);
   if (st == HALO_SUCCESS)
-    st = halo_in_requests(&x->table, dedup, rank, t->node_id, p, ghost_ids, recv_node,
-                          x->node_ranks, R, req, x->ghosts);
+    st = halo_in_requests(&x->table, dedup, rank, t->node_id, x->entries, x->n_entries, p,
+                          ghost_ids, recv_node, x->node_ranks, R, req, x->ghosts);
   if (st == HALO_SUCCESS) st = HALO_ALLOC(scounts, R);
   if (st == HALO_SUCCESS) st = HALO_ALLOC(sdispls, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(rcounts, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(rdispls, R);
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(n64, R);
   if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rcounts, R);
-  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rdispls, R);
-  if (st == HALO_SUCCESS && !n64) st = HALO_ALLOC(n64, R);
   for (int i = 0; i < R && st == HALO_SUCCESS; i++) n64[i] = req[i].n;
   if (st == HALO_SUCCESS) st = int_displs(n64, R, scounts, sdispls, "a rank's requests");
   for (int i = 0; i < R && st == HALO_SUCCESS; i++) {
     st = halo_vec_append(&sbuf, req[i].v, req[i].n);
     halo_vec_free(&req[i]);
   }
+  /* the node's failures agreed here: x->buf's bcast was the last collective */
   HALO_TRY(halo_agree(nc, st));
-  HALO_TRY_MPI(MPI_Alltoall(scounts, 1, MPI_INT, x->rcounts, 1, MPI_INT, nc));
-  for (int i = 0; i < R; i++) n64[i] = x->rcounts[i];
-  st = int_displs(n64, R, x->rcounts, x->rdispls, "the requests to one rank");
-  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rbuf, (int64_t)x->rdispls[R - 1] + x->rcounts[R - 1]);
+  HALO_TRY_MPI(MPI_Alltoall(scounts, 1, MPI_INT, rcounts, 1, MPI_INT, nc));
+  for (int i = 0; i < R; i++) x->rcounts[i] = n64[i] = rcounts[i];
+  st = int_displs(n64, R, rcounts, rdispls, "the requests to one rank");
+  if (st == HALO_SUCCESS) st = HALO_ALLOC(x->rbuf, (int64_t)rdispls[R - 1] + rcounts[R - 1]);
   HALO_TRY(halo_agree(nc, st));
-  HALO_TRY_MPI(MPI_Alltoallv(sbuf.v, scounts, sdispls, MPI_INT64_T, x->rbuf, x->rcounts, x->rdispls,
+  HALO_TRY_MPI(MPI_Alltoallv(sbuf.v, scounts, sdispls, MPI_INT64_T, x->rbuf, rcounts, rdispls,
                              MPI_INT64_T, nc));
 cleanup:
   if (req)
     for (int i = 0; i < R; i++) halo_vec_free(&req[i]);
   halo_free(req);
-  if (!is_root) halo_free(tb);
   halo_free(n64);
+  halo_free(rdispls);
+  halo_free(rcounts);
   halo_free(sdispls);
   halo_free(scounts);
-  halo_free(edispls);
-  halo_free(ecounts);
   halo_vec_free(&sbuf);
-  halo_vec_free(&ent);
   halo_vec_free(&tab);
   if (st != HALO_SUCCESS) in_data_free(x, R);
   return st;
@@ -582,8 +575,6 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   int64_t *all_out = NULL, *all_in = NULL, n_out = 0, n_in = 0;
   half ho = {0}, hi = {0};
   in_data xin = {0};
-  const int64_t **req = NULL;
-  int64_t *n_req = NULL;
   halo_schedule part_in = {0};
   const halo_strategy_desc *d = NULL;
   /* the halves' ranks in the node */
@@ -652,20 +643,13 @@ halo_status halo_schedule_build_nodeaware(MPI_Comm comm, const halo_topology *t,
   half_free(&hi, t->node_size);
   HALO_TRY(scatter_part(t, root_out, &ho, s));
   half_free(&ho, t->node_size);
-  HALO_TRY(HALO_ALLOC(req, t->node_size));
-  HALO_TRY(HALO_ALLOC(n_req, t->node_size));
-  for (int i = 0; i < t->node_size; i++)
-    req[i] = xin.rbuf + xin.rdispls[i], n_req[i] = xin.rcounts[i];
-  HALO_TRY(halo_in_build(&xin.table, d, o->remove_duplicates, rank, size, p->n_local, p->n_ghost,
-                         xin.entries, xin.n_entries, xin.node_ranks, t->node_size, req, n_req,
-                         xin.ghosts, &part_in));
+  HALO_TRY(halo_in_build(&xin.table, d, rank, size, p->n_local, p->n_ghost, xin.node_ranks,
+                         t->node_size, &xin.rbuf, xin.rcounts, xin.ghosts, &part_in));
   if (s->rank != rank)
     HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got the schedule of rank %d", rank, s->rank);
   HALO_TRY(join_parts(d, s, &part_in));
   HALO_TRY(add_direct(s, d->phase_direct, t->node_id, p, recv_node, send_node));
 cleanup:
-  halo_free(n_req);
-  halo_free(req);
   in_data_free(&xin, t->node_size);
   halo_schedule_free(&part_in);
   half_free(&hi, t->node_size);

@@ -91,15 +91,18 @@ cleanup:
   return st;
 }
 
-halo_status halo_in_entries_pack(const halo_node_links *L, int dedup, int r, halo_vec *out) {
+halo_status halo_in_entries_pack(const halo_node_links *L, int dedup, halo_vec *out) {
   for (int c = 0; c < L->n_in; c++) {
     const halo_link *l = &L->in[c];
+    if (dedup) { /* the link's pieces are consecutive entries */
+      const int64_t e0 = l->piece_start[0];
+      HALO_CHECK(halo_vec_append(out, l->gid + e0, l->piece_start[l->n_pieces] - e0));
+      continue;
+    }
     for (int k = 0; k < l->n_pieces; k++) {
-      if (l->piece_receiver[k] != r) continue;
-      const int64_t e0 = l->piece_start[k], n = l->piece_start[k + 1] - e0;
-      HALO_CHECK(halo_vec_append(out, l->gid + e0, n));
-      for (int64_t e = e0; !dedup && e < e0 + n; e++)
-        HALO_CHECK(halo_vec_push(out, l->dst_rank[l->dst_ptr[e]]));
+      const int64_t e0 = l->piece_start[k], e1 = l->piece_start[k + 1];
+      HALO_CHECK(halo_vec_append(out, l->gid + e0, e1 - e0));
+      for (int64_t e = e0; e < e1; e++) HALO_CHECK(halo_vec_push(out, l->dst_rank[l->dst_ptr[e]]));
     }
   }
   return HALO_SUCCESS;
@@ -127,21 +130,53 @@ static int local_index(const int *node_ranks, int R, int r) {
   return -1;
 }
 
+/* The first index in [lo, hi) whose key is not below (x, r), searched from lo
+ * with doubling steps: a rank's ghosts in a piece are near each other. */
+static int64_t lower_from(const int64_t *g, const int64_t *rk, int64_t lo, int64_t hi, int64_t x,
+                          int64_t r) {
+  int64_t step = 1, b = lo;
+  while (b < hi && cmp_key(g[b], rk ? rk[b] : -1, x, r) < 0) lo = b + 1, b = lo + step, step *= 2;
+  if (b > hi) b = hi;
+  while (lo < b) { /* the answer is in [lo, b] */
+    const int64_t mid = lo + (b - lo) / 2;
+    if (cmp_key(g[mid], rk ? rk[mid] : -1, x, r) < 0)
+      lo = mid + 1;
+    else
+      b = mid;
+  }
+  return lo;
+}
+
 halo_status halo_in_requests(const halo_in_table *t, int dedup, int me, int my_node,
-                             const halo_pattern *p, const int64_t *ghost_ids, const int *recv_node,
-                             const int *node_ranks, int R, halo_vec *req, halo_vec *ghosts) {
+                             const int64_t *entries, int64_t n_entries, const halo_pattern *p,
+                             const int64_t *ghost_ids, const int *recv_node, const int *node_ranks,
+                             int R, halo_vec *req, halo_vec *ghosts) {
   halo_status st = HALO_SUCCESS;
-  int *rloc = NULL, *last = NULL;
-  int64_t *count_at = NULL; /* per receiver: where its open run's count is */
+  int *rloc = NULL;
+  int64_t *w0 = NULL, *e0 = NULL, *cur = NULL, *filled = NULL;
   const int64_t my_key = dedup ? -1 : me;
   HALO_TRY(HALO_ALLOC(rloc, t->n_pieces));
-  HALO_TRY(HALO_ALLOC(last, R));
-  HALO_TRY(HALO_ALLOC(count_at, R));
-  for (int j = 0; j < t->n_pieces; j++)
+  HALO_TRY(HALO_ALLOC(w0, t->n_pieces));
+  HALO_TRY(HALO_ALLOC(e0, t->n_pieces));
+  HALO_TRY(HALO_CALLOC(cur, t->n_pieces));
+  HALO_TRY(HALO_CALLOC(filled, R));
+  /* each piece's entries in the list, and its place in its receiver's work array */
+  int64_t e = 0;
+  for (int j = 0; j < t->n_pieces; j++) {
     if ((rloc[j] = local_index(node_ranks, R, t->receiver[j])) < 0)
       HALO_FAIL(HALO_ERR_INTERNAL, "the receiver %d of a piece is not on node %d", t->receiver[j],
                 my_node);
-  for (int i = 0; i < R; i++) last[i] = -1;
+    const int64_t words = dedup ? t->size[j] : 2 * t->size[j];
+    if (words > n_entries - e)
+      HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got %lld entries for the node's pieces", me,
+                (long long)n_entries);
+    e0[j] = e, e += words;
+    w0[j] = filled[rloc[j]];
+    filled[rloc[j]] += t->size[j];
+  }
+  if (e != n_entries)
+    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got %lld entries for the node's pieces, of %lld", me,
+              (long long)n_entries, (long long)e);
   for (int m = 0; m < p->n_recv; m++) {
     if (recv_node[m] == my_node || p->recv[m].count == 0) continue;
     int lo = 0, hi = t->n_links - 1, c = -1;
@@ -171,30 +206,28 @@ halo_status halo_in_requests(const halo_in_table *t, int dedup, int me, int my_n
     }
     for (int64_t g = g0; g < g1; g++) {
       const int64_t x = ghost_ids[g];
-      if (g > g0 && x <= ghost_ids[g - 1]) /* the receivers walk each piece once */
+      if (g > g0 && x <= ghost_ids[g - 1]) /* each piece's cursor only moves on */
         HALO_FAIL(HALO_ERR_INTERNAL, "the ghost ids of rank %d are not increasing at %lld", me,
                   (long long)g);
       while (j + 1 < t->first[c + 1] &&
              cmp_key(t->key_gid[j + 1], t->key_rank[j + 1], x, my_key) <= 0)
         j++;
-      if (cmp_key(t->key_gid[j], t->key_rank[j], x, my_key) > 0)
-        HALO_FAIL(HALO_ERR_INTERNAL, "rank %d needs value %lld, before the pieces from node %d", me,
-                  (long long)x, recv_node[m]);
+      const int64_t *eg = entries + e0[j], *er = dedup ? NULL : eg + t->size[j];
+      const int64_t at = lower_from(eg, er, cur[j], t->size[j], x, my_key);
+      if (at == t->size[j] || eg[at] != x || (er && er[at] != my_key))
+        HALO_FAIL(HALO_ERR_INTERNAL, "rank %d needs value %lld, which no piece from node %d holds",
+                  me, (long long)x, recv_node[m]);
+      cur[j] = at + 1;
       const int i = rloc[j];
       HALO_TRY(halo_vec_push(&ghosts[i], g));
-      if (last[i] != j) {
-        last[i] = j;
-        count_at[i] = req[i].n + 1;
-        const int64_t run[] = {j, 0};
-        HALO_TRY(halo_vec_append(&req[i], run, 2));
-      }
-      req[i].v[count_at[i]]++;
-      HALO_TRY(halo_vec_push(&req[i], x));
+      HALO_TRY(halo_vec_push(&req[i], w0[j] + at));
     }
   }
 cleanup:
-  halo_free(count_at);
-  halo_free(last);
+  halo_free(filled);
+  halo_free(cur);
+  halo_free(e0);
+  halo_free(w0);
   halo_free(rloc);
   return st;
 }
@@ -212,14 +245,12 @@ static int cmp_piece_msg(const void *a, const void *b) {
   return (x->k > y->k) - (x->k < y->k);
 }
 
-halo_status halo_in_build(const halo_in_table *t, const halo_strategy_desc *d, int dedup, int me,
-                          int size, int64_t n_local, int64_t n_ghost, const int64_t *entries,
-                          int64_t n_entries, const int *node_ranks, int R,
-                          const int64_t *const *req, const int64_t *n_req, const halo_vec *ghosts,
+halo_status halo_in_build(const halo_in_table *t, const halo_strategy_desc *d, int me, int size,
+                          int64_t n_local, int64_t n_ghost, const int *node_ranks, int R,
+                          int64_t **places, const int64_t *n_req, const halo_vec *ghosts,
                           halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
-  int64_t *w0 = NULL, *cur = NULL;
-  const int64_t **eg = NULL, **er = NULL; /* per own piece: its entries' gids and ranks */
+  int64_t *w0 = NULL;
   piece_msg *pm = NULL;
   int n_own = 0;
   memset(s, 0, sizeof *s);
@@ -229,27 +260,19 @@ halo_status halo_in_build(const halo_in_table *t, const halo_strategy_desc *d, i
   s->n_phases = d->n_phases;
   for (int ph = 0; ph < s->n_phases; ph++)
     s->phase[ph].scope = ph == d->phase_global ? HALO_SCOPE_GLOBAL : HALO_SCOPE_NODE;
+  halo_phase *r = &s->phase[d->phase_redistribute];
+  r->pack = *places; /* the schedule's from here */
+  *places = NULL;
   HALO_TRY(HALO_ALLOC(w0, t->n_pieces));
-  HALO_TRY(HALO_CALLOC(cur, t->n_pieces));
-  HALO_TRY(HALO_CALLOC(eg, t->n_pieces));
-  HALO_TRY(HALO_CALLOC(er, t->n_pieces));
   /* this rank's pieces take its work array in the table's order */
-  int64_t w = 0, e = 0;
+  int64_t w = 0;
   for (int j = 0; j < t->n_pieces; j++) {
     w0[j] = -1;
     if (t->receiver[j] != me) continue;
-    if (t->size[j] > n_entries - e || (!dedup && t->size[j] > n_entries - e - t->size[j]))
-      HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got %lld entries for its pieces", me,
-                (long long)n_entries);
-    w0[j] = w, eg[j] = entries + e;
-    e += t->size[j];
-    if (!dedup) er[j] = entries + e, e += t->size[j];
+    w0[j] = w;
     w += t->size[j];
     n_own++;
   }
-  if (e != n_entries)
-    HALO_FAIL(HALO_ERR_INTERNAL, "rank %d got %lld entries for its pieces, of %lld", me,
-              (long long)n_entries, (long long)e);
   s->n_work = w;
 
   /* the global phase: one message per piece, by (sender, piece) */
@@ -267,47 +290,29 @@ halo_status halo_in_build(const halo_in_table *t, const halo_strategy_desc *d, i
   }
   f->n_recv = n_own;
 
-  /* the redistribution: to each reader, the places of what it asked, in its order */
-  halo_phase *r = &s->phase[d->phase_redistribute];
-  int64_t n_send = 0, n_recv = 0;
+  /* the redistribution: to each reader, the values at the places it asked for, in its
+   * order; from each, the ghosts it holds */
+  int64_t n_recv = 0;
   int m_send = 0, m_recv = 0;
   for (int i = 0; i < R; i++) {
-    n_send += n_req[i];
     n_recv += ghosts[i].n;
     m_recv += ghosts[i].n > 0;
+    m_send += n_req[i] > 0;
   }
-  HALO_TRY(HALO_ALLOC(r->send, R));
-  HALO_TRY(HALO_ALLOC(r->pack, n_send)); /* the runs' heads make this more than enough */
+  HALO_TRY(HALO_ALLOC(r->send, m_send));
   HALO_TRY(HALO_ALLOC(r->recv, m_recv));
   HALO_TRY(HALO_ALLOC(r->unpack, n_recv));
   for (int i = 0; i < R; i++) {
-    const int64_t *q = req[i], n = n_req[i], key_rank = dedup ? -1 : node_ranks[i];
     const int64_t begin = r->send_total;
-    for (int j = 0; j < t->n_pieces; j++) cur[j] = 0;
-    for (int64_t a = 0; a < n;) {
-      if (n - a < 2 || q[a] < 0 || q[a] >= t->n_pieces || w0[q[a]] < 0 || q[a + 1] < 1 ||
-          q[a + 1] > n - a - 2)
-        HALO_FAIL(HALO_ERR_INTERNAL, "rank %d asks rank %d for a piece it does not receive",
-                  node_ranks[i], me);
-      const int j = (int)q[a];
-      const int64_t len = q[a + 1];
-      a += 2;
-      for (int64_t b = 0; b < len; b++, a++) {
-        const int64_t x = q[a];
-        while (cur[j] < t->size[j] &&
-               cmp_key(eg[j][cur[j]], dedup ? -1 : er[j][cur[j]], x, key_rank) < 0)
-          cur[j]++;
-        if (cur[j] == t->size[j] || eg[j][cur[j]] != x || (!dedup && er[j][cur[j]] != key_rank))
-          HALO_FAIL(HALO_ERR_INTERNAL,
-                    "rank %d needs value %lld from a piece of rank %d that does not hold it",
-                    node_ranks[i], (long long)x, me);
-        r->pack[r->send_total++] = n_local + w0[j] + cur[j];
-      }
+    for (int64_t a = begin; a < begin + n_req[i]; a++) {
+      if (r->pack[a] < 0 || r->pack[a] >= w)
+        HALO_FAIL(HALO_ERR_INTERNAL, "rank %d asks rank %d for place %lld of its %lld work entries",
+                  node_ranks[i], me, (long long)r->pack[a], (long long)w);
+      r->pack[a] += n_local;
     }
-    if (r->send_total > begin)
-      r->send[m_send++] = (halo_msg){node_ranks[i], begin, r->send_total - begin};
+    r->send_total += n_req[i];
+    if (n_req[i]) r->send[r->n_send++] = (halo_msg){node_ranks[i], begin, n_req[i]};
   }
-  r->n_send = m_send;
   for (int i = 0; i < R; i++) {
     if (!ghosts[i].n) continue;
     r->recv[r->n_recv++] = (halo_msg){node_ranks[i], r->recv_total, ghosts[i].n};
@@ -316,9 +321,6 @@ halo_status halo_in_build(const halo_in_table *t, const halo_strategy_desc *d, i
   }
 cleanup:
   halo_free(pm);
-  halo_free(er);
-  halo_free(eg);
-  halo_free(cur);
   halo_free(w0);
   if (st != HALO_SUCCESS) halo_schedule_free(s);
   return st;
