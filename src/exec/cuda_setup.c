@@ -26,7 +26,7 @@ static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx,
 
 /* The set-up's temporaries in the device's scratch (halo_device_scratch): a
  * later plan writes them into pages the last one faulted in. */
-enum { SCRATCH_IDX, SCRATCH_SRC, SCRATCH_MAPS, SCRATCH_ADD_SRC, SCRATCH_ADD_DST };
+enum { SCRATCH_IDX, SCRATCH_SRC, SCRATCH_MAPS }; /* the maps' pinned, for their upload */
 
 /* The index maps of an executor, gathered on the host while it is set up
  * and uploaded at its end in one allocation and one copy: each map's device
@@ -72,6 +72,22 @@ static halo_status map_add(map_batch *b, int32_t **d, const int64_t *v, int64_t 
   b->fix[b->n_fix++].off = b->n;
   b->n += n;
   return HALO_SUCCESS;
+}
+
+/* A map of n values the caller writes at *host (valid until the next map
+ * added), at *d once uploaded. */
+static halo_status map_take(map_batch *b, int32_t **d, int64_t n, int32_t **host) {
+  *host = NULL;
+  HALO_CHECK(map_add(b, d, NULL, n));
+  if (n) *host = b->host + b->fix[b->n_fix - 1].off;
+  return HALO_SUCCESS;
+}
+
+/* The last map added, taken back (*d: its pointer, NULL again). */
+static void map_drop_last(map_batch *b, int32_t **d) {
+  if (!b->n_fix || b->fix[b->n_fix - 1].at != d) return;
+  b->n = b->fix[--b->n_fix].off;
+  *d = NULL;
 }
 
 /* One allocation (*dev_p), one copy, and every map's pointer into it. */
@@ -152,44 +168,39 @@ void halo_cuda_exec_destroy(halo_exec *ex) {
   ex->data = NULL;
 }
 
-/* Reverse: what phase k adds, in the order of its receive list: the
- * position of each value in the receive buffer (host_fwd: h_recv; else
- * d_recv), or -1 - its source index for a copy to itself. */
-static halo_status add_order(const halo_exec *ex, const cphase *p, const halo_phase *ph,
-                             int64_t *src, int64_t *dst) {
-  int64_t *off = NULL;
-  HALO_CHECK(HALO_ALLOC(off, ph->n_recv > 0 ? ph->n_recv : 1));
-  for (int i = 0; i < ph->n_recv; i++) off[i] = p->recv[i].buf_off;
-  halo_status st = halo_exec_add_order(S(ex), ph, off, src, dst);
-  halo_free(off);
-  return st;
+/* Each receive's place in its phase's receive buffer (n_recv of them, at
+ * least one allocated). */
+static halo_status recv_offsets(const cphase *p, const halo_phase *ph, int64_t **off_p) {
+  HALO_CHECK(HALO_ALLOC(*off_p, ph->n_recv > 0 ? ph->n_recv : 1));
+  for (int i = 0; i < ph->n_recv; i++) (*off_p)[i] = p->recv[i].buf_off;
+  return HALO_SUCCESS;
 }
 
-/* Reverse, on a GPU rank: phase k's additions, in receive list order, to be
- * grouped by destination on the device once uploaded (group_adds; each
- * destination's values kept in receive list order). */
+/* Reverse, on a GPU rank: phase k's additions, in receive list order (the
+ * position of each value in the receive buffer, d_recv, or -1 - its source
+ * index for a copy to itself), written into the maps' batch, to be grouped by
+ * destination on the device once uploaded (group_adds; each destination's
+ * values kept in receive list order). */
 static halo_status setup_adds_device(const halo_exec *ex, cphase *p, const halo_phase *ph,
                                      map_batch *mb) {
   halo_status st = HALO_SUCCESS;
-  int64_t *src = NULL, *dst = NULL; /* the device's scratch */
+  int64_t *off = NULL;
+  int32_t *src = NULL, *dst = NULL;
   const int64_t n = ph->recv_total;
   if (n == 0) return HALO_SUCCESS;
   HALO_TRY(check_int32(n, "a phase's additions"));
-  HALO_TRY(
-      halo_device_scratch(ex->cfg.dev, SCRATCH_ADD_SRC, (size_t)n * sizeof *src, (void **)&src));
-  HALO_TRY(
-      halo_device_scratch(ex->cfg.dev, SCRATCH_ADD_DST, (size_t)n * sizeof *dst, (void **)&dst));
-  HALO_TRY(add_order(ex, p, ph, src, dst));
+  HALO_TRY(recv_offsets(p, ph, &off));
+  HALO_TRY(map_reserve(mb, 3 * n + 1));           /* the three maps' pointers stay put */
+  HALO_TRY(map_take(mb, &p->d_add_dst, n, &dst)); /* grouped: the first n_add_u */
+  HALO_TRY(map_take(mb, &p->d_add_ref, n, &src));
   int64_t most = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (dst[i] > most) most = dst[i];
+  HALO_TRY(halo_exec_add_order32(S(ex), ph, off, src, dst, &most));
   p->add_end_bit = 1;
   while (p->add_end_bit < 31 && (most >> p->add_end_bit) != 0) p->add_end_bit++;
   p->n_add_group = n;
-  HALO_TRY(map_add(mb, &p->d_add_dst, dst, n)); /* grouped: the first n_add_u */
-  HALO_TRY(map_add(mb, &p->d_add_ref, src, n));
   HALO_TRY(map_add(mb, &p->d_add_ptr, NULL, n + 1)); /* room: n_add_u + 1 <= n + 1 */
 cleanup:
+  halo_free(off);
   return st;
 }
 
@@ -266,7 +277,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
     most += ex->cfg.leaves->n + ex->cfg.leaves->n_ghost + 1;
   for (int k = 0; k < s->n_phases; k++)
     most += 2 * s->phase[k].send_total + 3 * s->phase[k].recv_total + 1;
-  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_MAPS, (size_t)most * sizeof *mb.host,
+  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_MAPS, (size_t)most * sizeof *mb.host, 1,
                                (void **)&mb.host));
   mb.cap = most, mb.borrowed = 1;
   if (!s->add) {
@@ -387,9 +398,9 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
     if (n > n_map) n_map = n;
     if (ph->recv_total > n_map) n_map = ph->recv_total;
   }
-  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_IDX, (size_t)(n_map + 1) * sizeof *idx,
+  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_IDX, (size_t)(n_map + 1) * sizeof *idx, 0,
                                (void **)&idx));
-  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_SRC, (size_t)(n_map + 1) * sizeof *src,
+  HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_SRC, (size_t)(n_map + 1) * sizeof *src, 0,
                                (void **)&src));
   int64_t arena_off = 0;
   for (int k = 0; k < s->n_phases; k++) {
@@ -406,14 +417,21 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         p->n_add = ph->recv_total;
         HALO_TRY(HALO_ALLOC(p->h_add_src, p->n_add));
         HALO_TRY(HALO_ALLOC(p->h_add_dst, p->n_add));
-        HALO_TRY(add_order(ex, p, ph, p->h_add_src, p->h_add_dst));
+        int64_t *off = NULL; /* a helper's additions, on the host (h_recv) */
+        st = recv_offsets(p, ph, &off);
+        if (st == HALO_SUCCESS) st = halo_exec_add_order(s, ph, off, p->h_add_src, p->h_add_dst);
+        halo_free(off);
+        HALO_TRY(st);
       }
       continue;
     }
     p->d_send = d->arena ? d->arena + arena_off : NULL;
     arena_off += p->n_pack;
-    /* pack map in channel order; copies to itself (forward) */
+    /* pack map in channel order, written into the batch (taken back if the
+     * values are one run); copies to itself (forward) */
+    int32_t *pk = NULL;
     int64_t nc = 0;
+    HALO_TRY(map_take(&mb, &p->d_pack, p->n_pack, &pk));
     for (int i = 0; i < ph->n_send; i++) {
       const halo_msg *m = &ph->send[i];
       if (m->peer == s->rank) {
@@ -421,16 +439,18 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
           for (int64_t t = 0; t < m->count; t++) src[nc++] = ph->pack[m->offset + t];
         continue;
       }
-      for (int64_t t = 0; t < m->count; t++) idx[p->send[i].buf_off + t] = ph->pack[m->offset + t];
+      int32_t *to = pk + p->send[i].buf_off;
+      const int64_t *from = ph->pack + m->offset;
+      for (int64_t t = 0; t < m->count; t++) to[t] = (int32_t)from[t];
     }
     p->pack_run = p->n_pack > 0;
-    for (int64_t t = 1; t < p->n_pack && p->pack_run; t++) p->pack_run = idx[t] == idx[0] + t;
+    for (int64_t t = 1; t < p->n_pack && p->pack_run; t++) p->pack_run = pk[t] == pk[0] + t;
     if (p->pack_run) {
-      p->run_from_work = idx[0] >= s->n_local;
-      if (!p->run_from_work && idx[0] + p->n_pack > s->n_local) p->pack_run = 0;
-      p->run_off = p->run_from_work ? idx[0] - s->n_local : idx[0];
+      p->run_from_work = pk[0] >= s->n_local;
+      if (!p->run_from_work && pk[0] + p->n_pack > s->n_local) p->pack_run = 0;
+      p->run_off = p->run_from_work ? pk[0] - s->n_local : pk[0];
     }
-    if (!p->pack_run) HALO_TRY(map_add(&mb, &p->d_pack, idx, p->n_pack));
+    if (p->pack_run) map_drop_last(&mb, &p->d_pack);
     p->nccl_from_run = p->pack_run && p->n_send_req == 0 && p->n_ipc_to == 0 && p->n_nccl_send > 0;
     if (p->n_copy) {
       HALO_TRY(map_add(&mb, &p->d_copy_src, src, p->n_copy));

@@ -170,6 +170,7 @@ struct halo_device_s {
   chunk_pool pinned; /* pinned host memory */
   void *scratch[HALO_DEVICE_SCRATCH]; /* host scratch of the executors' set-up */
   size_t scratch_bytes[HALO_DEVICE_SCRATCH];
+  int scratch_pinned[HALO_DEVICE_SCRATCH];
   int n_open, cap_open;
   struct {
     int peer, chunk;
@@ -221,6 +222,16 @@ int halo_device_mpi_aware(const halo_device *d, int setting) {
 MPI_Comm halo_device_machine_comm(const halo_device *d) { return d->machine; }
 void *halo_device_exchange_stream(const halo_device *d) { return d->xstream; }
 
+static void scratch_free(halo_device *d, int slot) {
+  if (d->scratch_pinned[slot])
+    cudaFreeHost(d->scratch[slot]);
+  else
+    halo_free(d->scratch[slot]);
+  d->scratch[slot] = NULL;
+  d->scratch_bytes[slot] = 0;
+  d->scratch_pinned[slot] = 0;
+}
+
 void halo_device_destroy(halo_device **dev_p) {
   if (!dev_p || !*dev_p) return;
   halo_device *d = *dev_p;
@@ -228,7 +239,7 @@ void halo_device_destroy(halo_device **dev_p) {
   halo_free(d->open);
   pool_free(&d->ipc);
   pool_free(&d->pinned);
-  for (int i = 0; i < HALO_DEVICE_SCRATCH; i++) halo_free(d->scratch[i]);
+  for (int i = 0; i < HALO_DEVICE_SCRATCH; i++) scratch_free(d, i);
 #if HALO_HAVE_NCCL
   if (d->have_nccl) ncclCommDestroy(d->nccl);
 #endif
@@ -410,18 +421,25 @@ void halo_device_pinned_release(halo_device *d, void *p, size_t bytes) {
   if (d) pool_release(&d->pinned, p, bytes);
 }
 
-halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, void **p) {
+halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, int pinned, void **p) {
   *p = NULL;
   if (slot < 0 || slot >= HALO_DEVICE_SCRATCH)
     return HALO_ERROR(HALO_ERR_INTERNAL, "scratch slot %d of %d", slot, HALO_DEVICE_SCRATCH);
-  if (bytes > d->scratch_bytes[slot]) { /* grown: the old block's contents are not kept */
-    halo_free(d->scratch[slot]);
-    d->scratch_bytes[slot] = 0;
-    d->scratch[slot] = halo_malloc(bytes);
+  if (bytes > d->scratch_bytes[slot] || !pinned != !d->scratch_pinned[slot]) {
+    scratch_free(d, slot); /* grown: the old block's contents are not kept */
+    if (pinned) {
+      if (cudaHostAlloc(&d->scratch[slot], bytes, cudaHostAllocDefault) != cudaSuccess) {
+        cudaGetLastError();
+        d->scratch[slot] = NULL;
+      }
+    } else {
+      d->scratch[slot] = halo_malloc(bytes);
+    }
     if (!d->scratch[slot])
-      return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory: %zu bytes of set-up scratch",
-                        bytes);
+      return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of %s memory: %zu bytes of set-up scratch",
+                        pinned ? "pinned host" : "host", bytes);
     d->scratch_bytes[slot] = bytes;
+    d->scratch_pinned[slot] = pinned;
   }
   *p = d->scratch[slot];
   return HALO_SUCCESS;
@@ -688,8 +706,8 @@ halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p) {
 void halo_device_pinned_release(halo_device *d, void *p, size_t bytes) {
   (void)d, (void)p, (void)bytes;
 }
-halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, void **p) {
-  (void)d, (void)slot, (void)bytes;
+halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, int pinned, void **p) {
+  (void)d, (void)slot, (void)bytes, (void)pinned;
   *p = NULL;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }

@@ -114,12 +114,13 @@ halo_status halo_device_pinned_alloc(halo_device *d, size_t bytes, void **p);
 void halo_device_pinned_release(halo_device *d, void *p, size_t bytes);
 
 /** Host scratch of the executors' set-up: *p, at least `bytes`, in one of
- *  HALO_DEVICE_SCRATCH slots. A slot keeps its block, grown as asked, from one
- *  plan's set-up to the next until the device ends: later plans write its
- *  index maps into pages already mapped, not freshly faulted ones. Its
- *  contents are not kept; one user of a slot at a time. */
-#define HALO_DEVICE_SCRATCH 5
-halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, void **p);
+ *  HALO_DEVICE_SCRATCH slots, pinned (page-locked, copied to the GPU without a
+ *  bounce) where asked. A slot keeps its block, grown as asked, from one plan's
+ *  set-up to the next until the device ends: later plans write its index maps
+ *  into pages already mapped, not freshly faulted ones. Its contents are not
+ *  kept; one user of a slot at a time, which asks for it pinned or not always. */
+#define HALO_DEVICE_SCRATCH 3
+halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, int pinned, void **p);
 
 /** Wait for a stream. */
 halo_status halo_device_stream_sync(void *stream);

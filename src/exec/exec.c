@@ -195,10 +195,23 @@ void halo_exec_destroy(halo_exec *ex) {
   memset(ex, 0, sizeof *ex);
 }
 
-halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
-                                const int64_t *recv_off, int64_t *src, int64_t *dst) {
-  int64_t n = 0, packed = 0;
+/* halo_exec_add_order into 64-bit (src, dst) or 32-bit (src32, dst32) arrays; the
+ * largest destination in *most. */
+static halo_status add_order(const halo_schedule *s, const halo_phase *ph, const int64_t *recv_off,
+                             int64_t *src, int64_t *dst, int32_t *src32, int32_t *dst32,
+                             int64_t *most) {
+  int64_t n = 0, packed = 0, top = -1;
   int self_send = 0;
+#define PUT(a, b)                                                                                  \
+  do {                                                                                             \
+    const int64_t a_ = (a), b_ = (b);                                                              \
+    if (src)                                                                                       \
+      src[n] = a_, dst[n] = b_;                                                                    \
+    else                                                                                           \
+      src32[n] = (int32_t)a_, dst32[n] = (int32_t)b_;                                              \
+    if (b_ > top) top = b_;                                                                        \
+    n++;                                                                                           \
+  } while (0)
   for (int i = 0; i < ph->n_recv; i++) {
     const halo_msg *m = &ph->recv[i];
     const int64_t *to = ph->unpack + m->offset;
@@ -207,12 +220,25 @@ halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
       if (self_send == ph->n_send || ph->send[self_send].count != m->count)
         return HALO_ERROR(HALO_ERR_INTERNAL, "a copy to itself without its send");
       const int64_t *from = ph->pack + ph->send[self_send++].offset;
-      for (int64_t t = 0; t < m->count; t++, n++) src[n] = -1 - from[t], dst[n] = to[t];
+      for (int64_t t = 0; t < m->count; t++) PUT(-1 - from[t], to[t]);
       continue;
     }
     const int64_t off = recv_off ? recv_off[i] : packed;
-    for (int64_t t = 0; t < m->count; t++, n++) src[n] = off + t, dst[n] = to[t];
+    for (int64_t t = 0; t < m->count; t++) PUT(off + t, to[t]);
     packed += m->count;
   }
+#undef PUT
+  if (most) *most = top;
   return HALO_SUCCESS;
+}
+
+halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
+                                const int64_t *recv_off, int64_t *src, int64_t *dst) {
+  return add_order(s, ph, recv_off, src, dst, NULL, NULL, NULL);
+}
+
+halo_status halo_exec_add_order32(const halo_schedule *s, const halo_phase *ph,
+                                  const int64_t *recv_off, int32_t *src, int32_t *dst,
+                                  int64_t *most) {
+  return add_order(s, ph, recv_off, NULL, NULL, src, dst, most);
 }

@@ -251,5 +251,10 @@ int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count);
  *  src and dst hold ph->recv_total entries. */
 halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
                                 const int64_t *recv_off, int64_t *src, int64_t *dst);
+/** The same in 32-bit indices (the caller checked they fit), and the largest
+ *  destination in *most (-1 if none). */
+halo_status halo_exec_add_order32(const halo_schedule *s, const halo_phase *ph,
+                                  const int64_t *recv_off, int32_t *src, int32_t *dst,
+                                  int64_t *most);
 
 #endif
