@@ -9,8 +9,9 @@ void halo_schedule_free(halo_schedule *s) {
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     halo_phase *ph = &s->phase[k];
     halo_free(ph->send);
-    halo_free(ph->pack);
     halo_free(ph->recv);
+    if (s->maps_borrowed) continue;
+    halo_free(ph->pack);
     halo_free(ph->unpack);
   }
   memset(s, 0, sizeof *s);
@@ -39,22 +40,26 @@ static halo_status check_msgs(const char *dir, int k, const halo_msg *m, int n, 
   return HALO_SUCCESS;
 }
 
+_Static_assert(HALO_MAX_PHASES < 255, "a phase (+1) is kept in a byte");
+
 /* Add schedules: the last phase (+1) that adds into each work entry, so
  * that a read can be checked against every later add. Indices out of range
  * are left to the phase loop, which reports them in order. */
-static void last_adds(const halo_schedule *s, int *last) {
+static void last_adds(const halo_schedule *s, unsigned char *last) {
   for (int k = 0; k < s->n_phases; k++)
     for (int64_t i = 0; i < s->phase[k].recv_total; i++) {
       const int64_t x = s->phase[k].unpack[i];
-      if (x >= s->n_ghost && x < s->n_ghost + s->n_work) last[x - s->n_ghost] = k + 1;
+      if (x >= s->n_ghost && x < s->n_ghost + s->n_work)
+        last[x - s->n_ghost] = (unsigned char)(k + 1);
     }
 }
 
 halo_status halo_schedule_check(const halo_schedule *s) {
   halo_status st = HALO_SUCCESS;
-  int *written = NULL;  /* add = 0: phase+1 that wrote each destination entry, 0 if none */
-  int *last_add = NULL; /* add = 1: last phase+1 that adds into each work entry, 0 if none */
-  char *read = NULL;    /* add = 1: whether each work entry was read */
+  /* a byte per entry (phases are at most HALO_MAX_PHASES): fewer pages to map */
+  unsigned char *written = NULL;  /* add = 0: phase+1 that wrote each destination entry, or 0 */
+  unsigned char *last_add = NULL; /* add = 1: last phase+1 that adds into each work entry, or 0 */
+  char *read = NULL;              /* add = 1: whether each work entry was read */
   const int64_t n_dst = s->n_ghost + s->n_work, n_src = s->n_local + s->n_work;
   if (s->n_phases < 1 || s->n_phases > HALO_MAX_PHASES)
     return HALO_ERROR(HALO_ERR_INTERNAL, "schedule has %d phases", s->n_phases);
@@ -109,7 +114,7 @@ halo_status halo_schedule_check(const halo_schedule *s) {
         HALO_FAIL(HALO_ERR_INTERNAL, "phase %d writes %s entry %lld a second time", k,
                   x < s->n_ghost ? "ghost" : "work",
                   (long long)(x < s->n_ghost ? x : x - s->n_ghost));
-      written[x] = k + 1;
+      written[x] = (unsigned char)(k + 1);
     }
     /* Copies to itself: the sends and the receives with peer = rank agree. */
     int64_t self_send = 0, self_recv = 0;
@@ -139,7 +144,7 @@ static halo_status copy_array(void **dst_p, const void *src, int64_t n, size_t s
   return HALO_SUCCESS;
 }
 
-halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
+static halo_status reverse(const halo_schedule *s, halo_schedule *r, int share) {
   halo_status st = HALO_SUCCESS;
   if (r == s)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_schedule_reverse: the reverse cannot replace "
@@ -156,6 +161,7 @@ halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
   r->n_local = s->n_ghost, r->n_ghost = s->n_local, r->n_work = s->n_work;
   r->message_cap_used = s->message_cap_used;
   r->add = 1;
+  r->maps_borrowed = share;
   r->n_phases = s->n_phases;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *f = &s->phase[s->n_phases - 1 - k];
@@ -164,13 +170,25 @@ halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
     g->n_send = f->n_recv, g->send_total = f->recv_total;
     g->n_recv = f->n_send, g->recv_total = f->send_total;
     HALO_TRY(copy_array((void **)&g->send, f->recv, f->n_recv, sizeof *f->recv));
-    HALO_TRY(copy_array((void **)&g->pack, f->unpack, f->recv_total, sizeof *f->unpack));
     HALO_TRY(copy_array((void **)&g->recv, f->send, f->n_send, sizeof *f->send));
+    if (share) {
+      g->pack = f->unpack, g->unpack = f->pack;
+      continue;
+    }
+    HALO_TRY(copy_array((void **)&g->pack, f->unpack, f->recv_total, sizeof *f->unpack));
     HALO_TRY(copy_array((void **)&g->unpack, f->pack, f->send_total, sizeof *f->pack));
   }
 cleanup:
   if (st != HALO_SUCCESS) halo_schedule_free(r);
   return st;
+}
+
+halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
+  return reverse(s, r, 0);
+}
+
+halo_status halo_schedule_reverse_view(const halo_schedule *s, halo_schedule *r) {
+  return reverse(s, r, 1);
 }
 
 typedef struct {
