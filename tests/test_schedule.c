@@ -192,21 +192,6 @@ static void test_reverse_fields(void) {
   /* a reversed schedule is not reversed again */
   CHECK_ERR(halo_schedule_reverse(&r, &rr), HALO_ERR_INTERNAL, "already reversed");
   CHECK_ERR(halo_schedule_reverse(&s, &s), HALO_ERR_INVALID_ARG, "cannot replace");
-  /* the view: the same schedule, on s's maps; freed first, it leaves them to s */
-  halo_schedule view;
-  halo_vec a = {0}, b = {0};
-  CHECK_OK(halo_schedule_reverse_view(&s, &view));
-  CHECK(view.maps_borrowed == 1 && r.maps_borrowed == 0);
-  CHECK(view.phase[0].pack == s.phase[1].unpack && view.phase[0].unpack == s.phase[1].pack);
-  CHECK(view.phase[0].send != s.phase[1].recv); /* its messages are its own */
-  CHECK_OK(halo_schedule_pack(&r, &a));
-  CHECK_OK(halo_schedule_pack(&view, &b));
-  CHECK(a.n == b.n && !memcmp(a.v, b.v, (size_t)a.n * sizeof *a.v));
-  CHECK_OK(halo_schedule_check(&view));
-  CHECK_ERR(halo_schedule_reverse_view(&view, &rr), HALO_ERR_INTERNAL, "already reversed");
-  halo_schedule_free(&view);
-  CHECK(s.phase[1].unpack[0] == r.phase[0].pack[0]); /* s's maps still there */
-  halo_vec_free(&a), halo_vec_free(&b);
   halo_schedule_free(&r);
   halo_schedule_free(&s);
 }

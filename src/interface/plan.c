@@ -250,8 +250,7 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   PART_DONE(HALO_SETUP_SCHEDULE);
   st = halo_schedule_handshake(ctx->comm, P->topo, &P->sched, node_of_send);
   HALO_TRY(halo_agree(ctx->comm, st));
-  if (s.opts.reverse) /* its maps are P->sched's (plan_free frees it first) */
-    HALO_TRY(halo_agree(ctx->comm, halo_schedule_reverse_view(&P->sched, &P->rsched)));
+  if (s.opts.reverse) HALO_TRY(halo_agree(ctx->comm, halo_schedule_reverse(&P->sched, &P->rsched)));
   PART_DONE(HALO_SETUP_HANDSHAKE);
   P->n_sets = s.opts.max_exchanges;
   st = HALO_CALLOC(P->sets, P->n_sets);

@@ -9,9 +9,8 @@ void halo_schedule_free(halo_schedule *s) {
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     halo_phase *ph = &s->phase[k];
     halo_free(ph->send);
-    halo_free(ph->recv);
-    if (s->maps_borrowed) continue;
     halo_free(ph->pack);
+    halo_free(ph->recv);
     halo_free(ph->unpack);
   }
   memset(s, 0, sizeof *s);
@@ -144,7 +143,7 @@ static halo_status copy_array(void **dst_p, const void *src, int64_t n, size_t s
   return HALO_SUCCESS;
 }
 
-static halo_status reverse(const halo_schedule *s, halo_schedule *r, int share) {
+halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
   halo_status st = HALO_SUCCESS;
   if (r == s)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_schedule_reverse: the reverse cannot replace "
@@ -161,7 +160,6 @@ static halo_status reverse(const halo_schedule *s, halo_schedule *r, int share) 
   r->n_local = s->n_ghost, r->n_ghost = s->n_local, r->n_work = s->n_work;
   r->message_cap_used = s->message_cap_used;
   r->add = 1;
-  r->maps_borrowed = share;
   r->n_phases = s->n_phases;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *f = &s->phase[s->n_phases - 1 - k];
@@ -170,25 +168,13 @@ static halo_status reverse(const halo_schedule *s, halo_schedule *r, int share) 
     g->n_send = f->n_recv, g->send_total = f->recv_total;
     g->n_recv = f->n_send, g->recv_total = f->send_total;
     HALO_TRY(copy_array((void **)&g->send, f->recv, f->n_recv, sizeof *f->recv));
-    HALO_TRY(copy_array((void **)&g->recv, f->send, f->n_send, sizeof *f->send));
-    if (share) {
-      g->pack = f->unpack, g->unpack = f->pack;
-      continue;
-    }
     HALO_TRY(copy_array((void **)&g->pack, f->unpack, f->recv_total, sizeof *f->unpack));
+    HALO_TRY(copy_array((void **)&g->recv, f->send, f->n_send, sizeof *f->send));
     HALO_TRY(copy_array((void **)&g->unpack, f->pack, f->send_total, sizeof *f->pack));
   }
 cleanup:
   if (st != HALO_SUCCESS) halo_schedule_free(r);
   return st;
-}
-
-halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r) {
-  return reverse(s, r, 0);
-}
-
-halo_status halo_schedule_reverse_view(const halo_schedule *s, halo_schedule *r) {
-  return reverse(s, r, 1);
 }
 
 typedef struct {

@@ -62,9 +62,6 @@ typedef struct {
   /* 1: receives are added into their destination, as a reversed schedule
    * does; 0: written */
   int add;
-  /* 1: the phases' pack and unpack maps are another schedule's, which this
-   * one reverses (halo_schedule_reverse_view), and are not freed with it */
-  int maps_borrowed;
   int n_phases;
   halo_phase phase[HALO_MAX_PHASES];
 } halo_schedule;
@@ -98,11 +95,6 @@ halo_status halo_schedule_check(const halo_schedule *s);
  * @param r  the reversed schedule, new (free with halo_schedule_free); not s
  */
 halo_status halo_schedule_reverse(const halo_schedule *s, halo_schedule *r);
-
-/** The same reverse without copies of s's index maps: r's pack and unpack
- *  maps are s's unpack and pack maps (r->maps_borrowed = 1; its messages are
- *  its own). Free r before s, and leave s's maps as they are while r lives. */
-halo_status halo_schedule_reverse_view(const halo_schedule *s, halo_schedule *r);
 
 /** Check that the schedules of all ranks (s[r] for rank r) match: the same
  *  phases, scopes and add flag, and for every phase, a send of c values from
