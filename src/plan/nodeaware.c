@@ -22,8 +22,9 @@
  *      table of pieces and their entries; each rank finds its ghosts' places
  *      in the receivers' work arrays and sends them to the receivers (all to
  *      all over the node), and each builds its part of the incoming half from
- *      the places it got (nodein.h); each rank joins its two parts: the received pieces' places in
- * its work array, numbered from 0, follow the gathered values, which only the outgoing half counts;
+ *      the places it got (nodein.h); each rank joins its two parts: the
+ *      received pieces' places in its work array, numbered from 0, follow the
+ *      gathered values, which only the outgoing half counts;
  *   7. each rank adds its messages within the node (owner to reader, as Standard
  *      sends them), which the halves never saw: the same schedules as the
  *      node-wide build of the simulator, byte for byte, for less gathered, built
