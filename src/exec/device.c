@@ -224,7 +224,7 @@ void *halo_device_exchange_stream(const halo_device *d) { return d->xstream; }
 
 static void scratch_free(halo_device *d, int slot) {
   if (d->scratch_pinned[slot])
-    cudaFreeHost(d->scratch[slot]);
+    halo_pinned_free(d->scratch[slot]);
   else
     halo_free(d->scratch[slot]);
   d->scratch[slot] = NULL;
@@ -428,16 +428,13 @@ halo_status halo_device_scratch(halo_device *d, int slot, size_t bytes, int pinn
   if (bytes > d->scratch_bytes[slot] || !pinned != !d->scratch_pinned[slot]) {
     scratch_free(d, slot); /* grown: the old block's contents are not kept */
     if (pinned) {
-      if (cudaHostAlloc(&d->scratch[slot], bytes, cudaHostAllocDefault) != cudaSuccess) {
-        cudaGetLastError();
-        d->scratch[slot] = NULL;
-      }
+      HALO_CHECK(halo_pinned_malloc(&d->scratch[slot], bytes));
     } else {
       d->scratch[slot] = halo_malloc(bytes);
+      if (!d->scratch[slot])
+        return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory: %zu bytes of set-up scratch",
+                          bytes);
     }
-    if (!d->scratch[slot])
-      return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of %s memory: %zu bytes of set-up scratch",
-                        pinned ? "pinned host" : "host", bytes);
     d->scratch_bytes[slot] = bytes;
     d->scratch_pinned[slot] = pinned;
   }
