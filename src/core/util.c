@@ -131,7 +131,7 @@ double halo_wtime(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static halo_status vec_reserve(halo_vec *b, int64_t n) {
+halo_status halo_vec_reserve(halo_vec *b, int64_t n) {
   if (b->n + n <= b->cap) return HALO_SUCCESS;
   int64_t cap = b->cap ? b->cap : 64;
   while (cap < b->n + n) cap *= 2;
@@ -142,15 +142,9 @@ static halo_status vec_reserve(halo_vec *b, int64_t n) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_vec_push(halo_vec *b, int64_t x) {
-  HALO_CHECK(vec_reserve(b, 1));
-  b->v[b->n++] = x;
-  return HALO_SUCCESS;
-}
-
 halo_status halo_vec_append(halo_vec *b, const int64_t *x, int64_t n) {
   if (n <= 0) return HALO_SUCCESS;
-  HALO_CHECK(vec_reserve(b, n));
+  HALO_CHECK(halo_vec_reserve(b, n));
   memcpy(b->v + b->n, x, (size_t)n * sizeof *x);
   b->n += n;
   return HALO_SUCCESS;

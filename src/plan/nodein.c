@@ -147,13 +147,6 @@ static int64_t lower_from(const int64_t *g, const int64_t *rk, int64_t lo, int64
   return lo;
 }
 
-/* halo_vec_push without its call where there is room (once per ghost here). */
-static inline halo_status push(halo_vec *a, int64_t x) {
-  if (a->n == a->cap) return halo_vec_push(a, x);
-  a->v[a->n++] = x;
-  return HALO_SUCCESS;
-}
-
 halo_status halo_in_requests(const halo_in_table *t, int dedup, int me, int my_node,
                              const int64_t *entries, int64_t n_entries, const halo_pattern *p,
                              const int64_t *ghost_ids, const int *recv_node, const int *node_ranks,
@@ -233,8 +226,8 @@ halo_status halo_in_requests(const halo_in_table *t, int dedup, int me, int my_n
                   me, (long long)x, recv_node[m]);
       cur[j] = at + 1;
       const int i = rloc[j];
-      HALO_TRY(push(&ghosts[i], g));
-      HALO_TRY(push(&req[i], w0[j] + at));
+      HALO_TRY(halo_vec_push(&ghosts[i], g));
+      HALO_TRY(halo_vec_push(&req[i], w0[j] + at));
     }
   }
 cleanup:
