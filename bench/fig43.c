@@ -49,9 +49,9 @@
 #include <string.h>
 
 #include "halo/sim.h"
-#include "plan/model.h"
-#include "plan/params.h"
-#include "plan/simulate.h"
+#include "model/model.h"
+#include "model/params.h"
+#include "model/simulate.h"
 
 #define GPUS          4  /* GPUs per node */
 #define SPLIT_RANKS   40 /* ranks per node of the Split layout */

@@ -4,7 +4,8 @@
 # header in the planning code, no printing (progress goes to a caller's function:
 # halo_io_set_progress), the environment read in src/core/settings.c alone, and
 # the floors of the data flow: core below everything; plan (and io) on core;
-# exec and spmv on plan; interface, the plan handle, above them all; the
+# exec and spmv on plan; model (the model, parameters, the simulator) on plan,
+# exec and io; interface, the plan handle, above them all; the
 # adapters (src/interop) on the public headers alone. The adapters live in
 # another library's process (PETSc's, hypre's): they allocate their own small
 # records, and the hypre adapter, which has no options database to use, reads
@@ -24,8 +25,8 @@ hits=$(grep -rn 'MPI_COMM_WORLD' "$src" | grep -vE 'src/interop/hypre/(settings|
 hits=$(grep -rnE '\b(printf|vprintf|puts|putchar|perror)\s*\(|\bstd(out|err)\b' "$src" |
        grep -vE 'src/interop/hypre/(settings|view|shim)\.c')
 [ -n "$hits" ] && { echo "printing in the library:"; echo "$hits"; fail=1; }
-hits=$(grep -rnE '#include\s*[<"](cuda|cusparse|nccl)' "$src/plan")
-[ -n "$hits" ] && { echo "CUDA header in src/plan:"; echo "$hits"; fail=1; }
+hits=$(grep -rnE '#include\s*[<"](cuda|cusparse|nccl)' "$src/plan" "$src/model")
+[ -n "$hits" ] && { echo "CUDA header in src/plan or src/model:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '\bgetenv\s*\(' "$src" | grep -v 'src/core/settings.c' |
        grep -v 'src/interop/hypre/settings\.c')
 [ -n "$hits" ] && { echo "the environment read outside src/core/settings.c:"; echo "$hits"; fail=1; }
@@ -35,11 +36,12 @@ check_floor() { # folder, pattern of forbidden includes
   hits=$(grep -rnE "#include\s*\"($2)" "$src/$1")
   [ -n "$hits" ] && { echo "src/$1 includes from a floor above it:"; echo "$hits"; fail=1; }
 }
-check_floor core 'plan/|exec/|spmv/|interface/|io/'
-check_floor io 'plan/|exec/|spmv/|interface/'
-check_floor plan 'exec/|spmv/|interface/'
-check_floor exec 'spmv/|interface/'
-check_floor spmv 'exec/|interface/'
+check_floor core 'plan/|exec/|spmv/|interface/|io/|model/'
+check_floor io 'plan/|exec/|spmv/|interface/|model/'
+check_floor plan 'exec/|spmv/|interface/|io/|model/'
+check_floor model 'spmv/|interface/'
+check_floor exec 'spmv/|interface/|model/'
+check_floor spmv 'exec/|interface/|model/'
 # the adapters stand on the public API alone
-check_floor interop 'core/|plan/|exec/|spmv/|interface/|io/|halo_impl|settings|tags'
+check_floor interop 'core/|plan/|model/|exec/|spmv/|interface/|io/|halo_impl|settings|tags'
 exit $fail

@@ -1,7 +1,7 @@
 /* The postal-model fit (src/plan/fit.c): exact recovery of t = a + b s,
  * noisy data within tolerance, the clamps of negative alpha or beta, the
  * protocol ranges, and the messages of degenerate inputs. One process. */
-#include "plan/fit.h"
+#include "model/fit.h"
 #include "test_util.h"
 
 static double rel(double x, double y) { return fabs(x - y) / fabs(y); }

@@ -7,8 +7,8 @@
 #include "halo/io.h"
 #include "halo/sim.h"
 #include "halo_impl.h"
-#include "plan/model.h"
-#include "plan/simulate.h"
+#include "model/model.h"
+#include "model/simulate.h"
 #include "test_util.h"
 
 /* relative agreement (sums may be taken in another order) */

@@ -6,7 +6,7 @@
  * accept the reverses of every strategy and catch corrupted ones. */
 #include "halo/io.h"
 #include "halo_impl.h"
-#include "plan/simulate.h"
+#include "model/simulate.h"
 #include "plan/strategy.h"
 #include "test_util.h"
 #include "world.h"

@@ -17,7 +17,7 @@
 #include "plan/nodebuild.h"
 #include "plan/nodein.h"
 #include "plan/registry.h"
-#include "plan/simulate.h"
+#include "model/simulate.h"
 #include "plan/topology.h"
 #include "test_util.h"
 

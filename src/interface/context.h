@@ -21,7 +21,7 @@
 
 #include "exec/device.h"
 #include "exec/exec.h"
-#include "plan/choose.h"
+#include "model/choose.h"
 #include "plan/topology.h"
 
 /* Parameter sets and AUTO's choices a context keeps (src/interface/auto.c). */

@@ -8,7 +8,7 @@
 
 #include "exec/exec.h"
 #include "interface/context.h"
-#include "plan/choose.h"
+#include "model/choose.h"
 #include "plan/leaves.h"
 #include "plan/matrix.h"
 #include "plan/pattern.h"

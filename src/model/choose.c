@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/choose.h"
+#include "model/choose.h"
 
 int halo_choose_caps(int64_t option_cap, int64_t caps[5]) {
   const int64_t spread[4] = {4096, 16384, 65536, 262144};

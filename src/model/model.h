@@ -1,5 +1,5 @@
 /* The performance model of a schedule (DESIGN.md §6): the modeled time of
- * every phase of every rank from the machine parameters (plan/params.h), and
+ * every phase of every rank from the machine parameters (model/params.h), and
  * of a plan, the sum over its phases of the slowest rank's time. Pure
  * functions: no MPI, no CUDA.
  *
@@ -37,10 +37,10 @@
  * where c = 1 (the 4-process copy parameters) when r's ranks_per_gpu >= 2,
  * else 0. A message's bytes are 8 per value.
  */
-#ifndef HALO_PLAN_MODEL_H
-#define HALO_PLAN_MODEL_H
+#ifndef HALO_MODEL_MODEL_H
+#define HALO_MODEL_MODEL_H
 
-#include "plan/params.h"
+#include "model/params.h"
 #include "plan/schedule.h"
 
 /** Where a rank runs, as the model sees it. */

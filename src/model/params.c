@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/params.h"
+#include "model/params.h"
 
 /* ---- built-in sets ------------------------------------------------------ */
 

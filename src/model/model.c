@@ -1,7 +1,7 @@
 /* The performance model of a schedule: the rules are in model.h. */
 #include <string.h>
 
-#include "plan/model.h"
+#include "model/model.h"
 
 typedef enum { CHANNEL_CPU, CHANNEL_GPU, CHANNEL_IPC } channel;
 

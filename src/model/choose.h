@@ -2,10 +2,10 @@
  * model's view of every rank of the plan, the modeled time of a schedule
  * (collective), and the choice of strategy, transport and message_cap by
  * the model or by a timed trial. */
-#ifndef HALO_PLAN_CHOOSE_H
-#define HALO_PLAN_CHOOSE_H
+#ifndef HALO_MODEL_CHOOSE_H
+#define HALO_MODEL_CHOOSE_H
 
-#include "plan/model.h"
+#include "model/model.h"
 #include "plan/topology.h"
 
 /** Most candidates a plan of strategy AUTO weighs. */

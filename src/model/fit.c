@@ -1,5 +1,5 @@
 /* Least-squares fits of the postal model (fit.h). */
-#include "plan/fit.h"
+#include "model/fit.h"
 
 #include <math.h>
 #include <stdio.h>

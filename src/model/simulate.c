@@ -4,11 +4,11 @@
  * and the statistics counted as halo_plan_create counts them. */
 #include <string.h>
 
-#include "plan/choose.h"
-#include "plan/model.h"
+#include "model/choose.h"
+#include "model/model.h"
 #include "plan/nodebuild.h"
 #include "plan/registry.h"
-#include "plan/simulate.h"
+#include "model/simulate.h"
 #include "plan/topology.h"
 
 static void sim_links_free(halo_sim sim);

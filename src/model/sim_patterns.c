@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "io/progress.h"
-#include "plan/simulate.h"
+#include "model/simulate.h"
 
 static halo_status check_offsets(const char *what, const int64_t *b, int P, int64_t n) {
   if (!b) return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s is NULL", what);

@@ -1,10 +1,10 @@
 /* Private part of the simulator: every rank's schedule, for tests. */
-#ifndef HALO_PLAN_SIMULATE_H
-#define HALO_PLAN_SIMULATE_H
+#ifndef HALO_MODEL_SIMULATE_H
+#define HALO_MODEL_SIMULATE_H
 
 #include "halo/sim.h"
 #include "plan/node.h"
-#include "plan/params.h"
+#include "model/params.h"
 #include "plan/schedule.h"
 
 /** Most modeled paths kept with one plan: host, or staged, ipc, nccl and
