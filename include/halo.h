@@ -140,10 +140,30 @@ halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p)
 /** Memory kind from its name. Not collective. */
 halo_status halo_memory_from_name(const char *name, halo_memory *mem_p);
 /** Name of a transport ("auto", "host", "staged", "nccl", "mpi-device", "ipc", "rma",
- *  "nvshmem"). */
+ *  "nvshmem"), from the registry of transports. */
 const char *halo_transport_name(halo_transport transport);
-/** Transport from its name. Not collective. */
+/** Transport from its name. Not collective.
+ *  @return HALO_ERR_INVALID_ARG, with the list of known names, if unknown. */
 halo_status halo_transport_from_name(const char *name, halo_transport *transport_p);
+
+/** What the library's registry says of a transport. */
+typedef struct {
+  const char *name;        /**< its run-time name */
+  const char *summary;     /**< one line */
+  int host_memory;         /**< 1: serves plans in host memory */
+  int device_memory;       /**< 1: serves plans in device memory */
+  int compiled;            /**< 1: built into this library (else a plan on it fails with
+                                HALO_ERR_NOT_COMPILED) */
+  int needs_own_gpu;       /**< 1: needs one rank per GPU */
+  int needs_gpu_aware_mpi; /**< 1: needs a CUDA-aware MPI */
+} halo_transport_info;
+
+/**
+ * A transport's entry in the registry. Not collective.
+ * @return HALO_ERR_INVALID_ARG for HALO_TRANSPORT_AUTO (it chooses among the
+ *         others) or a value no transport registers.
+ */
+halo_status halo_transport_get_info(halo_transport transport, halo_transport_info *info_p);
 
 /* ------------------------------------------------------------------------ */
 /* Distributed matrix                                                       */

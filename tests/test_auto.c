@@ -169,8 +169,8 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
       char path[64] = "/tmp/halo_test_auto_rma_XXXXXX";
       halo_params prm;
       CHECK_OK(halo_params_builtin("lassen", &prm));
-      prm.have_rma = 1;
-      prm.rma = (halo_postal){1e-9, 1e-13};
+      prm.have_own[HALO_TRANSPORT_RMA] = 1;
+      prm.own[HALO_TRANSPORT_RMA] = (halo_postal){1e-9, 1e-13};
       params_file_write(comm, &prm, path);
       halo_plan_options ro = halo_plan_options_default();
       ro.autotune = 0;

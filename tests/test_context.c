@@ -149,8 +149,8 @@ int main(int argc, char **argv) {
       live += plans[i]->transport == HALO_TRANSPORT_RMA
                   ? plans[i]->n_sets * (1 + plans[i]->set.opts.reverse)
                   : 0;
-    CHECK_MSG(halo_rma_windows_count(A->ctx->rma) == live, "%d MPI windows for %d rma executors",
-              halo_rma_windows_count(A->ctx->rma), live);
+    const int kept = halo_transport_state_count(A->ctx->transport_state, HALO_TRANSPORT_RMA);
+    CHECK_MSG(kept == live, "%d MPI windows for %d rma executors", kept, live);
   }
   check_tags(plans, N_PLANS);
   all_in_flight(plans, N_PLANS, A, x, nc);
@@ -162,6 +162,15 @@ int main(int argc, char **argv) {
   CHECK(ctx->refs == refs - 1 && ctx->outer == MPI_COMM_NULL);
   all_in_flight(plans, N_PLANS, A, x, nc);
   for (int i = 0; i < N_PLANS; i++) halo_plan_destroy(&plans[i]);
+  { /* every plan gone: the next plan's set-up frees what they kept (windows) */
+    halo_plan one = NULL;
+    const halo_plan_options o = options_of(0);
+    CHECK_OK(halo_plan_create(A, &o, &one));
+    const int n_exec = one->n_sets * (1 + one->set.opts.reverse);
+    const int windows = halo_transport_state_count(ctx->transport_state, HALO_TRANSPORT_RMA);
+    CHECK_MSG(windows <= n_exec, "%d windows kept for %d executors", windows, n_exec);
+    halo_plan_destroy(&one);
+  }
   halo_matrix_destroy(&A2);
   CHECK(ctx->refs == 1); /* the last matrix's */
   halo_matrix_destroy(&A);

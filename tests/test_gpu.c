@@ -693,8 +693,8 @@ static void choice(MPI_Comm comm) {
     char path[64] = "/tmp/halo_test_gpu_rma_XXXXXX", text[2048];
     halo_params prm;
     CHECK_OK(halo_params_builtin("lassen", &prm));
-    prm.have_rma = 1;
-    prm.rma = (halo_postal){1e-12, 1e-16};
+    prm.have_own[HALO_TRANSPORT_RMA] = 1;
+    prm.own[HALO_TRANSPORT_RMA] = (halo_postal){1e-12, 1e-16};
     for (int k = 0; k < 2; k++) /* the staged copies too: below any device message */
       prm.h2d[k] = prm.d2h[k] = (halo_postal){1e-12, 1e-16};
     prm.staged_alpha = 0.0;

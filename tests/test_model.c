@@ -102,10 +102,12 @@ static void check_same_params(const halo_params *a, const halo_params *b) {
   CHECK(SAME_BITS(a->staged_alpha, b->staged_alpha));
   CHECK(a->have_ipc == b->have_ipc);
   if (a->have_ipc) CHECK(SAME_BITS(a->ipc, b->ipc));
-  CHECK(a->have_nvshmem == b->have_nvshmem);
-  if (a->have_nvshmem) CHECK(SAME_BITS(a->nvshmem, b->nvshmem));
-  CHECK(a->have_rma == b->have_rma);
-  if (a->have_rma) CHECK(SAME_BITS(a->rma, b->rma));
+  CHECK(a->have_own[HALO_TRANSPORT_NVSHMEM] == b->have_own[HALO_TRANSPORT_NVSHMEM]);
+  if (a->have_own[HALO_TRANSPORT_NVSHMEM])
+    CHECK(SAME_BITS(a->own[HALO_TRANSPORT_NVSHMEM], b->own[HALO_TRANSPORT_NVSHMEM]));
+  CHECK(a->have_own[HALO_TRANSPORT_RMA] == b->have_own[HALO_TRANSPORT_RMA]);
+  if (a->have_own[HALO_TRANSPORT_RMA])
+    CHECK(SAME_BITS(a->own[HALO_TRANSPORT_RMA], b->own[HALO_TRANSPORT_RMA]));
 }
 
 static char *edit(const char *key, const char *line);
@@ -132,10 +134,10 @@ static void test_round_trip(void) {
   p.staged_alpha = 1.1e-5;
   p.have_ipc = 1;
   p.ipc = (halo_postal){0.7, 1e-300};
-  p.have_nvshmem = 1;
-  p.nvshmem = (halo_postal){1.9e-5, 1.0 / 7.0 * 1e-11};
-  p.have_rma = 1;
-  p.rma = (halo_postal){2.5e-6, 3.0 / 7.0 * 1e-10};
+  p.have_own[HALO_TRANSPORT_NVSHMEM] = 1;
+  p.own[HALO_TRANSPORT_NVSHMEM] = (halo_postal){1.9e-5, 1.0 / 7.0 * 1e-11};
+  p.have_own[HALO_TRANSPORT_RMA] = 1;
+  p.own[HALO_TRANSPORT_RMA] = (halo_postal){2.5e-6, 3.0 / 7.0 * 1e-10};
   text = params_text(&p);
   CHECK(strstr(text, "staged.alpha = ") && strstr(text, "ipc.alpha = ") &&
         strstr(text, "ipc.beta = ") && strstr(text, "nvshmem.alpha = ") &&
@@ -165,7 +167,7 @@ static void test_round_trip(void) {
   text = params_text(&p);
   CHECK(strstr(text, "staged.alpha = 0\n") && !strstr(text, "ipc.") && !strstr(text, "nvshmem.") &&
         !strstr(text, "rma."));
-  CHECK(!p.have_nvshmem && !p.have_rma);
+  CHECK(!p.have_own[HALO_TRANSPORT_NVSHMEM] && !p.have_own[HALO_TRANSPORT_RMA]);
   free(text);
   char *no_staged = edit("staged.alpha", NULL);
   CHECK_OK(halo_params_parse(no_staged, "no-staged.params", &q));
@@ -393,8 +395,8 @@ static void test_hand_schedules(void) {
   check_model(&p, HALO_TRANSPORT_RMA, &h, host, want);
   {
     halo_params q = p;
-    q.have_rma = 1;
-    q.rma = (halo_postal){0.0, 0.0};
+    q.have_own[HALO_TRANSPORT_RMA] = 1;
+    q.own[HALO_TRANSPORT_RMA] = (halo_postal){0.0, 0.0};
     int cheaper = 0;
     for (int k = 0; k < 2; k++)
       for (int r = 0; r < NP; r++) {
@@ -448,8 +450,8 @@ static void test_hand_schedules(void) {
   check_model(&p, HALO_TRANSPORT_NVSHMEM, &h, gpus, want);
   {
     halo_params q = p;
-    q.have_nvshmem = 1;
-    q.nvshmem = (halo_postal){3e-6, 2e-11};
+    q.have_own[HALO_TRANSPORT_NVSHMEM] = 1;
+    q.own[HALO_TRANSPORT_NVSHMEM] = (halo_postal){3e-6, 2e-11};
     double wn[2][NP];
     for (int k = 0; k < 2; k++)
       for (int r = 0; r < NP; r++) {

@@ -34,9 +34,12 @@ static int same_params(const halo_params *a, const halo_params *b) {
          memcmp(&a->injection_beta, &b->injection_beta, sizeof(double)) == 0 &&
          memcmp(&a->staged_alpha, &b->staged_alpha, sizeof(double)) == 0 &&
          a->have_ipc == b->have_ipc && (!a->have_ipc || same_postal(&a->ipc, &b->ipc, 1)) &&
-         a->have_nvshmem == b->have_nvshmem &&
-         (!a->have_nvshmem || same_postal(&a->nvshmem, &b->nvshmem, 1)) &&
-         a->have_rma == b->have_rma && (!a->have_rma || same_postal(&a->rma, &b->rma, 1));
+         a->have_own[HALO_TRANSPORT_NVSHMEM] == b->have_own[HALO_TRANSPORT_NVSHMEM] &&
+         (!a->have_own[HALO_TRANSPORT_NVSHMEM] ||
+          same_postal(&a->own[HALO_TRANSPORT_NVSHMEM], &b->own[HALO_TRANSPORT_NVSHMEM], 1)) &&
+         a->have_own[HALO_TRANSPORT_RMA] == b->have_own[HALO_TRANSPORT_RMA] &&
+         (!a->have_own[HALO_TRANSPORT_RMA] ||
+          same_postal(&a->own[HALO_TRANSPORT_RMA], &b->own[HALO_TRANSPORT_RMA], 1));
 }
 
 static int same_measured(const halo_params_measured *a, const halo_params_measured *b) {
@@ -140,7 +143,7 @@ static void measure_on(MPI_Comm comm, int rpn) {
   CHECK(same_postal(&p->gpu[0][0], &base.gpu[0][0], HALO_N_PROTO * HALO_N_LOC));
   CHECK(same_postal(p->h2d, base.h2d, 2) && same_postal(p->d2h, base.d2h, 2));
   CHECK(p->staged_alpha == base.staged_alpha && p->have_ipc == base.have_ipc &&
-        p->have_nvshmem == base.have_nvshmem);
+        p->have_own[HALO_TRANSPORT_NVSHMEM] == base.have_own[HALO_TRANSPORT_NVSHMEM]);
   CHECK(find_note(&m, "*_max"));
   /* one node: the injection from the base; more: measured */
   const halo_params_note *inj = find_note(&m, "injection.*");

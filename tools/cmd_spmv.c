@@ -66,7 +66,7 @@ static void usage(void) {
          "                         matrix to this rank's GPU and multiplies there\n"
          "  --transport NAME       host memory: host or rma (MPI one-sided); device memory: auto,\n"
          "                         staged, nccl, mpi-device, ipc, nvshmem or rma; or all (of\n"
-         "                         the memory)\n"
+         "                         the memory, those built in)\n"
          "                         (every one this run can use; with strategy auto, auto\n"
          "                         also once choosing the transport too) [auto]\n"
          "  --device-id N          device memory: this rank's GPU [the rank on its node\n"
@@ -269,8 +269,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   const int dev = opts.memory == HALO_MEMORY_DEVICE;
   if (!parse_transports(&a, transport_name, dev, transports, &n_transports)) return EXIT_USAGE;
   if (!dev && !all_transports) {
-    if (transports[0] != HALO_TRANSPORT_AUTO && transports[0] != HALO_TRANSPORT_HOST &&
-        transports[0] != HALO_TRANSPORT_RMA) {
+    halo_transport_info info;
+    if (transports[0] != HALO_TRANSPORT_AUTO &&
+        (halo_transport_get_info(transports[0], &info) != HALO_SUCCESS || !info.host_memory)) {
       args_error(&a, "--transport %s needs --memory device", transport_name);
       return EXIT_USAGE;
     }

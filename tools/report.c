@@ -33,12 +33,11 @@ int parse_strategies(args_t *a, const char *name, halo_strategy *list, int *n) {
 
 int parse_transports(args_t *a, const char *name, int device, halo_transport *list, int *n) {
   *n = 0;
-  if (strcmp(name, "all") == 0) {
-    for (int t = HALO_TRANSPORT_HOST; t < HALO_N_TRANSPORTS; t++) {
-      /* rma serves both memories (device memory: staged through pinned buffers) */
-      const int on_host = t == HALO_TRANSPORT_HOST || t == HALO_TRANSPORT_RMA;
-      const int on_device = t != HALO_TRANSPORT_HOST;
-      if (device ? !on_device : !on_host) continue;
+  if (strcmp(name, "all") == 0) { /* the registry's transports of the memory, built in */
+    for (int t = 0; t < HALO_N_TRANSPORTS; t++) {
+      halo_transport_info info;
+      if (halo_transport_get_info((halo_transport)t, &info) != HALO_SUCCESS) continue; /* auto */
+      if (!info.compiled || !(device ? info.device_memory : info.host_memory)) continue;
       list[(*n)++] = (halo_transport)t;
     }
     return 1;

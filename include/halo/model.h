@@ -82,10 +82,11 @@ typedef struct {
   double staged_alpha;                       /* s, per phase (optional key; 0 if not given) */
   int have_ipc;                              /* ipc.* given: */
   halo_postal ipc;                           /* an IPC pull by a GPU rank */
-  int have_nvshmem;                          /* nvshmem.* given: */
-  halo_postal nvshmem; /* an NVSHMEM exchange between GPUs of one host (transport nvshmem) */
-  int have_rma;        /* rma.* given: */
-  halo_postal rma;     /* a message of transport rma in host memory */
+  /* A transport's own pair, by its enumerator, for the transports whose model may have one
+   * (keys NAME.alpha and NAME.beta, optional): rma (a message in host memory), nvshmem (an
+   * exchange between GPUs of one host); halo_transport_get_info says which have one. */
+  int have_own[HALO_N_TRANSPORTS];
+  halo_postal own[HALO_N_TRANSPORTS];
 } halo_params;
 
 /** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4),

@@ -20,17 +20,6 @@ static const halo_name_entry memory_names[] = {
     {"device", HALO_MEMORY_DEVICE},
 };
 
-static const halo_name_entry transport_names[] = {
-    {"auto", HALO_TRANSPORT_AUTO},
-    {"host", HALO_TRANSPORT_HOST},
-    {"staged", HALO_TRANSPORT_STAGED},
-    {"nccl", HALO_TRANSPORT_NCCL},
-    {"mpi-device", HALO_TRANSPORT_MPI_DEVICE},
-    {"ipc", HALO_TRANSPORT_IPC},
-    {"rma", HALO_TRANSPORT_RMA},
-    {"nvshmem", HALO_TRANSPORT_NVSHMEM},
-};
-
 static const halo_name_entry scope_names[] = {
     {"global", HALO_SCOPE_GLOBAL},
     {"node", HALO_SCOPE_NODE},
@@ -68,18 +57,6 @@ const char *halo_memory_name(halo_memory m) {
 }
 const char *halo_scope_name(halo_scope s) {
   return name_of(scope_names, N_ENTRIES(scope_names), (int)s);
-}
-
-const char *halo_transport_name(halo_transport t) {
-  return name_of(transport_names, N_ENTRIES(transport_names), (int)t);
-}
-
-halo_status halo_transport_from_name(const char *name, halo_transport *transport_p) {
-  int v = 0;
-  if (!transport_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "transport_p is NULL");
-  HALO_CHECK(value_of(transport_names, N_ENTRIES(transport_names), "transport", name, &v));
-  *transport_p = (halo_transport)v;
-  return HALO_SUCCESS;
 }
 
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p) {

@@ -236,7 +236,7 @@ static int cuda_unblock(halo_exec *ex, int again) {
     halo_device_nccl_abort(ex->cfg.dev);
   /* an epoch of rma's window may be open: never freed */
   if (!again && d->rma_set && d->rma_win_id >= 0)
-    halo_rma_windows_break(*ex->cfg.rma, d->rma_win_id);
+    halo_rma_windows_break(*ex->cfg.state, d->rma_win_id);
   if (!has_flags && !has_sig) return 1;
   const int fwd = halo_cuda_forwards(S(ex));
   if (fwd && ((has_flags && !d->ipc_abort) || (has_sig && !d->nv_abort))) return 0;

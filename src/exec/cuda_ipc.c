@@ -29,6 +29,8 @@
  *           messages say they were recorded. */
 #include "halo_impl.h"
 
+#include "exec/transport.h"
+
 #if HALO_HAVE_CUDA
 #include <cuda.h> /* types of the stream memory operations; no link to the driver */
 #include <string.h>
@@ -557,3 +559,15 @@ const cuda_transport halo_cuda_ipc = {
 };
 
 #endif /* HALO_HAVE_CUDA */
+
+const halo_transport_desc halo_transport_desc_ipc = {
+    .name = "ipc",
+    .id = HALO_TRANSPORT_IPC,
+    .memory = HALO_TMEM_DEVICE,
+    .summary = "device-to-device copies through CUDA IPC within a machine, the rest staged",
+    .compiled = HALO_HAVE_CUDA,
+    .build_hint = "HALO_ENABLE_CUDA=ON",
+    .default_rank = 2,
+    .auto_policy = HALO_AUTO_ALWAYS,
+    .model = {.channel = HALO_CHANNEL_IPC, .copies = 1},
+};

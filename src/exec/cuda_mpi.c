@@ -8,6 +8,8 @@
  * this one (staged). */
 #include "halo_impl.h"
 
+#include "exec/transport.h"
+
 #if HALO_HAVE_CUDA
 #include "exec/cuda_exec.h"
 
@@ -151,3 +153,28 @@ const cuda_transport halo_cuda_mpi = {
 };
 
 #endif /* HALO_HAVE_CUDA */
+
+/* Staged: the CUDA executor's host MPI on pinned buffers (halo_cuda_mpi). */
+const halo_transport_desc halo_transport_desc_staged = {
+    .name = "staged",
+    .id = HALO_TRANSPORT_STAGED,
+    .memory = HALO_TMEM_DEVICE,
+    .summary = "packed on the GPU, copied to pinned host buffers, MPI on the host, copied back",
+    .compiled = HALO_HAVE_CUDA,
+    .build_hint = "HALO_ENABLE_CUDA=ON",
+    .auto_policy = HALO_AUTO_ALWAYS,
+    .model = {.channel = HALO_CHANNEL_CPU, .copies = 1, .gpu_ranks_copy = 1},
+};
+
+/* CUDA-aware MPI on the device buffers (halo_cuda_mpi). */
+const halo_transport_desc halo_transport_desc_mpi_device = {
+    .name = "mpi-device",
+    .id = HALO_TRANSPORT_MPI_DEVICE,
+    .memory = HALO_TMEM_DEVICE,
+    .summary = "device buffers handed to a CUDA-aware MPI",
+    .compiled = HALO_HAVE_CUDA,
+    .build_hint = "HALO_ENABLE_CUDA=ON",
+    .needs = HALO_NEEDS_GPU_AWARE_MPI,
+    .auto_policy = HALO_AUTO_ALWAYS,
+    .model = {.channel = HALO_CHANNEL_GPU},
+};

@@ -5,6 +5,8 @@
  * is the device's, made once per communicator (one rank per GPU). */
 #include "halo_impl.h"
 
+#include "exec/transport.h"
+
 #if HALO_HAVE_CUDA
 #include "exec/cuda_exec.h"
 
@@ -93,3 +95,24 @@ const cuda_transport halo_cuda_nccl = {.name = "nccl"}; /* not compiled in: neve
 #endif
 
 #endif /* HALO_HAVE_CUDA */
+
+/* The device's NCCL communicator, made by the first nccl plan of a communicator. */
+static halo_status nccl_open(halo_device *d) {
+  void *nccl;
+  int gen;
+  return halo_device_nccl(d, &nccl, &gen);
+}
+
+const halo_transport_desc halo_transport_desc_nccl = {
+    .name = "nccl",
+    .id = HALO_TRANSPORT_NCCL,
+    .memory = HALO_TMEM_DEVICE,
+    .summary = "ncclSend/ncclRecv grouped per phase on the exchange stream",
+    .compiled = HALO_HAVE_NCCL,
+    .build_hint = "HALO_ENABLE_NCCL=ON",
+    .needs = HALO_NEEDS_OWN_GPU,
+    .default_rank = 1,
+    .auto_policy = HALO_AUTO_ALWAYS,
+    .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1},
+    .open = nccl_open,
+};

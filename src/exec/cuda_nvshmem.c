@@ -33,6 +33,8 @@
  * agreement), and before any peer learns where they are. */
 #include "halo_impl.h"
 
+#include "exec/transport.h"
+
 #if HALO_HAVE_CUDA
 #include "exec/cuda_exec.h"
 
@@ -348,3 +350,16 @@ const cuda_transport halo_cuda_nvshmem = {.name = "nvshmem"}; /* not compiled in
 #endif
 
 #endif /* HALO_HAVE_CUDA */
+
+const halo_transport_desc halo_transport_desc_nvshmem = {
+    .name = "nvshmem",
+    .id = HALO_TRANSPORT_NVSHMEM,
+    .memory = HALO_TMEM_DEVICE,
+    .summary = "NVSHMEM puts with signals from the GPU, no host call in an exchange",
+    .compiled = HALO_HAVE_NVSHMEM,
+    .build_hint = "HALO_ENABLE_NVSHMEM=ON and NVSHMEM_HOME",
+    .needs = HALO_NEEDS_OWN_GPU_AUTO,
+    .auto_policy = HALO_AUTO_PRICED,
+    .model = {.channel = HALO_CHANNEL_GPU, .helper_on_gpu = 1, .own_params = 1},
+    .open = halo_device_nvshmem,
+};

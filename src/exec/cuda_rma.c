@@ -39,7 +39,7 @@ static void rma_destroy(halo_exec *ex, cuda_data *d) {
     p->rma_disp = NULL, p->h_rma_send = NULL;
   }
   if (d->rma_win_id >= 0) { /* the window and its memory go later, collectively */
-    halo_rma_windows_release(*ex->cfg.rma, d->rma_win_id);
+    halo_rma_windows_release(*ex->cfg.state, d->rma_win_id);
   } else if (d->rma_win != MPI_WIN_NULL) { /* set-up failed on every rank */
     if (d->rma_pinned) unpin(d->rma_win_buf);
     MPI_Win_free(&d->rma_win);
@@ -140,11 +140,11 @@ static halo_status rma_setup(halo_exec *ex, cuda_data *d) {
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
   const halo_rma_memory mem = {d->rma_pinned ? d->rma_win_buf : NULL, unpin};
-  st = halo_agree(ex->cfg.comm,
-                  halo_rma_windows_add(ex->cfg.rma, ex->cfg.comm, d->rma_win, mem, &d->rma_win_id));
+  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.state, ex->cfg.comm, d->rma_win, mem,
+                                                     &d->rma_win_id));
   if (st != HALO_SUCCESS && d->rma_win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */
-    halo_rma_windows_drop_last(*ex->cfg.rma);
+    halo_rma_windows_drop_last(*ex->cfg.state);
     d->rma_win_id = -1;
   }
 cleanup:

@@ -6,6 +6,7 @@
 #include "halo_impl.h"
 
 #include "exec/device.h"
+#include "exec/transport.h"
 
 static int64_t nccl_comms_made, nccl_comms_aborted;
 
@@ -393,7 +394,10 @@ int halo_device_nccl_current(const halo_device *d, int gen) {
 }
 
 halo_status halo_device_nvshmem(halo_device *d) {
-  return d->nv ? HALO_SUCCESS : halo_nv_state_create(d->comm, &d->nv);
+  HALO_CHECK(d->nv ? HALO_SUCCESS : halo_nv_state_create(d->comm, &d->nv));
+  /* ranks that share a GPU: only where NVSHMEM runs them in full (MPS) */
+  return d->ranks_per_gpu > 1 ? halo_nv_state_shared_gpu(d->nv, d->comm, d->ranks_per_gpu)
+                              : HALO_SUCCESS;
 }
 
 int halo_device_nvshmem_pe(const halo_device *d, int rank) { return halo_nv_state_pe(d->nv, rank); }
@@ -410,53 +414,17 @@ void halo_device_nvshmem_release(halo_device *d, void *p) { halo_nv_state_releas
 
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
                                   halo_transport *chosen_p) {
-  halo_transport t = requested;
-  switch (requested) {
-  case HALO_TRANSPORT_AUTO:
-    t = HALO_HAVE_NCCL && d->ranks_per_gpu == 1 ? HALO_TRANSPORT_NCCL : HALO_TRANSPORT_IPC;
-    break;
-  case HALO_TRANSPORT_STAGED:
-  case HALO_TRANSPORT_IPC: break;
-  case HALO_TRANSPORT_NCCL:
-    if (!HALO_HAVE_NCCL)
-      return HALO_ERROR(HALO_ERR_NOT_COMPILED,
-                        "transport nccl: not compiled in: rebuild with HALO_ENABLE_NCCL=ON");
-    if (d->ranks_per_gpu > 1)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                        "transport nccl needs one rank per GPU, but %d ranks share a GPU: use "
-                        "staged or ipc",
-                        d->ranks_per_gpu);
-    break;
-  case HALO_TRANSPORT_NVSHMEM:
-    if (!HALO_HAVE_NVSHMEM)
-      return HALO_ERROR(HALO_ERR_NOT_COMPILED, "transport nvshmem: not compiled in: rebuild with "
-                                               "HALO_ENABLE_NVSHMEM=ON and NVSHMEM_HOME");
-    break; /* ranks that share a GPU: checked below, with NVSHMEM running */
-  case HALO_TRANSPORT_MPI_DEVICE:
-    if (!halo_device_mpi_aware(d, aware))
-      return HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                        "transport mpi-device: this MPI is not CUDA-aware "
-                        "(MPIX_Query_cuda_support() says no, or it cannot say); "
-                        "gpu_aware_mpi = 1 (or HALO_GPU_AWARE_MPI=1) forces it");
-    break;
-  case HALO_TRANSPORT_RMA: break; /* staged through pinned host memory */
-  case HALO_TRANSPORT_HOST:
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport %s is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device, ipc, nvshmem or rma",
-                      halo_transport_name(requested));
-  default: return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
-  }
-  if (t == HALO_TRANSPORT_NCCL) {
-    void *nccl;
-    int gen;
-    HALO_CHECK(halo_device_nccl(d, &nccl, &gen));
-  }
-  if (t == HALO_TRANSPORT_NVSHMEM) {
-    HALO_CHECK(halo_device_nvshmem(d));
-    if (d->ranks_per_gpu > 1)
-      HALO_CHECK(halo_nv_state_shared_gpu(d->nv, d->comm, d->ranks_per_gpu));
-  }
+  const halo_transport_where where = {.own_gpu = d->ranks_per_gpu == 1,
+                                      .gpu_aware_mpi = halo_device_mpi_aware(d, aware),
+                                      .compiled_only = 1,
+                                      .named = requested != HALO_TRANSPORT_AUTO};
+  const halo_transport t = requested == HALO_TRANSPORT_AUTO
+                               ? halo_transport_default(HALO_MEMORY_DEVICE, &where)
+                               : requested;
+  const halo_transport_desc *desc = halo_transport_find(t);
+  if (!desc) return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
+  HALO_CHECK(halo_transport_check(desc, HALO_MEMORY_DEVICE, &where, 1));
+  if (desc->open) HALO_CHECK(desc->open(d)); /* its per-communicator state (NCCL, NVSHMEM) */
   *chosen_p = t;
   return HALO_SUCCESS;
 }

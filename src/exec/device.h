@@ -56,8 +56,9 @@ int halo_device_nccl_current(const halo_device *d, int gen);
 
 /** NVSHMEM over the communicator: initialised from a unique id at the first
  *  request where no one did (collective then), or checked where the
- *  process did already (the same processes). HALO_ERR_NOT_COMPILED without
- *  HALO_ENABLE_NVSHMEM. */
+ *  process did already (the same processes); with ranks that share a GPU,
+ *  HALO_ERR_UNSUPPORTED unless NVSHMEM runs them in full (CUDA MPS).
+ *  HALO_ERR_NOT_COMPILED without HALO_ENABLE_NVSHMEM. */
 halo_status halo_device_nvshmem(halo_device *d);
 /** The NVSHMEM PE of a rank of the communicator (-1 before
  *  halo_device_nvshmem). */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "exec/transport.h"
 
 typedef struct {
   int peer, index;
@@ -119,7 +120,8 @@ cleanup:
 
 const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport) {
   if (memory == HALO_MEMORY_DEVICE) return &halo_exec_cuda_ops;
-  return transport == HALO_TRANSPORT_RMA ? &halo_exec_rma_ops : &halo_exec_host_ops;
+  const halo_transport_desc *t = halo_transport_find(transport);
+  return t && t->host_ops ? t->host_ops : &halo_exec_host_ops;
 }
 
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,

@@ -37,8 +37,8 @@ typedef struct {
 
 /** Keep a window made collectively over comm (the context's) at plan time;
  *  its id. */
-halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Comm comm, MPI_Win win,
-                                 halo_rma_memory mem, int *id);
+halo_status halo_rma_windows_add(void **slot, MPI_Comm comm, MPI_Win win, halo_rma_memory mem,
+                                 int *id);
 /** An exchange on window id failed on this rank with an epoch that may still
  *  be open: the window is never freed (MPI_Win_free would be erroneous),
  *  by any rank (agreed at the context's end). */
@@ -72,7 +72,8 @@ typedef struct {
   halo_timeline *tl; /* NULL: no timeline */
   int copy_timing;   /* time the staged copies */
   int ipc_signal;    /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
-  halo_rma_windows **rma; /* the context's windows (transport rma) */
+  void **state; /* the transport's slot in the communicator's context (transport.h): rma's
+                   windows */
 } halo_exec_config;
 
 /** A backend: a const table of functions. Empty slots are reported as

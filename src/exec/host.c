@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "exec/host_common.h"
+#include "exec/transport.h"
 
 /* Messages of a phase whose requests are bound at begin to an address: per
  * message its first entry there, count, peer (in the phase's communicator)
@@ -255,7 +256,7 @@ static halo_status host_setup(halo_exec *ex) {
     HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
     HALO_TRY(alloc_direct(&p->dir[0]));
     HALO_TRY(alloc_direct(&p->dir[1]));
-    if (s->add) HALO_TRY(halo_host_adds_setup(s, ph, &p->adds));
+    if (s->add) HALO_TRY(halo_host_adds_setup(s, ph, NULL, &p->adds));
     /* sends */
     int64_t off = 0, ncopy = 0;
     int r = p->send_req_begin, nd = 0;
@@ -399,4 +400,15 @@ const halo_exec_ops halo_exec_host_ops = {
     .begin = host_begin,
     .end = host_end,
     .destroy = host_destroy,
+};
+
+const halo_transport_desc halo_transport_desc_host = {
+    .name = "host",
+    .id = HALO_TRANSPORT_HOST,
+    .memory = HALO_TMEM_HOST,
+    .summary = "MPI two-sided on host buffers, persistent requests",
+    .compiled = 1,
+    .auto_policy = HALO_AUTO_ALWAYS,
+    .model = {.channel = HALO_CHANNEL_CPU},
+    .host_ops = &halo_exec_host_ops,
 };

@@ -72,13 +72,14 @@ void halo_host_pack_free(halo_host_pack *p) {
  * (receive buffer, or one side of the source space) and consecutive
  * destinations (one side of the destination space): the adds are the same,
  * in the same order, in tight loops. */
-halo_status halo_host_adds_setup(const halo_schedule *s, const halo_phase *ph, halo_host_adds *a) {
+halo_status halo_host_adds_setup(const halo_schedule *s, const halo_phase *ph,
+                                 const int64_t *recv_off, halo_host_adds *a) {
   halo_status st = HALO_SUCCESS;
   const int64_t n = ph->recv_total;
   int64_t *src = NULL, *dst = NULL;
   HALO_TRY(HALO_ALLOC(src, n));
   HALO_TRY(HALO_ALLOC(dst, n));
-  HALO_TRY(halo_exec_add_order(s, ph, NULL, src, dst));
+  HALO_TRY(halo_exec_add_order(s, ph, recv_off, src, dst));
   a->n = 0;
   for (int pass = 0; pass < 2; pass++) {
     int64_t m = 0;

@@ -54,14 +54,16 @@ typedef struct {
   int64_t src, dst, len;
 } halo_host_seg;
 
-/** Reverse: what a phase adds, in the order of its receive list (values
- *  received from other ranks back to back in one buffer), as runs. */
+/** Reverse: what a phase adds, in the order of its receive list, as runs:
+ *  message i of the receive list at recv_off[i] of one receive buffer
+ *  (recv_off NULL: the messages from other ranks back to back). */
 typedef struct {
   int64_t n;
   halo_host_seg *seg;
 } halo_host_adds;
 
-halo_status halo_host_adds_setup(const halo_schedule *s, const halo_phase *ph, halo_host_adds *a);
+halo_status halo_host_adds_setup(const halo_schedule *s, const halo_phase *ph,
+                                 const int64_t *recv_off, halo_host_adds *a);
 /** Add: from recvbuf or the source space (x, work) into to (the
  *  destination: x_local) and work. */
 void halo_host_adds_run(const halo_schedule *s, const halo_host_adds *a, const double *recvbuf,

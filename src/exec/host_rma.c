@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/host_common.h"
+#include "exec/transport.h"
 
 typedef struct {
   halo_host_pack pack; /* the values sent to other ranks, in send list order */
@@ -53,11 +54,11 @@ static int window_free(halo_rma_windows *w, int i) {
   return MPI_Win_free(&w->win[i]);
 }
 
-halo_status halo_rma_windows_add(halo_rma_windows **w_p, MPI_Comm comm, MPI_Win win,
-                                 halo_rma_memory mem, int *id) {
-  if (!*w_p && !(*w_p = halo_calloc(1, sizeof **w_p)))
+halo_status halo_rma_windows_add(void **slot, MPI_Comm comm, MPI_Win win, halo_rma_memory mem,
+                                 int *id) {
+  if (!*slot && !(*slot = halo_calloc(1, sizeof(halo_rma_windows))))
     return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping an MPI window");
-  halo_rma_windows *w = *w_p;
+  halo_rma_windows *w = *slot;
   w->comm = comm;
   if (w->n == w->cap) {
     const int cap = w->cap ? 2 * w->cap : 8;
@@ -231,7 +232,7 @@ static void rma_destroy(halo_exec *ex) {
   rma_data *d = ex->data;
   if (!d) return;
   if (d->win_id >= 0) /* freed later, collectively (halo_rma_windows_collect) */
-    halo_rma_windows_release(*ex->cfg.rma, d->win_id);
+    halo_rma_windows_release(*ex->cfg.state, d->win_id);
   else if (d->win != MPI_WIN_NULL) /* set-up failed on every rank after making it */
     MPI_Win_free(&d->win);
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
@@ -305,7 +306,7 @@ static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
     }
     HALO_TRY(halo_host_pack_setup(s, &p->pack));
     if (s->add) {
-      HALO_TRY(halo_host_adds_setup(s, ph, &p->adds));
+      HALO_TRY(halo_host_adds_setup(s, ph, NULL, &p->adds));
     } else {
       HALO_TRY(HALO_ALLOC(p->unpack, p->n_recv));
       int64_t nu = 0;
@@ -417,11 +418,11 @@ static halo_status rma_setup(halo_exec *ex) {
       win_off[k] = d->ph[k].win_off, disp[k] = d->ph[k].disp;
     HALO_TRY(halo_agree(ex->cfg.comm, halo_rma_exchange_disp(ex, win_off, disp)));
   }
-  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.rma, ex->cfg.comm, d->win,
+  st = halo_agree(ex->cfg.comm, halo_rma_windows_add(ex->cfg.state, ex->cfg.comm, d->win,
                                                      (halo_rma_memory){0}, &d->win_id));
   if (st != HALO_SUCCESS && d->win_id >= 0) {
     /* kept here but not on a peer: dropped, so that every rank frees it now */
-    halo_rma_windows_drop_last(*ex->cfg.rma);
+    halo_rma_windows_drop_last(*ex->cfg.state);
     d->win_id = -1;
   }
 cleanup:
@@ -510,7 +511,7 @@ static halo_status rma_end(halo_exec *ex) {
 static int rma_unblock(halo_exec *ex, int again) {
   rma_data *d = ex->data;
   (void)again; /* broken once or twice alike */
-  if (d->win_id >= 0) halo_rma_windows_break(*ex->cfg.rma, d->win_id);
+  if (d->win_id >= 0) halo_rma_windows_break(*ex->cfg.state, d->win_id);
   return 1;
 }
 
@@ -521,4 +522,32 @@ const halo_exec_ops halo_exec_rma_ops = {
     .end = rma_end,
     .unblock = rma_unblock,
     .destroy = rma_destroy,
+};
+
+static halo_status rma_collect(void *state, MPI_Comm comm) {
+  return halo_rma_windows_collect(state, comm);
+}
+
+static int rma_count(const void *state) { return halo_rma_windows_count(state); }
+
+static void rma_free_state(void **state_p) {
+  halo_rma_windows *w = *state_p;
+  halo_rma_windows_free(&w);
+  *state_p = NULL;
+}
+
+/* Host memory here; device memory through the CUDA executor's rma hooks
+ * (cuda_rma.c), staged through pinned host buffers, on the same windows. */
+const halo_transport_desc halo_transport_desc_rma = {
+    .name = "rma",
+    .id = HALO_TRANSPORT_RMA,
+    .memory = HALO_TMEM_HOST | HALO_TMEM_DEVICE,
+    .summary = "MPI one-sided puts into windows made at plan time, PSCW on each phase's peers",
+    .compiled = 1,
+    .auto_policy = HALO_AUTO_PRICED,
+    .model = {.channel = HALO_CHANNEL_CPU, .copies = 1, .own_params = 1},
+    .host_ops = &halo_exec_rma_ops,
+    .collect = rma_collect,
+    .release = rma_free_state,
+    .state_count = rma_count,
 };

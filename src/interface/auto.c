@@ -113,6 +113,7 @@ static uint64_t memo_key(const halo_plan P, const halo_pattern *pattern, const h
   FNV(h, o->ranks_per_node), FNV(h, o->message_cap), FNV(h, o->remove_duplicates);
   FNV(h, o->transport), FNV(h, o->autotune), FNV(h, s->gpu_aware_mpi);
   FNV(h, s->local_kernel), FNV(h, s->spmv_group), FNV(h, s->spmv_long_row);
+  FNV(h, s->max_count); /* which candidates can run (a transport's schedule_check) */
   h = fnv(h, prm, sizeof *prm);
   FNV(h, pattern->n_recv);
   for (int i = 0; i < pattern->n_recv; i++)
@@ -282,7 +283,7 @@ static int close_candidates(const halo_choice *ch, int *idx) {
   const double best = ch->c[order[0]].seconds;
   for (int i = 0; i < ch->n && n < HALO_AUTO_TRIAL; i++) {
     const halo_candidate *c = &ch->c[order[i]];
-    if (c->seconds > HALO_AUTO_BAND * best) break;
+    if (c->seconds > HALO_AUTO_BAND * best || !isfinite(c->seconds)) break;
     int alike = 0;
     for (int k = 0; k < n && !alike; k++) {
       const halo_candidate *d = &ch->c[idx[k]];
@@ -293,6 +294,7 @@ static int close_candidates(const halo_choice *ch, int *idx) {
   }
   for (int i = 0; i < ch->n; i++) { /* the best of each transport not yet in */
     const halo_candidate *c = &ch->c[order[i]];
+    if (!isfinite(c->seconds)) continue; /* it cannot run this plan */
     int seen = 0;
     for (int k = 0; k < n && !seen; k++) seen = ch->c[idx[k]].transport == c->transport;
     if (!seen) idx[n++] = order[i];
@@ -301,6 +303,19 @@ static int close_candidates(const halo_choice *ch, int *idx) {
 }
 
 /* ---- the choice ----------------------------------------------------------- */
+
+/* A candidate whose transport cannot run its schedule on some rank (the
+ * descriptor's schedule_check, e.g. a count past an int) is modeled at infinity:
+ * never chosen, never timed. Collective. */
+static halo_status candidate_runs(MPI_Comm comm, halo_transport t, const halo_schedule *sched,
+                                  int64_t max_count, halo_candidate *c) {
+  const halo_transport_desc *d = halo_transport_find(t);
+  if (!d || !d->schedule_check) return HALO_SUCCESS;
+  int bad = d->schedule_check(sched, max_count) != HALO_SUCCESS;
+  HALO_MPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+  if (bad) c->seconds = HUGE_VAL;
+  return HALO_SUCCESS;
+}
 
 halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
                              halo_settings *s, int transport_deferred) {
@@ -318,22 +333,18 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   HALO_CHECK(memo_find(P->ctx, key, ch, &hit));
   if (!hit) {
     snprintf(ch->params, sizeof ch->params, "%s", prm.name);
-    halo_transport tr[6];
+    halo_transport tr[HALO_N_TRANSPORTS];
     int n_tr = 0;
-    if (transport_deferred && !device) { /* rma where this machine's parameters price it */
-      tr[n_tr++] = HALO_TRANSPORT_HOST;
-      if (prm.have_rma) tr[n_tr++] = HALO_TRANSPORT_RMA;
-    } else if (transport_deferred) {
-      tr[n_tr++] = HALO_TRANSPORT_STAGED;
-      tr[n_tr++] = HALO_TRANSPORT_IPC;
-      if (HALO_HAVE_NCCL && rpg == 1) tr[n_tr++] = HALO_TRANSPORT_NCCL;
-      if (halo_device_mpi_aware(P->dev, s->gpu_aware_mpi)) tr[n_tr++] = HALO_TRANSPORT_MPI_DEVICE;
-      /* nvshmem where this machine's parameters price it (halo params measure): a
-       * candidate initialises NVSHMEM, which a program should ask for */
-      if (HALO_HAVE_NVSHMEM && rpg == 1 && prm.have_nvshmem) tr[n_tr++] = HALO_TRANSPORT_NVSHMEM;
-      /* rma (staged through pinned host memory) where they price it too: with ranks that
-       * share a GPU it was measured up to 1.4x faster than staged on long messages */
-      if (prm.have_rma) tr[n_tr++] = HALO_TRANSPORT_RMA;
+    if (transport_deferred) {
+      /* the registry's candidates of the plan's memory whose needs are met: those AUTO always
+       * weighs, and those it weighs where this machine's parameters price them (their own
+       * pairs: halo params measure; an nvshmem candidate initialises NVSHMEM, which a
+       * program should ask for) */
+      const halo_transport_where where = {
+          .own_gpu = rpg == 1,
+          .gpu_aware_mpi = device && halo_device_mpi_aware(P->dev, s->gpu_aware_mpi),
+          .compiled_only = 1};
+      n_tr = halo_transport_candidates(P->memory, &where, halo_model_priced, &prm, tr);
     } else {
       tr[n_tr++] = P->transport;
     }
@@ -363,14 +374,15 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
           st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks + (size_t)a * size,
                                  phase, &c->seconds);
           st = halo_agree(comm, st);
+          if (st == HALO_SUCCESS) st = candidate_runs(comm, tr[a], &sched, s->max_count, c);
         }
         halo_schedule_free(&sched);
         HALO_TRY(st);
       }
     int idx[HALO_MAX_CANDIDATES], n_timed = 0;
-    if (o->autotune > 0) {
-      for (int i = 0; i < ch->n; i++) idx[i] = i;
-      n_timed = ch->n;
+    if (o->autotune > 0) { /* every candidate that can run */
+      for (int i = 0; i < ch->n; i++)
+        if (isfinite(ch->c[i].seconds)) idx[n_timed++] = i;
       HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, o->autotune, 1));
     } else if (o->autotune == HALO_AUTOTUNE_CLOSE && P->ctx->size > 1) {
       n_timed = close_candidates(ch, idx);

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "exec/transport.h"
 #include "interface/context.h"
 #include "tags.h"
 
@@ -20,7 +21,7 @@ static void unlink_cached(halo_context *ctx) {
 }
 
 static void context_free(halo_context *ctx) {
-  halo_rma_windows_free(&ctx->rma);
+  halo_transport_states_free(ctx->transport_state);
   halo_device_destroy(&ctx->device);
   for (int i = 0; i < ctx->n_topo; i++) {
     halo_topology_destroy(ctx->topo[i]);

@@ -40,7 +40,8 @@ struct halo_context_s {
   halo_topology **topo; /* by ranks_per_node asked (topo_k) */
   int *topo_k;
   halo_device *device;
-  halo_rma_windows *rma; /* the windows of the rma transport */
+  void *transport_state[HALO_N_TRANSPORTS]; /* each transport's per-communicator state
+                                               (transport.h), by its enumerator */
   /* the tag allocator: live blocks [base, base+n), sorted by base */
   int tag_ub, tag_next;
   int n_blocks, cap_blocks;

@@ -345,8 +345,9 @@ static halo_status measure_nvshmem(halo_measure *c, int count, const int64_t *gs
     halo_measure_from_base(c, "nvshmem.*", why);
     return HALO_SUCCESS;
   }
-  return measure_fit(c, peer, HALO_TRANSPORT_NVSHMEM, gs, gd, ng, &c->res.params.nvshmem,
-                     &c->res.params.have_nvshmem);
+  return measure_fit(c, peer, HALO_TRANSPORT_NVSHMEM, gs, gd, ng,
+                     &c->res.params.own[HALO_TRANSPORT_NVSHMEM],
+                     &c->res.params.have_own[HALO_TRANSPORT_NVSHMEM]);
 }
 
 /* gpu.* per locality: device-aware messages through halo, nccl when no two

@@ -83,6 +83,7 @@ halo_status halo_measure_rma(halo_measure *c) {
   snprintf(how, sizeof how,
            "transport rma, host memory, one message each way between ranks 0 and %d (%s)", peer,
            halo_measure_loc_names[l]);
-  return halo_measure_fit_exchange(c, "rma", how, gs, gd, t, ng, &c->res.params.rma,
-                                   &c->res.params.have_rma);
+  return halo_measure_fit_exchange(c, "rma", how, gs, gd, t, ng,
+                                   &c->res.params.own[HALO_TRANSPORT_RMA],
+                                   &c->res.params.have_own[HALO_TRANSPORT_RMA]);
 }

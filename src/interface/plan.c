@@ -3,6 +3,7 @@
  * products, destruction. What a plan tells is plan_info.c. */
 #include <string.h>
 
+#include "exec/transport.h"
 #include "interface/plan.h"
 #include "plan/handshake.h"
 #include "plan/nodeaware.h"
@@ -98,6 +99,11 @@ void halo_plan_destroy(halo_plan *plan_p) {
  * on the device; the transport, unless strategy AUTO chooses it. */
 static halo_status plan_memory(halo_plan P, const halo_settings *s, int transport_deferred) {
   const halo_plan_options *o = &s->opts;
+  const halo_transport_desc *t = halo_transport_find(o->transport); /* NULL: auto */
+  if (t && !halo_transport_serves(t, P->memory)) {                  /* before any device is made */
+    const halo_transport_where any = {.own_gpu = 1, .gpu_aware_mpi = 1, .named = 1};
+    return halo_transport_check(t, P->memory, &any, 1);
+  }
   if (P->memory == HALO_MEMORY_DEVICE) {
     HALO_CHECK(halo_context_device(P->ctx, o->device_id, &P->dev));
     halo_status st = HALO_SUCCESS;
@@ -111,13 +117,9 @@ static halo_status plan_memory(halo_plan P, const halo_settings *s, int transpor
       HALO_CHECK(halo_device_transport(P->dev, o->transport, s->gpu_aware_mpi, &P->transport));
     return HALO_SUCCESS;
   }
-  if (o->transport != HALO_TRANSPORT_AUTO && o->transport != HALO_TRANSPORT_HOST &&
-      o->transport != HALO_TRANSPORT_RMA)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport %s needs device memory (the plan's memory is host): use auto, "
-                      "host or rma",
-                      halo_transport_name(o->transport));
-  P->transport = o->transport == HALO_TRANSPORT_RMA ? HALO_TRANSPORT_RMA : HALO_TRANSPORT_HOST;
+  const halo_transport_where where = {.compiled_only = 1, .named = 1};
+  if (t) HALO_CHECK(halo_transport_check(t, HALO_MEMORY_HOST, &where, 1));
+  P->transport = t ? t->id : halo_transport_default(HALO_MEMORY_HOST, &where);
   return HALO_SUCCESS;
 }
 
@@ -148,9 +150,11 @@ static halo_status plan_executors(halo_plan P) {
   cfg.dev = P->dev;
   cfg.comp = P->comp;
   cfg.ipc_signal = s->ipc_signal;
-  cfg.rma = &P->ctx->rma;
-  /* the windows of rma plans destroyed since the last plan, where every rank destroyed them */
-  HALO_CHECK(halo_agree(P->ctx->comm, halo_rma_windows_collect(P->ctx->rma, P->ctx->comm)));
+  cfg.state = &P->ctx->transport_state[P->transport];
+  /* what every rank released of the transports' state since the last plan (rma: the windows
+   * of plans destroyed on every rank) */
+  HALO_CHECK(halo_agree(P->ctx->comm,
+                        halo_transport_states_collect(P->ctx->transport_state, P->ctx->comm)));
   const halo_exec_ops *ops = halo_exec_backend(P->memory, P->transport);
   for (int i = 0, e = 0; i < P->n_sets; i++) {
     halo_slot *set = &P->sets[i];

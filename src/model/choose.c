@@ -92,8 +92,11 @@ halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_
     me.host = t->host_id;
     me.node = t->node_id;
     me.socket = (int)((int64_t)t->node_rank * p->sockets_per_node / t->node_size);
-    /* a helper keeps device buffers only under NCCL and NVSHMEM (the CUDA executor) */
-    me.on_gpu = device && !(helper && tr != HALO_TRANSPORT_NCCL && tr != HALO_TRANSPORT_NVSHMEM);
+    /* a helper keeps device buffers only where the transport's model says so (NCCL and
+     * NVSHMEM: the CUDA executor) */
+    const halo_transport_desc *desc = halo_transport_find(tr);
+    const halo_transport_model *tm = desc ? &desc->model : NULL;
+    me.on_gpu = device && !(helper && !(tm && tm->helper_on_gpu));
     me.ranks_per_gpu = device && ranks_per_gpu > 1 ? ranks_per_gpu : 1;
     int mine[5] = {me.host, me.node, me.socket, me.on_gpu, me.ranks_per_gpu};
     int *all = NULL;
@@ -105,7 +108,7 @@ halo_status halo_choose_ranks(MPI_Comm comm, const halo_topology *t, const halo_
       ranks[r] = (halo_model_rank){all[5 * r], all[5 * r + 1], all[5 * r + 2], all[5 * r + 3],
                                    all[5 * r + 4]};
     halo_free(all);
-    if (st == HALO_SUCCESS && device && tr == HALO_TRANSPORT_STAGED && ranks_per_gpu > 1)
+    if (st == HALO_SUCCESS && device && tm && tm->gpu_ranks_copy && ranks_per_gpu > 1)
       st = staged_copiers(ranks, size, ranks_per_gpu);
   }
 cleanup:

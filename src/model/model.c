@@ -2,23 +2,29 @@
 #include <string.h>
 
 #include "model/model.h"
-
-typedef enum { CHANNEL_CPU, CHANNEL_GPU, CHANNEL_IPC } channel;
+#include "exec/transport.h"
 
 halo_locality halo_model_locality(const halo_model_rank *a, const halo_model_rank *b) {
   if (a->node != b->node) return HALO_LOC_OFF_NODE;
   return a->socket == b->socket ? HALO_LOC_ON_SOCKET : HALO_LOC_ON_NODE;
 }
 
-/* The channel of a message from a to b. */
-static channel channel_of(halo_transport t, const halo_model_rank *a, const halo_model_rank *b) {
-  switch (t) {
-  case HALO_TRANSPORT_NCCL:
-  case HALO_TRANSPORT_MPI_DEVICE:
-  case HALO_TRANSPORT_NVSHMEM: return CHANNEL_GPU;
-  case HALO_TRANSPORT_IPC: return a->host == b->host && a->on_gpu ? CHANNEL_IPC : CHANNEL_CPU;
-  default: return CHANNEL_CPU;
-  }
+/* The channel of a message from a to b under a transport's model. */
+static halo_channel channel_of(const halo_transport_model *t, const halo_model_rank *a,
+                               const halo_model_rank *b) {
+  if (t->channel == HALO_CHANNEL_IPC)
+    return a->host == b->host && a->on_gpu ? HALO_CHANNEL_IPC : HALO_CHANNEL_CPU;
+  return t->channel;
+}
+
+/* The transport's own postal pair where it has one and the parameters give it, else NULL. */
+static const halo_postal *own_pair(const halo_params *p, const halo_transport_desc *d) {
+  return d->model.own_params && p->have_own[d->id] ? &p->own[d->id] : NULL;
+}
+
+int halo_model_priced(const void *params, halo_transport t) {
+  const halo_transport_desc *d = halo_transport_find(t);
+  return d && own_pair(params, d) != NULL;
 }
 
 static double postal(const halo_postal *m, int64_t bytes) {
@@ -32,6 +38,10 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
   const int r = s->rank;
   const halo_model_rank *me = &ranks[r];
   const int c = me->ranks_per_gpu >= 2;
+  const halo_transport_desc *desc = halo_transport_find(t);
+  if (!desc) return 0.0; /* checked by the callers (check_transport) */
+  const halo_transport_model *tm = &desc->model;
+  const halo_postal *own = own_pair(p, desc);
   double cpu = 0.0, cpu_alpha = 0.0, cpu_beta = 0.0, gpu = 0.0, ipc = 0.0, copy = 0.0;
   double nccl_alpha = 0.0, nccl_beta = 0.0; /* one group: the largest alpha, all betas */
   int64_t cpu_sent = 0, cpu_received = 0;
@@ -41,31 +51,29 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
     if (q == r) continue;
     const int64_t bytes = ph->send[i].count * (int64_t)sizeof(double);
     const halo_locality loc = halo_model_locality(me, &ranks[q]);
-    switch (channel_of(t, me, &ranks[q])) {
-    case CHANNEL_CPU: {
-      /* rma.* where measured (between rank 0 and its nearest partner) */
-      const halo_postal *m = t == HALO_TRANSPORT_RMA && p->have_rma
-                                 ? &p->rma
-                                 : &p->cpu[halo_params_protocol(p, bytes)][loc];
+    switch (channel_of(tm, me, &ranks[q])) {
+    case HALO_CHANNEL_CPU: {
+      /* the transport's own pair where measured (rma.*: between rank 0 and its
+       * nearest partner) */
+      const halo_postal *m = own ? own : &p->cpu[halo_params_protocol(p, bytes)][loc];
       cpu_alpha += m->alpha;
       cpu_beta += m->beta * (double)bytes;
       cpu_sent += bytes;
       cpu_sends++;
       break;
     }
-    case CHANNEL_GPU:
-      if (t == HALO_TRANSPORT_NCCL) {
+    case HALO_CHANNEL_GPU:
+      if (tm->grouped) {
         const halo_postal *m = &p->gpu[halo_params_protocol(p, bytes)][loc];
         if (m->alpha > nccl_alpha) nccl_alpha = m->alpha;
         nccl_beta += m->beta * (double)bytes;
-      } else if (t == HALO_TRANSPORT_NVSHMEM && p->have_nvshmem &&
-                 me->host == ranks[q].host) { /* measured between GPUs of one host */
-        gpu += postal(&p->nvshmem, bytes);
+      } else if (own && me->host == ranks[q].host) { /* measured between GPUs of one host */
+        gpu += postal(own, bytes);
       } else {
         gpu += halo_params_message(p, 1, loc, bytes);
       }
       break;
-    case CHANNEL_IPC: break; /* the receiver reads it */
+    case HALO_CHANNEL_IPC: break; /* the receiver reads it */
     }
   }
   if (cpu_sends > 0) {
@@ -80,18 +88,17 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
     const int q = ph->recv[i].peer;
     if (q == r) continue;
     const int64_t bytes = ph->recv[i].count * (int64_t)sizeof(double);
-    switch (channel_of(t, &ranks[q], me)) {
-    case CHANNEL_IPC:
+    switch (channel_of(tm, &ranks[q], me)) {
+    case HALO_CHANNEL_IPC:
       ipc += !me->on_gpu   ? postal(&p->d2h[c], bytes)
              : p->have_ipc ? postal(&p->ipc, bytes)
                            : halo_params_message(p, 1, halo_model_locality(&ranks[q], me), bytes);
       break;
-    case CHANNEL_CPU: cpu_received += bytes; break;
-    case CHANNEL_GPU: break; /* paid by the sender */
+    case HALO_CHANNEL_CPU: cpu_received += bytes; break;
+    case HALO_CHANNEL_GPU: break; /* paid by the sender */
     }
   }
-  if (me->on_gpu &&
-      (t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC || t == HALO_TRANSPORT_RMA)) {
+  if (me->on_gpu && tm->copies) {
     if (cpu_sent > 0) copy += postal(&p->d2h[c], cpu_sent);
     if (cpu_received > 0) copy += postal(&p->h2d[c], cpu_received);
     if (cpu_sent > 0 || cpu_received > 0) copy += p->staged_alpha;
@@ -104,13 +111,12 @@ double halo_model_phase(const halo_params *p, halo_transport t, const halo_sched
 static halo_status check_transport(halo_transport t) {
   /* rma by rma.* where they are given, else as host (MPI between host buffers); nvshmem by
    * nvshmem.* within a host where they are given, else as a device message */
-  if (t != HALO_TRANSPORT_HOST && t != HALO_TRANSPORT_STAGED && t != HALO_TRANSPORT_NCCL &&
-      t != HALO_TRANSPORT_MPI_DEVICE && t != HALO_TRANSPORT_IPC && t != HALO_TRANSPORT_RMA &&
-      t != HALO_TRANSPORT_NVSHMEM)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "the model needs a resolved transport (host, rma, staged, nccl, mpi-device, "
-                      "ipc or nvshmem), got %s",
-                      halo_transport_name(t));
+  if (!halo_transport_find(t)) {
+    char names[200];
+    halo_transport_list_names(-1, names, sizeof names);
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the model needs a resolved transport (%s), got %s",
+                      names, halo_transport_name(t));
+  }
   return HALO_SUCCESS;
 }
 

@@ -6,11 +6,16 @@
  * Locality of a message from rank a to rank b: OFF_NODE when their nodes
  * differ; ON_SOCKET on one node and one socket; else ON_NODE.
  *
- * Channel of a message from a to b, by the plan's transport t:
- *   HOST, STAGED:     CPU (inter-CPU parameters; STAGED adds the copies below)
- *   NCCL, MPI_DEVICE: GPU (inter-GPU parameters)
- *   IPC:              IPC when a and b share a host and a is on a GPU (the
- *                     receiver reads a's device buffer), else CPU (staged)
+ * Channel of a message from a to b, by the model class of the plan's
+ * transport t (its descriptor's model, exec/transport.h):
+ *   CPU:  inter-CPU parameters (host, staged, rma; staged, ipc and
+ *         rma add the copies below: model.copies)
+ *   GPU:  inter-GPU parameters (nccl, mpi-device, nvshmem)
+ *   IPC:  IPC when a and b share a host and a is on a GPU (the receiver
+ *         reads a's device buffer), else CPU (staged)
+ * A transport with a pair of its own (model.own_params: rma.* for CPU
+ * messages; nvshmem.* for GPU messages within a host) is priced by it where
+ * the parameter set has it.
  * A message of a rank to itself is a copy and costs nothing.
  *
  * Time of rank r in phase k = CPU + GPU + IPC + copy, where, with s_i the
@@ -40,6 +45,7 @@
 #ifndef HALO_MODEL_MODEL_H
 #define HALO_MODEL_MODEL_H
 
+#include "exec/transport.h"
 #include "model/params.h"
 #include "plan/schedule.h"
 
@@ -56,6 +62,10 @@ typedef struct {
                         below 2, copy.*.4 from 2. The ranks sharing the GPU; under transport
                         STAGED only those on the GPU (a helper gets its share by host MPI) */
 } halo_model_rank;
+
+/** Whether the parameter set params (a halo_params) has transport t's own
+ *  pair (halo_transport_candidates' test for a PRICED transport). */
+int halo_model_priced(const void *params, halo_transport t);
 
 /** Locality of a message between two ranks. */
 halo_locality halo_model_locality(const halo_model_rank *a, const halo_model_rank *b);

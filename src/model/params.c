@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/transport.h"
 #include "model/params.h"
 
 /* ---- built-in sets ------------------------------------------------------ */
@@ -117,8 +118,10 @@ typedef struct {
 
 /* name, sockets_per_node, short_max, eager_max; cpu 3 protocols x 3
  * localities x 2; gpu 2 x 3 x 2; copy 2 directions x 2 x 2; injection; the
- * optional staged.alpha, ipc.*, nvshmem.* and rma.* (alpha and beta each) */
-#define N_KEYS (4 + 18 + 12 + 8 + 1 + 7)
+ * optional staged.alpha and ipc.*; the optional pair of each transport whose
+ * model has one (NAME.alpha, NAME.beta: rma, nvshmem, ...; unused slots
+ * have an empty key) */
+#define N_KEYS (4 + 18 + 12 + 8 + 1 + 3 + 2 * HALO_N_TRANSPORTS)
 
 /* The keys in the order a file is written, each bound to its field of p. */
 static void key_table(halo_params *p, key_entry *t) {
@@ -161,14 +164,19 @@ static void key_table(halo_params *p, key_entry *t) {
   t[n - 1].optional = 1;
   KEY(KEY_DOUBLE, &p->ipc.beta, "ipc.beta");
   t[n - 1].optional = 1;
-  KEY(KEY_DOUBLE, &p->nvshmem.alpha, "nvshmem.alpha");
-  t[n - 1].optional = 1;
-  KEY(KEY_DOUBLE, &p->nvshmem.beta, "nvshmem.beta");
-  t[n - 1].optional = 1;
-  KEY(KEY_DOUBLE, &p->rma.alpha, "rma.alpha");
-  t[n - 1].optional = 1;
-  KEY(KEY_DOUBLE, &p->rma.beta, "rma.beta");
-  t[n - 1].optional = 1;
+  int n_tr;
+  const halo_transport_desc *const *tr = halo_transport_all(&n_tr);
+  for (int i = 0; i < n_tr; i++) { /* the transports' own pairs, in the registry's order */
+    if (!tr[i]->model.own_params) continue;
+    KEY(KEY_DOUBLE, &p->own[tr[i]->id].alpha, "%s.alpha", tr[i]->name);
+    t[n - 1].optional = 1;
+    KEY(KEY_DOUBLE, &p->own[tr[i]->id].beta, "%s.beta", tr[i]->name);
+    t[n - 1].optional = 1;
+  }
+  while (n < N_KEYS) { /* unused */
+    KEY(KEY_DOUBLE, NULL, "%s", "");
+    t[n - 1].optional = 1;
+  }
 #undef KEY
 }
 
@@ -240,7 +248,7 @@ static const char *trim_right(const char *b, const char *e) {
 }
 
 static key_entry *find_key(key_entry *t, const char *k, size_t len) {
-  for (int i = 0; i < N_KEYS; i++)
+  for (int i = 0; i < N_KEYS && len > 0; i++)
     if (strlen(t[i].key) == len && memcmp(t[i].key, k, len) == 0) return &t[i];
   return NULL;
 }
@@ -284,21 +292,32 @@ halo_status halo_params_parse(const char *text, const char *source, halo_params 
   for (int i = 0; i < N_KEYS; i++)
     if (!t[i].line && !t[i].optional)
       return HALO_ERROR(HALO_ERR_FORMAT,
-                        "%s: missing key '%s' (every key but staged.alpha, ipc.*, nvshmem.* and "
-                        "rma.* is required)",
+                        "%s: missing key '%s' (every key but staged.alpha, ipc.* and the "
+                        "transports' own pairs (rma.*, nvshmem.*, ...) is required)",
                         src, t[i].key);
-  static const char *const pairs[3][2] = {
-      {"ipc.alpha", "ipc.beta"}, {"nvshmem.alpha", "nvshmem.beta"}, {"rma.alpha", "rma.beta"}};
-  for (int i = 0; i < 3; i++) {
-    const key_entry *ia = key_named(t, pairs[i][0]), *ib = key_named(t, pairs[i][1]);
+  for (int i = 0; i < N_KEYS; i++) { /* pairs: ipc.* and the transports' own, both or neither */
+    const size_t len = strlen(t[i].key);
+    if (len < 7 || strcmp(t[i].key + len - 6, ".alpha") != 0) continue;
+    char beta[sizeof t[i].key];
+    snprintf(beta, sizeof beta, "%.*s.beta", (int)(len - 6), t[i].key);
+    const key_entry *ia = &t[i], *ib = key_named(t, beta);
+    if (!ib) continue; /* cpu.*, gpu.*, copy.*: required, checked above */
     if (!ia->line != !ib->line)
       return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: %s given without %s (both or neither)", src,
                         ia->line ? ia->line : ib->line, ia->line ? ia->key : ib->key,
                         ia->line ? ib->key : ia->key);
   }
   q.have_ipc = key_named(t, "ipc.alpha")->line != 0;
-  q.have_nvshmem = key_named(t, "nvshmem.alpha")->line != 0;
-  q.have_rma = key_named(t, "rma.alpha")->line != 0;
+  {
+    int n_tr;
+    const halo_transport_desc *const *tr = halo_transport_all(&n_tr);
+    for (int i = 0; i < n_tr; i++)
+      if (tr[i]->model.own_params) {
+        char key[64];
+        snprintf(key, sizeof key, "%s.alpha", tr[i]->name);
+        q.have_own[tr[i]->id] = key_named(t, key)->line != 0;
+      }
+  }
   if (q.sockets_per_node < 1)
     return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: sockets_per_node = %d: at least 1", src,
                       key_named(t, "sockets_per_node")->line, q.sockets_per_node);
@@ -361,6 +380,16 @@ halo_status halo_params_load(const char *name_or_path, halo_params *p) {
   return halo_params_read(name_or_path, p);
 }
 
+/* Whether key k of q is written: every required key and staged.alpha; ipc.*
+ * with have_ipc; a transport's own pair with its have_own. */
+static int is_given(const halo_params *q, const key_entry *k) {
+  if (!k->key[0]) return 0;
+  if (k->dst == &q->ipc.alpha || k->dst == &q->ipc.beta) return q->have_ipc;
+  for (int t = 0; t < HALO_N_TRANSPORTS; t++)
+    if (k->dst == &q->own[t].alpha || k->dst == &q->own[t].beta) return q->have_own[t];
+  return 1;
+}
+
 halo_status halo_params_write(const halo_params *p, FILE *f) {
   halo_params q;
   key_entry t[N_KEYS];
@@ -370,9 +399,7 @@ halo_status halo_params_write(const halo_params *p, FILE *f) {
   fprintf(f, "# halo performance model parameters: alpha in s, beta in s/byte; a message of\n"
              "# s bytes is short when s < short_max, eager when s < eager_max, else rendezvous\n");
   for (int i = 0; i < N_KEYS; i++) {
-    if (!q.have_ipc && strncmp(t[i].key, "ipc.", 4) == 0) continue;
-    if (!q.have_nvshmem && strncmp(t[i].key, "nvshmem.", 8) == 0) continue;
-    if (!q.have_rma && strncmp(t[i].key, "rma.", 4) == 0) continue;
+    if (!is_given(&q, &t[i])) continue;
     switch (t[i].kind) {
     case KEY_NAME: fprintf(f, "%s = %s\n", t[i].key, (const char *)t[i].dst); break;
     case KEY_INT: fprintf(f, "%s = %d\n", t[i].key, *(const int *)t[i].dst); break;

@@ -257,7 +257,9 @@ static void model_ranks(halo_sim sim, int K, const halo_params *prm, int device,
     m->ranks_per_gpu = device ? (on_node + G - 1) / G : 1;
     if (m->ranks_per_gpu > most_per_gpu) most_per_gpu = m->ranks_per_gpu;
   }
-  if (t == HALO_TRANSPORT_STAGED) /* helpers get their share by host MPI: only GPU ranks copy */
+  const halo_transport_desc *desc = halo_transport_find(t); /* NULL: AUTO */
+  if (desc && desc->model.gpu_ranks_copy) /* helpers get their share by host MPI: only GPU
+                                             ranks copy (staged) */
     for (int node = 0; node < P; node += K) {
       const int end = node + K <= P ? node + K : P;
       int on_gpu = 0;
@@ -285,7 +287,7 @@ static int params_same(const halo_params *a, const halo_params *b) {
 #define SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
   return SAME(sockets_per_node) && SAME(short_max) && SAME(eager_max) && SAME(cpu) && SAME(gpu) &&
          SAME(h2d) && SAME(d2h) && SAME(injection_beta) && SAME(staged_alpha) && SAME(have_ipc) &&
-         SAME(ipc) && SAME(have_nvshmem) && SAME(nvshmem) && SAME(have_rma) && SAME(rma);
+         SAME(ipc) && SAME(have_own) && SAME(own);
 #undef SAME
 }
 
@@ -367,8 +369,12 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
     t = r->stats;
   else
     HALO_CHECK(sim_evaluate(sim, &o, 0, NULL, &t));
-  for (int k = 0; k < t.n_phases; k++) /* what a host run reports; transports are not simulated */
-    t.phase[k].transport = o.transport == HALO_TRANSPORT_AUTO ? HALO_TRANSPORT_HOST : o.transport;
+  const halo_transport_where where = {.own_gpu = 1};
+  const halo_transport tr = o.transport == HALO_TRANSPORT_AUTO /* what a host run reports */
+                                ? halo_transport_default(HALO_MEMORY_HOST, &where)
+                                : o.transport;
+  for (int k = 0; k < t.n_phases; k++) /* transports are not simulated */
+    t.phase[k].transport = tr;
   *stats = t;
   return HALO_SUCCESS;
 }
@@ -414,42 +420,38 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
   if (device && G < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "a plan in device memory needs gpus_per_node >= 1 (got %d)", G);
-  const int host_transport =
-      o.transport == HALO_TRANSPORT_HOST || o.transport == HALO_TRANSPORT_RMA;
-  if (!device && o.transport != HALO_TRANSPORT_AUTO && !host_transport)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport %s needs device memory (the plan's memory is host): use auto, "
-                      "host or rma",
-                      halo_transport_name(o.transport));
-  if (device && o.transport == HALO_TRANSPORT_HOST)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "transport %s is for host memory; device memory takes auto, staged, nccl, "
-                      "mpi-device, ipc, nvshmem or rma",
-                      halo_transport_name(o.transport));
+  const halo_memory mem = device ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
+  const halo_transport_desc *named = halo_transport_find(o.transport); /* NULL: auto */
+  if (o.transport != HALO_TRANSPORT_AUTO && !named)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)o.transport);
+  if (named && !halo_transport_serves(named, mem)) { /* the registry's message */
+    const halo_transport_where any = {.own_gpu = 1, .gpu_aware_mpi = 1};
+    return halo_transport_check(named, mem, &any, 1);
+  }
   HALO_CHECK(halo_params_load(params, &prm));
   /* where each rank runs: virtual nodes of K consecutive ranks, one host each */
   int most_per_gpu = 1;
   HALO_TRY(HALO_ALLOC(ranks, P));
   model_ranks(sim, K, &prm, device, G, HALO_TRANSPORT_AUTO, ranks, &most_per_gpu);
-  halo_transport t = o.transport;
-  if (t == HALO_TRANSPORT_AUTO)
-    t = !device             ? HALO_TRANSPORT_HOST
-        : most_per_gpu == 1 ? HALO_TRANSPORT_NCCL
-                            : HALO_TRANSPORT_IPC;
-  if ((t == HALO_TRANSPORT_NCCL || t == HALO_TRANSPORT_NVSHMEM) && most_per_gpu > 1)
+  /* the simulator models any transport, built in or not, but a CUDA-aware MPI is not
+   * assumed for AUTO */
+  const halo_transport_where where = {.own_gpu = most_per_gpu == 1};
+  const halo_transport t = named ? o.transport : halo_transport_default(mem, &where);
+  if (named && halo_transport_check(named, mem, &where, 0) == HALO_ERR_INVALID_ARG)
     HALO_FAIL(HALO_ERR_INVALID_ARG,
               "transport %s needs one rank per GPU, but %d ranks per node on %d GPUs per node "
               "share a GPU %d at a time: use staged or ipc",
               halo_transport_name(t), K < P ? K : P, G, most_per_gpu);
   const halo_sim_model_result *m = find_model(find_result(sim, &o), &prm, G, device, t);
-  if (!m) { /* build the plan once for this path and the others of its memory */
-    const halo_transport others[3] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC,
-                                      HALO_TRANSPORT_NCCL};
+  if (!m) { /* build the plan once for this path and the others AUTO weighs in its memory */
+    halo_transport others[HALO_N_TRANSPORTS];
+    const int n_others =
+        device ? halo_transport_candidates(mem, &where, halo_model_priced, &prm, others) : 0;
     int n = 0;
     model[n++] =
         (halo_sim_model_result){.prm = prm, .gpus_per_node = G, .device = device, .transport = t};
-    for (int i = 0; device && i < 3; i++)
-      if (others[i] != t && (others[i] != HALO_TRANSPORT_NCCL || most_per_gpu == 1)) {
+    for (int i = 0; i < n_others && n < HALO_SIM_MAX_MODELS; i++)
+      if (others[i] != t) {
         model[n] = model[0];
         model[n++].transport = others[i];
       }
@@ -467,7 +469,8 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
                             const char *params, halo_plan_options *chosen_p, char *describe,
                             size_t len) {
   halo_choice ch;
-  halo_transport paths[3];
+  halo_transport paths[HALO_N_TRANSPORTS];
+  halo_params prm;
   int n = 0;
   int64_t caps[5];
   if (!sim || !chosen_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_choose: NULL argument");
@@ -475,15 +478,15 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
   const halo_plan_options o = opts ? *opts : halo_plan_options_default();
   if (o.ranks_per_node < 1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "the simulator needs ranks_per_node >= 1");
-  if (o.memory != HALO_MEMORY_DEVICE) {
-    paths[n++] = HALO_TRANSPORT_HOST;
-  } else {
-    if (gpus_per_node < 1)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "a device plan needs gpus_per_node >= 1");
+  const halo_memory mem = o.memory == HALO_MEMORY_DEVICE ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
+  if (mem == HALO_MEMORY_DEVICE && gpus_per_node < 1)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "a device plan needs gpus_per_node >= 1");
+  HALO_CHECK(halo_params_load(params, &prm));
+  { /* AUTO's candidates of the registry (priced ones where the parameters have them) */
     const int64_t on_node = o.ranks_per_node < sim->P ? o.ranks_per_node : sim->P;
-    paths[n++] = HALO_TRANSPORT_STAGED;
-    paths[n++] = HALO_TRANSPORT_IPC;
-    if ((on_node + gpus_per_node - 1) / gpus_per_node == 1) paths[n++] = HALO_TRANSPORT_NCCL;
+    const halo_transport_where where = {
+        .own_gpu = mem == HALO_MEMORY_DEVICE && (on_node + gpus_per_node - 1) / gpus_per_node == 1};
+    n = halo_transport_candidates(mem, &where, halo_model_priced, &prm, paths);
   }
   memset(&ch, 0, sizeof ch);
   ch.how = 1;
