@@ -93,16 +93,23 @@ typedef enum {
                                       windows, made at plan time, with active target
                                       synchronisation on each phase's neighbours; the plan's
                                       destruction is then collective (MPI_Win_free) */
-  HALO_TRANSPORT_NVSHMEM = 7     /**< device memory, one rank per GPU: each phase packs and puts
+  HALO_TRANSPORT_NVSHMEM = 7,    /**< device memory, one rank per GPU: each phase packs and puts
                                       its messages in one kernel (NVSHMEM puts with a signal into
                                       the receivers' symmetric buffers); the receivers wait for
                                       the signals on the GPU: no host call between the start
                                       and the end of an exchange. Needs HALO_ENABLE_NVSHMEM; every
                                       nvshmem plan of a process is on one communicator's ranks */
+  HALO_TRANSPORT_NEIGHBOR = 8    /**< host memory: each phase is one MPI-4 persistent
+                                      neighborhood all-to-all (MPI_Neighbor_alltoallv_init, or
+                                      Open MPI's MPIX_ form) on a distributed-graph
+                                      communicator of the phase's peers, kept by the
+                                      communicator's context; counts are int: a plan with a
+                                      message or a phase's messages past INT_MAX values is
+                                      refused */
 } halo_transport;
 
 /** Number of transports (for loops over all of them). */
-#define HALO_N_TRANSPORTS 8
+#define HALO_N_TRANSPORTS 9
 
 /** Communication strategy of a plan (the node-aware paper's strategies). */
 typedef enum {
@@ -140,7 +147,7 @@ halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p)
 /** Memory kind from its name. Not collective. */
 halo_status halo_memory_from_name(const char *name, halo_memory *mem_p);
 /** Name of a transport ("auto", "host", "staged", "nccl", "mpi-device", "ipc", "rma",
- *  "nvshmem"), from the registry of transports. */
+ *  "nvshmem", "neighbor"), from the registry of transports. */
 const char *halo_transport_name(halo_transport transport);
 /** Transport from its name. Not collective.
  *  @return HALO_ERR_INVALID_ARG, with the list of known names, if unknown. */

@@ -152,6 +152,15 @@ int main(int argc, char **argv) {
     const int kept = halo_transport_state_count(A->ctx->transport_state, HALO_TRANSPORT_RMA);
     CHECK_MSG(kept == live, "%d MPI windows for %d rma executors", kept, live);
   }
+  { /* neighbor (HALO_TRANSPORT=neighbor): a graph communicator per peer set in use, no more */
+    int phases = 0;
+    for (int i = 0; i < N_PLANS; i++)
+      if (plans[i]->transport == HALO_TRANSPORT_NEIGHBOR)
+        phases += plans[i]->sched.n_phases * plans[i]->n_sets * (1 + plans[i]->set.opts.reverse);
+    const int kept = halo_transport_state_count(A->ctx->transport_state, HALO_TRANSPORT_NEIGHBOR);
+    CHECK_MSG(kept <= phases, "%d graph communicators for %d neighbor phases", kept, phases);
+    CHECK_MSG(phases == 0 || kept > 0, "no graph communicator for %d neighbor phases", phases);
+  }
   check_tags(plans, N_PLANS);
   all_in_flight(plans, N_PLANS, A, x, nc);
 
@@ -162,12 +171,15 @@ int main(int argc, char **argv) {
   CHECK(ctx->refs == refs - 1 && ctx->outer == MPI_COMM_NULL);
   all_in_flight(plans, N_PLANS, A, x, nc);
   for (int i = 0; i < N_PLANS; i++) halo_plan_destroy(&plans[i]);
-  { /* every plan gone: the next plan's set-up frees what they kept (windows) */
+  { /* every plan gone: the next plan's set-up frees what they kept (windows, graphs) */
     halo_plan one = NULL;
     const halo_plan_options o = options_of(0);
     CHECK_OK(halo_plan_create(A, &o, &one));
     const int n_exec = one->n_sets * (1 + one->set.opts.reverse);
+    const int graphs = halo_transport_state_count(ctx->transport_state, HALO_TRANSPORT_NEIGHBOR);
     const int windows = halo_transport_state_count(ctx->transport_state, HALO_TRANSPORT_RMA);
+    CHECK_MSG(graphs <= one->sched.n_phases * n_exec, "%d graph communicators kept for %d phases",
+              graphs, one->sched.n_phases * n_exec);
     CHECK_MSG(windows <= n_exec, "%d windows kept for %d executors", windows, n_exec);
     halo_plan_destroy(&one);
   }

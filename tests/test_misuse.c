@@ -123,11 +123,15 @@ int main(int argc, char **argv) {
   CHECK_OK(halo_matrix_create_csr(comm, b, e, b, e, rows.row_ptr, rows.col_ids, rows.values,
                                   HALO_MEMORY_HOST, &A));
   halo_plan_options o = halo_plan_options_default();
-  /* a device transport on host memory: refused before anything is made, on every rank */
+  /* a host transport on device memory, and a device one on host memory: refused before any
+   * device is made, on every rank */
+  o.memory = HALO_MEMORY_DEVICE, o.transport = HALO_TRANSPORT_NEIGHBOR;
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
+            "transport neighbor is for host memory; device memory takes auto, staged");
   o.memory = HALO_MEMORY_HOST, o.transport = HALO_TRANSPORT_NCCL;
   CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
-            "transport nccl needs device memory (the plan's memory is host): use auto, host or "
-            "rma");
+            "transport nccl needs device memory (the plan's memory is host): use auto, host, rma "
+            "or neighbor");
   CHECK(plan == NULL);
   o = halo_plan_options_default();
   if (rank == last) o.strategy = (halo_strategy)99;

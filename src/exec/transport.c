@@ -13,7 +13,8 @@
   X(halo_transport_desc_nccl)                                                                      \
   X(halo_transport_desc_mpi_device)                                                                \
   X(halo_transport_desc_nvshmem)                                                                   \
-  X(halo_transport_desc_rma)
+  X(halo_transport_desc_rma)                                                                       \
+  X(halo_transport_desc_neighbor)
 
 #define HALO_DECLARE(desc) extern const halo_transport_desc desc;
 HALO_TRANSPORT_LIST(HALO_DECLARE)
