@@ -25,9 +25,10 @@ grep -q "^name = measured$" "$out/show.txt" || fail "show: no 'name = measured'"
 grep -v '^#' "$file" >"$out/keys.txt"
 grep -v '^#' "$out/show.txt" | diff - "$out/keys.txt" >/dev/null || fail "show gives other values than the file holds"
 n_keys=$(grep -c ' = ' "$out/keys.txt")
-# 44 keys; 2 more each for rma.* (2 ranks or more), ipc.* and nvshmem.* (GPUs)
+# 44 keys; 2 more each for rma.* and neighbor.* (2 ranks or more; neighbor where the MPI has
+# it), ipc.* and nvshmem.* (GPUs)
 n_opt=0
-for k in rma ipc nvshmem; do grep -q "^$k\.alpha = " "$out/keys.txt" && n_opt=$((n_opt + 2)); done
+for k in rma neighbor ipc nvshmem; do grep -q "^$k\.alpha = " "$out/keys.txt" && n_opt=$((n_opt + 2)); done
 grep -q "^rma\.alpha = " "$out/keys.txt" || fail "no rma.* in the file (measured with 2 ranks or more)"
 [ "$n_keys" -eq $((44 + n_opt)) ] || fail "the file holds $n_keys keys, not $((44 + n_opt))"
 # what was not measured says where it came from, next to its keys

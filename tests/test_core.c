@@ -5,12 +5,11 @@
 #include "test_util.h"
 
 static void test_status(void) {
-  const halo_status codes[] = {HALO_SUCCESS,          HALO_ERR_INVALID_ARG,  HALO_ERR_OUT_OF_MEMORY,
-                               HALO_ERR_MPI,          HALO_ERR_IO,           HALO_ERR_FORMAT,
-                               HALO_ERR_INCONSISTENT, HALO_ERR_NOT_COMPILED, HALO_ERR_UNSUPPORTED,
-                               HALO_ERR_STATE,        HALO_ERR_INTERNAL,     HALO_ERR_CUDA,
-                               HALO_ERR_CUSPARSE,     HALO_ERR_NCCL,         HALO_ERR_OUT_OF_RANGE,
-                               HALO_ERR_TIMEOUT};
+  const halo_status codes[] = {
+      HALO_SUCCESS,         HALO_ERR_INVALID_ARG, HALO_ERR_OUT_OF_MEMORY, HALO_ERR_MPI,
+      HALO_ERR_IO,          HALO_ERR_FORMAT,      HALO_ERR_INCONSISTENT,  HALO_ERR_NOT_COMPILED,
+      HALO_ERR_UNSUPPORTED, HALO_ERR_STATE,       HALO_ERR_INTERNAL,      HALO_ERR_CUDA,
+      HALO_ERR_CUSPARSE,    HALO_ERR_NCCL,        HALO_ERR_OUT_OF_RANGE,  HALO_ERR_TIMEOUT};
   const int n = (int)(sizeof codes / sizeof codes[0]);
   /* stable numeric values */
   CHECK(HALO_SUCCESS == 0 && HALO_ERR_INVALID_ARG == -1 && HALO_ERR_STATE == -9 &&
@@ -237,8 +236,55 @@ static void test_alloc_counter(void) {
   CHECK_ERR(halo_alloc_array((void **)&p, SIZE_MAX / 2, 8, 0), HALO_ERR_OUT_OF_MEMORY, "overflows");
 }
 
+/* Each transport's entry in the registry against what the build offers
+ * (halo/config.h), its memory and what it needs; AUTO and unknown values
+ * have none. */
+static void test_transports(void) {
+  static const struct {
+    halo_transport t;
+    const char *name;
+    int compiled, host, device, own_gpu, aware;
+  } want[] = {
+      {HALO_TRANSPORT_HOST, "host", 1, 1, 0, 0, 0},
+      {HALO_TRANSPORT_STAGED, "staged", HALO_HAVE_CUDA, 0, 1, 0, 0},
+      {HALO_TRANSPORT_NCCL, "nccl", HALO_HAVE_NCCL, 0, 1, 1, 0},
+      {HALO_TRANSPORT_MPI_DEVICE, "mpi-device", HALO_HAVE_CUDA, 0, 1, 0, 1},
+      {HALO_TRANSPORT_IPC, "ipc", HALO_HAVE_CUDA, 0, 1, 0, 0},
+      {HALO_TRANSPORT_RMA, "rma", 1, 1, 1, 0, 0},
+      {HALO_TRANSPORT_NVSHMEM, "nvshmem", HALO_HAVE_NVSHMEM, 0, 1, 0, 0},
+      {HALO_TRANSPORT_NEIGHBOR, "neighbor", HALO_HAVE_NEIGHBOR, 1, 0, 0, 0},
+  };
+  CHECK((int)(sizeof want / sizeof want[0]) == HALO_N_TRANSPORTS - 1); /* all but auto */
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    halo_transport_info info;
+    halo_transport back;
+    CHECK_OK(halo_transport_get_info(want[i].t, &info));
+    CHECK_MSG(strcmp(info.name, want[i].name) == 0, "transport %d is '%s'", (int)want[i].t,
+              info.name);
+    CHECK_MSG(info.compiled == want[i].compiled, "%s: compiled %d, the build says %d", info.name,
+              info.compiled, want[i].compiled);
+    CHECK_MSG(info.host_memory == want[i].host && info.device_memory == want[i].device,
+              "%s: memory", info.name);
+    CHECK_MSG(info.needs_own_gpu == want[i].own_gpu && info.needs_gpu_aware_mpi == want[i].aware,
+              "%s: needs", info.name);
+    CHECK(info.summary && *info.summary);
+    CHECK(strcmp(halo_transport_name(want[i].t), want[i].name) == 0);
+    CHECK_OK(halo_transport_from_name(want[i].name, &back));
+    CHECK(back == want[i].t);
+  }
+  halo_transport_info info;
+  CHECK_ERR(halo_transport_get_info(HALO_TRANSPORT_AUTO, &info), HALO_ERR_INVALID_ARG,
+            "transport auto is no transport of its own");
+  CHECK_ERR(halo_transport_get_info((halo_transport)42, &info), HALO_ERR_INVALID_ARG,
+            "no descriptor is registered");
+  halo_transport t;
+  CHECK_ERR(halo_transport_from_name("carrier-pigeon", &t), HALO_ERR_INVALID_ARG,
+            "known: auto, host, staged, ipc, nccl, mpi-device, nvshmem, rma, neighbor");
+}
+
 int main(void) {
   test_status();
+  test_transports();
   test_names();
   test_sort();
   test_find_range();

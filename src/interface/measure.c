@@ -314,7 +314,7 @@ static halo_status measure(halo_measure *c) {
   say_start(c);
   HALO_CHECK(halo_measure_cpu(c));
   HALO_CHECK(halo_measure_injection(c));
-  HALO_CHECK(halo_measure_rma(c));
+  HALO_CHECK(halo_measure_host_transports(c));
   if (c->o.device != 0) return halo_measure_device(c);
   static const char *const groups[] = {"gpu.*", "copy.*", "staged.*"};
   for (int i = 0; i < 3; i++) halo_measure_from_base(c, groups[i], "option device = 0");

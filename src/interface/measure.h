@@ -113,8 +113,9 @@ halo_status halo_measure_fit_exchange(halo_measure *c, const char *name, const c
                                       const int64_t *gs, const double *gd, const double *t, int ng,
                                       halo_postal *postal, int *have);
 
-/** rma.*: halo's rma exchange in host memory (measure_rma.c). */
-halo_status halo_measure_rma(halo_measure *c);
+/** NAME.* of every host transport built in whose model has a pair of its own
+ *  (rma, neighbor): halo's exchange on it in host memory (measure_host.c). */
+halo_status halo_measure_host_transports(halo_measure *c);
 
 /** copy.*, gpu.*, staged.* and ipc.* on the devices, after cpu.* (measure_cuda.c);
  *  built without CUDA, notes that they come from the base set. */
