@@ -2,7 +2,7 @@
 # Rules the library's sources keep: host memory only through the counted
 # allocator (src/core/memory.c), no exit or abort, no MPI_COMM_WORLD, no CUDA
 # header in the planning code, no printing (progress goes to a caller's function:
-# halo_io_set_progress), the environment read in src/core/settings.c alone, and
+# halo_io_set_progress), the environment read in src/core/env.c alone, and
 # the floors of the data flow: core below everything; plan (and io) on core;
 # exec and spmv on plan; model (the model, parameters, the simulator) on plan,
 # exec and io; interface, the plan handle, above them all; the
@@ -27,9 +27,9 @@ hits=$(grep -rnE '\b(printf|vprintf|puts|putchar|perror)\s*\(|\bstd(out|err)\b' 
 [ -n "$hits" ] && { echo "printing in the library:"; echo "$hits"; fail=1; }
 hits=$(grep -rnE '#include\s*[<"](cuda|cusparse|nccl)' "$src/plan" "$src/model")
 [ -n "$hits" ] && { echo "CUDA header in src/plan or src/model:"; echo "$hits"; fail=1; }
-hits=$(grep -rnE '\bgetenv\s*\(' "$src" | grep -v 'src/core/settings.c' |
+hits=$(grep -rnE '\bgetenv\s*\(' "$src" | grep -v 'src/core/env.c' |
        grep -v 'src/interop/hypre/settings\.c')
-[ -n "$hits" ] && { echo "the environment read outside src/core/settings.c:"; echo "$hits"; fail=1; }
+[ -n "$hits" ] && { echo "the environment read outside src/core/env.c:"; echo "$hits"; fail=1; }
 # floor by floor, what a folder must not include
 check_floor() { # folder, pattern of forbidden includes
   local hits

@@ -1,6 +1,6 @@
 /* Settings: the options of a plan, the environment variables that may give
- * them, their checks and their agreement across ranks. The only file of the
- * library that reads the environment. */
+ * them (read through env.c, the one file of the library that reads the
+ * environment), their checks and their agreement across ranks. */
 #define _GNU_SOURCE /* gethostname */
 #include <ctype.h>
 #include <errno.h>
@@ -10,90 +10,8 @@
 #include <unistd.h>
 
 #include "halo/model.h"
+#include "env.h"
 #include "settings.h"
-
-/* A variable's value, or NULL when it is unset or empty. */
-static const char *env_value(const char *name) {
-  const char *v = getenv(name);
-  return v && *v ? v : NULL;
-}
-
-/* Parse a whole integer, or one of words (words[i] stands for i). */
-static int parse_value(const char *text, const char *const *words, int64_t *v) {
-  for (int i = 0; words && words[i]; i++)
-    if (strcmp(text, words[i]) == 0) {
-      *v = i;
-      return 1;
-    }
-  char *end;
-  errno = 0;
-  long long x = strtoll(text, &end, 10);
-  if (errno || end == text || *end != '\0') return 0;
-  *v = x;
-  return 1;
-}
-
-/* What an option may hold, for messages: "1 to 32", "halo or cusparse". */
-static void describe_range(int64_t lo, int64_t hi, const char *const *words, char *buf,
-                           size_t len) {
-  if (words) {
-    size_t n = 0;
-    int k = 0;
-    buf[0] = '\0';
-    for (; words[k]; k++) {
-      int w = snprintf(buf + n, len - n, "%s%s", k ? (words[k + 1] ? ", " : " or ") : "", words[k]);
-      if (w > 0) n = n + (size_t)w < len ? n + (size_t)w : len - 1;
-    }
-    if (hi >= k) /* numbers beyond the words' */
-      snprintf(buf + n, len - n, " or a number, %lld to %lld", (long long)lo, (long long)hi);
-    return;
-  }
-  if (hi == INT64_MAX || hi == INT_MAX || hi == INT32_MAX)
-    snprintf(buf, len, "%lld or more", (long long)lo);
-  else if (hi == lo + 1)
-    snprintf(buf, len, "%lld or %lld", (long long)lo, (long long)hi);
-  else
-    snprintf(buf, len, "%lld to %lld", (long long)lo, (long long)hi);
-}
-
-/*
- * One integer setting: value -1 takes the variable env when it is set, else
- * deflt; any other value is the caller's and must lie in [lo, hi]. pow2: the
- * value must also be 0 or a power of 2. words: names the variable may hold
- * instead of numbers.
- */
-static halo_status resolve_int(const char *option, int64_t value, const char *env, int64_t deflt,
-                               int64_t lo, int64_t hi, int pow2, const char *const *words,
-                               int64_t *out) {
-  char range[128];
-  const char *text = NULL;
-  if (value == -1) {
-    text = env ? env_value(env) : NULL;
-    if (!text) {
-      *out = deflt;
-      return HALO_SUCCESS;
-    }
-    if (!parse_value(text, words, &value)) {
-      describe_range(lo, hi, words, range, sizeof range);
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (option %s): expected %s", env, text,
-                        option, range);
-    }
-  }
-  int ok = value >= lo && value <= hi;
-  if (ok && pow2 && value > 0) ok = (value & (value - 1)) == 0;
-  if (!ok) {
-    describe_range(lo, hi, words, range, sizeof range);
-    if (text)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (option %s): expected %s%s", env, text,
-                        option, range, !pow2 ? "" : lo == 0 ? ", a power of 2 or 0" : ", a power of 2");
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "option %s = %lld: expected %s%s%s", option,
-                      (long long)value, range,
-                      !pow2 ? "" : lo == 0 ? ", a power of 2 or 0" : ", a power of 2",
-                      env ? " (or -1: the environment variable, else the default)" : "");
-  }
-  *out = value;
-  return HALO_SUCCESS;
-}
 
 static const char *const kernel_words[] = {"halo", "cusparse", NULL};
 static const char *const stream_words[] = {"blocking", "nonblocking", NULL};
@@ -113,7 +31,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
                       "ranks_per_node = %d: must be 0 (nodes of MPI) or positive",
                       o.ranks_per_node);
   if (o.ranks_per_node == 0) {
-    HALO_CHECK(resolve_int("ranks_per_node", -1, "HALO_RANKS_PER_NODE", 0, 1, INT_MAX, 0, NULL,
+    HALO_CHECK(halo_env_int("ranks_per_node", -1, "HALO_RANKS_PER_NODE", 0, 1, INT_MAX, 0, NULL,
                            &v));
     o.ranks_per_node = (int)v;
   }
@@ -129,7 +47,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown memory kind %d", (int)o.memory);
   if ((int)o.transport < 0 || (int)o.transport >= HALO_N_TRANSPORTS)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)o.transport);
-  const char *tv = o.transport == HALO_TRANSPORT_AUTO ? env_value("HALO_TRANSPORT") : NULL;
+  const char *tv = o.transport == HALO_TRANSPORT_AUTO ? halo_env_value("HALO_TRANSPORT") : NULL;
   if (tv && halo_transport_from_name(tv, &o.transport) != HALO_SUCCESS) {
     char why[320]; /* the message names the known transports (the registry's) */
     snprintf(why, sizeof why, "%s", halo_last_error());
@@ -144,53 +62,53 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
                       "candidate, or -1 (HALO_AUTOTUNE, else time the candidates the model cannot "
                       "tell apart)",
                       o.autotune);
-  HALO_CHECK(resolve_int("autotune", o.autotune, "HALO_AUTOTUNE", HALO_AUTOTUNE_CLOSE, 0, 1000000,
+  HALO_CHECK(halo_env_int("autotune", o.autotune, "HALO_AUTOTUNE", HALO_AUTOTUNE_CLOSE, 0, 1000000,
                          0, autotune_words, &v));
   o.autotune = (int)v;
-  HALO_CHECK(resolve_int("max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES, 0, NULL,
+  HALO_CHECK(halo_env_int("max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES, 0, NULL,
                          &v));
   o.max_exchanges = (int)v;
-  HALO_CHECK(resolve_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
+  HALO_CHECK(halo_env_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
   o.reverse = (int)v;
-  s->params = o.params && *o.params ? o.params : env_value("HALO_PARAMS");
+  s->params = o.params && *o.params ? o.params : halo_env_value("HALO_PARAMS");
   if (halo_params_cache_path(s->params_file, sizeof s->params_file) != HALO_SUCCESS)
     s->params_file[0] = '\0'; /* a path too long: no file of the machine */
-  HALO_CHECK(resolve_int("gpu_aware_mpi", o.gpu_aware_mpi, "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
+  HALO_CHECK(halo_env_int("gpu_aware_mpi", o.gpu_aware_mpi, "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
                          &v));
   s->gpu_aware_mpi = (int)v;
-  HALO_CHECK(resolve_int("local_kernel", o.local_kernel, "HALO_LOCAL_KERNEL",
+  HALO_CHECK(halo_env_int("local_kernel", o.local_kernel, "HALO_LOCAL_KERNEL",
                          HALO_LOCAL_KERNEL_HALO, 0, 1, 0, kernel_words, &v));
   s->local_kernel = (int)v;
-  HALO_CHECK(resolve_int("cusparse_alg", o.cusparse_alg, "HALO_CUSPARSE_ALG", 2, 1, 2, 0, NULL, &v));
+  HALO_CHECK(halo_env_int("cusparse_alg", o.cusparse_alg, "HALO_CUSPARSE_ALG", 2, 1, 2, 0, NULL, &v));
   s->cusparse_alg = (int)v;
-  HALO_CHECK(resolve_int("spmv_group", o.spmv_group, "HALO_SPMV_GROUP", 0, 0, 32, 1, NULL, &v));
+  HALO_CHECK(halo_env_int("spmv_group", o.spmv_group, "HALO_SPMV_GROUP", 0, 0, 32, 1, NULL, &v));
   s->spmv_group = (int)v;
-  HALO_CHECK(resolve_int("spmv_unroll", o.spmv_unroll, "HALO_SPMV_UNROLL", 4, 1, 4, 1, NULL, &v));
+  HALO_CHECK(halo_env_int("spmv_unroll", o.spmv_unroll, "HALO_SPMV_UNROLL", 4, 1, 4, 1, NULL, &v));
   s->spmv_unroll = (int)v;
-  HALO_CHECK(resolve_int("spmv_max_blocks", o.spmv_max_blocks, "HALO_SPMV_MAX_BLOCKS", 0, 0,
+  HALO_CHECK(halo_env_int("spmv_max_blocks", o.spmv_max_blocks, "HALO_SPMV_MAX_BLOCKS", 0, 0,
                          INT32_MAX, 0, NULL, &s->spmv_max_blocks));
   HALO_CHECK(
-      resolve_int("spmv_carveout", o.spmv_carveout, "HALO_SPMV_CARVEOUT", -1, 0, 100, 0, NULL, &v));
+      halo_env_int("spmv_carveout", o.spmv_carveout, "HALO_SPMV_CARVEOUT", -1, 0, 100, 0, NULL, &v));
   s->spmv_carveout = (int)v;
-  HALO_CHECK(resolve_int("spmv_long_row", o.spmv_long_row, "HALO_SPMV_LONG_ROW", 0, 0, INT64_MAX,
+  HALO_CHECK(halo_env_int("spmv_long_row", o.spmv_long_row, "HALO_SPMV_LONG_ROW", 0, 0, INT64_MAX,
                          0, NULL, &s->spmv_long_row));
-  HALO_CHECK(resolve_int("product_first", o.product_first, "HALO_SPMV_PRODUCT_FIRST", 1, 0, 1, 0,
+  HALO_CHECK(halo_env_int("product_first", o.product_first, "HALO_SPMV_PRODUCT_FIRST", 1, 0, 1, 0,
                          NULL, &v));
   s->product_first = (int)v;
-  HALO_CHECK(resolve_int("compute_stream", o.compute_stream, "HALO_COMPUTE_STREAM", 0, 0, 1, 0,
+  HALO_CHECK(halo_env_int("compute_stream", o.compute_stream, "HALO_COMPUTE_STREAM", 0, 0, 1, 0,
                          stream_words, &v));
   s->compute_nonblocking = (int)v;
-  HALO_CHECK(resolve_int("timeline", o.timeline, "HALO_TIMELINE", 0, 0, 1, 0, NULL, &v));
+  HALO_CHECK(halo_env_int("timeline", o.timeline, "HALO_TIMELINE", 0, 0, 1, 0, NULL, &v));
   s->timeline = (int)v;
-  HALO_CHECK(resolve_int("copy_timing", o.copy_timing, "HALO_EXEC_TIMING", 0, 0, 1, 0, NULL, &v));
+  HALO_CHECK(halo_env_int("copy_timing", o.copy_timing, "HALO_EXEC_TIMING", 0, 0, 1, 0, NULL, &v));
   s->copy_timing = (int)v;
-  HALO_CHECK(resolve_int("ipc_signal", o.ipc_signal, "HALO_IPC_SIGNAL", 2, 0, 2, 0, signal_words,
+  HALO_CHECK(halo_env_int("ipc_signal", o.ipc_signal, "HALO_IPC_SIGNAL", 2, 0, 2, 0, signal_words,
                          &v));
   s->ipc_signal = (int)v;
-  HALO_CHECK(resolve_int("max_message_count", o.max_message_count, "HALO_DEBUG_MAX_COUNT",
+  HALO_CHECK(halo_env_int("max_message_count", o.max_message_count, "HALO_DEBUG_MAX_COUNT",
                          INT_MAX, 1, INT_MAX, 0, NULL, &v));
   s->max_count = (int)v;
-  HALO_CHECK(resolve_int("exchange_timeout_ms", o.exchange_timeout_ms, "HALO_EXCHANGE_TIMEOUT", 0,
+  HALO_CHECK(halo_env_int("exchange_timeout_ms", o.exchange_timeout_ms, "HALO_EXCHANGE_TIMEOUT", 0,
                          0, INT64_C(1) << 40, 0, NULL, &s->timeout_ms));
   o.gpu_aware_mpi = s->gpu_aware_mpi;
   o.local_kernel = (halo_local_kernel)s->local_kernel;
@@ -278,51 +196,6 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
   return HALO_SUCCESS;
 }
 
-halo_status halo_settings_max_count(int *count_p) {
-  int64_t v = 0;
-  HALO_CHECK(resolve_int("max_message_count", -1, "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0,
-                         NULL, &v));
-  *count_p = (int)v;
-  return HALO_SUCCESS;
-}
-
-int64_t halo_settings_fail_alloc(void) {
-  const char *text = env_value("HALO_DEBUG_FAIL_ALLOC");
-  if (!text) return 0;
-  char *end;
-  errno = 0;
-  const long long k = strtoll(text, &end, 10);
-  return errno || end == text || *end != '\0' || k < 1 ? 0 : (int64_t)k;
-}
-
-halo_status halo_settings_input_limit(int64_t *bytes_p) {
-  static const struct {
-    char suffix;
-    int64_t scale;
-  } units[] = {{'k', INT64_C(1000)}, {'K', INT64_C(1000)}, {'M', INT64_C(1000000)},
-               {'G', INT64_C(1000000000)}, {'T', INT64_C(1000000000000)}};
-  const char *text = env_value("HALO_INPUT_LIMIT");
-  *bytes_p = HALO_INPUT_LIMIT_DEFAULT;
-  if (!text) return HALO_SUCCESS;
-  if (strcmp(text, "none") == 0) {
-    *bytes_p = INT64_MAX;
-    return HALO_SUCCESS;
-  }
-  char *end;
-  errno = 0;
-  long long x = strtoll(text, &end, 10);
-  int64_t scale = 1;
-  for (size_t k = 0; *end && k < sizeof units / sizeof units[0]; k++)
-    if (*end == units[k].suffix && end[1] == '\0') scale = units[k].scale, end++;
-  if (errno || end == text || *end != '\0' || x < 0 || x > INT64_MAX / scale)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "HALO_INPUT_LIMIT='%s': expected bytes, 0 or more, with an optional k, M, G "
-                      "or T (10^3, 10^6, 10^9, 10^12), or none",
-                      text);
-  *bytes_p = (int64_t)x * scale;
-  return HALO_SUCCESS;
-}
-
 /* The machine's name in its parameter file: the host name up to its first
  * '.', without trailing digits, '-' and '_' (lassen708 -> lassen), so that
  * the nodes of one cluster share the file. */
@@ -344,7 +217,7 @@ halo_status halo_params_cache_path(char *buf, size_t len) {
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_params_cache_path: no buffer");
   char machine[256];
   machine_name(machine, sizeof machine);
-  const char *xdg = env_value("XDG_CACHE_HOME"), *home = env_value("HOME");
+  const char *xdg = halo_env_value("XDG_CACHE_HOME"), *home = halo_env_value("HOME");
   int w;
   if (xdg)
     w = snprintf(buf, len, "%s/halo/params-%s", xdg, machine);

@@ -1,8 +1,8 @@
 /* Settings of a plan: the options of halo.h, with the environment variables
  * that may also give them, read, validated and agreed across ranks in one
- * place. This file and settings.c are the only part of the library that
- * reads the environment (tests/source_rules.sh checks it): a variable only
- * maps to an option here.
+ * place. settings.c maps variables to options through env.c, the only file
+ * of the library that reads the environment (tests/source_rules.sh checks
+ * it); the last three functions below are defined there.
  *
  * An option left at its "unset" value (-1; 0 for ranks_per_node, NULL for
  * params) takes its variable when that is set, else its default; an option

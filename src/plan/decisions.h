@@ -7,6 +7,7 @@
 #define HALO_PLAN_DECISIONS_H
 
 #include "plan/node.h"
+#include "vec.h"
 
 /** The arrays of one exchange of decisions, made before it and their failure
  *  agreed over the plan's communicator: a half that could not make them would

@@ -18,6 +18,7 @@
 #define HALO_PLAN_NODEIN_H
 
 #include "plan/strategy.h"
+#include "vec.h"
 
 /** The pieces a node receives, as every rank of the node reads them. */
 typedef struct {

@@ -41,6 +41,7 @@
 #define HALO_PLAN_SCHEDULE_H
 
 #include "plan/pattern.h"
+#include "vec.h"
 
 typedef struct {
   halo_scope scope;

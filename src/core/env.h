@@ -1,0 +1,21 @@
+/* The environment, read in one place (env.c): a variable's value, and an
+ * integer setting that a variable may give. */
+#ifndef HALO_CORE_ENV_H
+#define HALO_CORE_ENV_H
+
+#include "halo_impl.h"
+
+/** A variable's value, or NULL when it is unset or empty. */
+const char *halo_env_value(const char *name);
+
+/**
+ * One integer setting: value -1 takes the variable env when it is set, else
+ * deflt; any other value is the caller's and must lie in [lo, hi]. pow2: the
+ * value must also be 0 or a power of 2. words: names the variable may hold
+ * instead of numbers (words[i] stands for i). HALO_ERR_INVALID_ARG naming the
+ * option and the variable.
+ */
+halo_status halo_env_int(const char *option, int64_t value, const char *env, int64_t deflt,
+                         int64_t lo, int64_t hi, int pow2, const char *const *words, int64_t *out);
+
+#endif
