@@ -10,7 +10,8 @@
  *   halo STRATEGY/TRANSPORT   halo_exchange_begin + _end of a plan (host, neighbor)
  *   mpil-standard             MPIL_Neighbor_alltoallv_init, NEIGHBOR_ALLTOALLV_INIT_STANDARD
  *   mpil-locality             the same, NEIGHBOR_ALLTOALLV_INIT_LOCALITY (its nodes of
- *                             ranks_per_node ranks: MPIL_Comm_update_locality)
+ *                             ranks_per_node ranks: MPIL_Comm_update_locality), where
+ *                             ranks_per_node divides the ranks
  * MPI Advance's exchanges pack the send buffer from x (as halo's do) and
  * receive straight into the ghosts (sources in rank order, ghosts sorted by
  * global id: no unpack). Every method's ghosts are checked against x.
@@ -127,7 +128,12 @@ int main(int argc, char **argv) {
   MPIL_Info_init(&xinfo);
   MPIL_Dist_graph_create_adjacent(comm, n_src, src, src_c, n_dst, dst, dst_c, xinfo, 0, &xcomm);
   MPIL_Comm_update_locality(xcomm, K);
-  for (int a = 0; a < 2; a++) {
+  /* the locality-aware one only where every node is full: with 3 ranks on nodes of 2 it
+   * waits without end in MPIL_Wait (seen at the commit of bench/results/components.md) */
+  const int n_mpil = P % K == 0 ? 2 : 1;
+  if (n_mpil == 1 && rank == 0)
+    printf("%s\t%d\tmpil-locality\tskipped (a node of fewer than %d ranks)\n", argv[1], P, K);
+  for (int a = 0; a < n_mpil; a++) {
     memset(&m[nm], 0, sizeof m[nm]);
     MPIL_Set_alltoallv_neighbor_init_alogorithm(a ? NEIGHBOR_ALLTOALLV_INIT_LOCALITY
                                                   : NEIGHBOR_ALLTOALLV_INIT_STANDARD);

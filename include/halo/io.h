@@ -391,7 +391,9 @@ halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path
 
 /**
  * Whether the file @p path begins with the magic of an .hcsr file. Not
- * collective. HALO_ERR_IO when the file cannot be opened.
+ * collective. HALO_ERR_IO when the file cannot be opened. A file that is
+ * neither regular nor a directory (a pipe, a device) is not read, whose
+ * first bytes would be gone: 0 (read it as Matrix Market).
  */
 halo_status halo_hcsr_probe(const char *path, int *is_hcsr_p);
 

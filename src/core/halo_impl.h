@@ -188,6 +188,15 @@ halo_status halo_send_large(const void *buf, int64_t count, MPI_Datatype type, i
 halo_status halo_recv_large(void *buf, int64_t count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm);
 
+/**
+ * The check every public entry point makes of the caller's communicator
+ * before any MPI call on it: HALO_ERR_INVALID_ARG for MPI_COMM_NULL or an
+ * intercommunicator, naming the argument (what). Not collective: every rank
+ * that gets the same communicator refuses it alike; a program that passes
+ * MPI_COMM_NULL on some ranks only cannot be detected by the others.
+ */
+halo_status halo_comm_check(MPI_Comm comm, const char *what);
+
 /** Wall clock in seconds. */
 double halo_wtime(void);
 

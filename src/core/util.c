@@ -161,3 +161,16 @@ halo_status halo_file_close_written(FILE **fp_p, const char *path, int bad, int 
   return HALO_ERROR(HALO_ERR_IO, "cannot write '%s': %s", path,
                     err ? strerror(err) : "write error");
 }
+
+halo_status halo_comm_check(MPI_Comm comm, const char *what) {
+  int inter = 0;
+  if (comm == MPI_COMM_NULL) return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s is MPI_COMM_NULL", what);
+  const int rc = MPI_Comm_test_inter(comm, &inter);
+  if (rc != MPI_SUCCESS) return halo_error_mpi(rc, "MPI_Comm_test_inter", __FILE__, __LINE__);
+  if (inter)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "%s is an intercommunicator: halo needs an intracommunicator "
+                      "(MPI_Intercomm_merge makes one of its two groups)",
+                      what);
+  return HALO_SUCCESS;
+}

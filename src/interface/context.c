@@ -83,8 +83,7 @@ halo_status halo_context_get(MPI_Comm comm, halo_context **ctx_p) {
   void *value = NULL;
   int flag = 0, rc;
   *ctx_p = NULL;
-  if (comm == MPI_COMM_NULL)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "the communicator is MPI_COMM_NULL");
+  HALO_CHECK(halo_comm_check(comm, "the communicator"));
   HALO_CHECK(ensure_keyvals());
   HALO_MPI(MPI_Comm_get_attr(comm, ctx_keyval, &value, &flag));
   if (flag) {

@@ -326,8 +326,7 @@ halo_status halo_params_measure(MPI_Comm comm, const halo_params_measure_options
   halo_status st = HALO_SUCCESS;
   halo_measure *c = NULL;
   MPI_Comm dup = MPI_COMM_NULL;
-  if (comm == MPI_COMM_NULL)
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_params_measure: MPI_COMM_NULL");
+  HALO_CHECK(halo_comm_check(comm, "halo_params_measure: the communicator"));
   int rank, size;
   HALO_TRY_MPI(MPI_Comm_dup(comm, &dup));
   HALO_TRY_MPI(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));

@@ -110,4 +110,7 @@ cleanup:
   return st;
 }
 
-halo_status halo_status_agree(MPI_Comm comm, halo_status status) { return halo_agree(comm, status); }
+halo_status halo_status_agree(MPI_Comm comm, halo_status status) {
+  HALO_CHECK(halo_comm_check(comm, "the communicator"));
+  return halo_agree(comm, status);
+}

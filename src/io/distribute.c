@@ -14,6 +14,7 @@ void halo_io_free(void *p) { halo_free(p); }
  * anywhere ends every rank here, none left waiting for a message. */
 halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *G, const int64_t *row_begin,
                              halo_csr *local) {
+  HALO_CHECK(halo_comm_check(comm, "halo_csr_scatter: the communicator"));
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int64_t sizes[2] = {0, 0}, nnz = 0, most = 0;
@@ -75,6 +76,7 @@ halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
                                      const halo_mm_options *opts, halo_partition_kind part,
                                      const int *holds_rows, int64_t **row_begin_p, halo_csr *local,
                                      halo_csr *global_p) {
+  HALO_CHECK(halo_comm_check(comm, "halo_mm_read_distributed: the communicator"));
   halo_status st = HALO_SUCCESS;
   int rank, size;
   halo_csr G = {0};
@@ -107,6 +109,7 @@ cleanup:
 
 halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partition_kind part,
                                  const int *holds_rows, int64_t **row_begin_p, halo_csr *local) {
+  HALO_CHECK(halo_comm_check(comm, "halo_gen_distributed: the communicator"));
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int64_t N = 0, *row_begin = NULL, *row_ptr = NULL;
@@ -146,6 +149,7 @@ halo_status halo_csr_distribute(MPI_Comm comm, int root, const halo_csr *global,
                                 halo_partition_kind part, const int *holds_rows,
                                 int64_t **row_begin_p, int64_t **new_ids_p, int64_t **orig_ids_p,
                                 halo_csr *local) {
+  HALO_CHECK(halo_comm_check(comm, "halo_csr_distribute: the communicator"));
   halo_status st = HALO_SUCCESS;
   int rank, size;
   int64_t *row_begin = NULL, *new_ids = NULL, *orig_ids = NULL, *old_of = NULL;

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hcsr_format.h"
 #include "input_limit.h"
@@ -296,6 +297,8 @@ halo_status halo_hcsr_probe(const char *path, int *is_hcsr_p) {
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_hcsr_probe: the %s is NULL",
                       path ? "output" : "path");
   *is_hcsr_p = 0;
+  struct stat sb; /* a pipe's first bytes, once read, are gone: a stream is not probed */
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) return HALO_SUCCESS;
   FILE *fp;
   HALO_CHECK(halo_file_open_read(path, &fp));
   unsigned char b[HCSR_MAGIC_LEN];

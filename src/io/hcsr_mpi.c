@@ -195,6 +195,7 @@ cleanup:
 halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path,
                                        halo_partition_kind part, const int *holds_rows,
                                        int64_t **row_begin_p, halo_csr *local, halo_csr *global_p) {
+  HALO_CHECK(halo_comm_check(comm, "halo_hcsr_read_distributed: the communicator"));
   halo_status st = HALO_SUCCESS;
   int rank, size, rc;
   MPI_File fh = MPI_FILE_NULL;

@@ -7,17 +7,21 @@
  * checked against the entries the file holds (input_limit.c). Line numbers
  * of entries are not stored: a duplicate entry is located by a second scan of
  * the file, on the error path only. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "input_limit.h"
 #include "mm_csr.h"
 #include "progress.h"
+#include "settings.h"
 
 halo_mm_options halo_mm_options_default(void) {
   halo_mm_options o;
@@ -73,7 +77,97 @@ mm_fail(const mm_file *f, int64_t line, const char *fmt, ...) {
     goto cleanup;                                                                                  \
   } while (0)
 
-/* Read the whole file into a NUL-terminated buffer. */
+/* The most bytes of text one entry of a valid file takes (the reader of a
+ * stream bounds what it reads by them), and of a header (banner, comments and
+ * the size line). */
+#define MM_STREAM_ENTRY_BYTES 256
+#define MM_STREAM_HEADER_BYTES (64 * 1024)
+
+/* Whether the n bytes at s hold word, in any case. */
+static int holds_word(const char *s, size_t n, const char *word) {
+  const size_t w = strlen(word);
+  for (size_t i = 0; i + w <= n; i++) {
+    size_t k = 0;
+    while (k < w && tolower((unsigned char)s[i + k]) == word[k]) k++;
+    if (k == w) return 1;
+  }
+  return 0;
+}
+
+/* A stream (a pipe, a device: no length to trust), from its first len bytes
+ * (at_end: all it holds): the most bytes a Matrix Market file with the
+ * entries its size line declares can hold, into *bound_p; 0 while the size
+ * line has not come yet. Refuses a stream that does not start with the
+ * banner, whose header is longer than MM_STREAM_HEADER_BYTES, or whose
+ * declared entries may need more text than HALO_INPUT_LIMIT. */
+static halo_status stream_bound(const char *path, const char *buf, size_t len, int at_end,
+                                int64_t *bound_p) {
+  static const char banner[] = "%%MatrixMarket";
+  const size_t nb = sizeof banner - 1; /* the banner's word, matched in any case */
+  *bound_p = 0;
+  if (len < nb && !at_end) return HALO_SUCCESS;
+  if (len < nb || !holds_word(buf, nb, "%%matrixmarket"))
+    return HALO_ERROR(HALO_ERR_FORMAT,
+                      "'%s' is not a regular file (a pipe or a device) and does not start like a "
+                      "Matrix Market file ('%s')",
+                      path, banner);
+  const char *nl = memchr(buf, '\n', len), *end = buf + len;
+  const int array = nl && holds_word(buf, (size_t)(nl - buf), "array");
+  for (const char *p = nl ? nl + 1 : end; p < end;) { /* comments, blank lines, the size line */
+    const char *e = memchr(p, '\n', (size_t)(end - p));
+    if (!e) break;
+    const char *q = p;
+    while (q < e && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (q < e && *q != '%') {
+      long long v[3] = {0, 0, 0};
+      int n = 0;
+      char *stop;
+      for (const char *r = q; n < 3 && r < e; n++) {
+        errno = 0;
+        v[n] = strtoll(r, &stop, 10);
+        if (stop == r || errno) break;
+        r = stop;
+      }
+      if (n < (array ? 2 : 3)) /* read no further: nothing bounds it */
+        return HALO_ERROR(HALO_ERR_FORMAT,
+                          "'%s' is not a regular file (a pipe or a device) and its size line "
+                          "'%.*s' is not %s integers",
+                          path, (int)(e - q < 60 ? e - q : 60), q, array ? "two" : "three");
+      const long long entries = array ? (v[0] > 0 && v[1] > 0 && v[0] <= INT64_MAX / v[1]
+                                             ? v[0] * v[1]
+                                             : INT64_MAX)
+                                      : v[2];
+      if (entries < 0) return HALO_SUCCESS; /* the parser says what is wrong with it */
+      int64_t limit = 0;
+      HALO_CHECK(halo_settings_input_limit(&limit));
+      const int64_t head = (int64_t)(e + 1 - buf);
+      const int64_t bound = entries > (INT64_MAX - head) / MM_STREAM_ENTRY_BYTES
+                                ? INT64_MAX
+                                : head + (int64_t)entries * MM_STREAM_ENTRY_BYTES;
+      if (bound > limit)
+        return HALO_ERROR(HALO_ERR_OUT_OF_RANGE,
+                          "'%s' is not a regular file (a pipe or a device) and declares %lld "
+                          "entries, which may take up to %lld bytes of text (%d an entry), past "
+                          "HALO_INPUT_LIMIT (%lld bytes): read it from a regular file, or raise "
+                          "HALO_INPUT_LIMIT (none: no limit)",
+                          path, entries, (long long)bound, MM_STREAM_ENTRY_BYTES,
+                          (long long)limit);
+      *bound_p = bound;
+      return HALO_SUCCESS;
+    }
+    p = e + 1;
+  }
+  if (len >= MM_STREAM_HEADER_BYTES)
+    return HALO_ERROR(HALO_ERR_FORMAT,
+                      "'%s' is not a regular file (a pipe or a device) and has no size line in "
+                      "its first %d bytes",
+                      path, MM_STREAM_HEADER_BYTES);
+  return HALO_SUCCESS; /* at its end without one: the parser says so */
+}
+
+/* Read the whole file into a NUL-terminated buffer. A regular file is read
+ * to its end (its length is what it is); a stream only as far as the entries
+ * its header declares can reach (stream_bound). */
 static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
   halo_status st = HALO_SUCCESS;
   char *buf = NULL;
@@ -82,11 +176,16 @@ static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
   *len_p = 0;
   FILE *fp;
   HALO_CHECK(halo_file_open_read(path, &fp));
-  if (fseek(fp, 0, SEEK_END) == 0) {
+  struct stat sb;
+  /* a directory goes the regular way, whose read fails with its own message */
+  const int regular =
+      fstat(fileno(fp), &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode));
+  int64_t bound = 0; /* a stream: what its header allows, once known */
+  if (regular && fseek(fp, 0, SEEK_END) == 0) {
     long size = ftell(fp);
     if (size > 0) hint = (size_t)size;
   }
-  rewind(fp);
+  if (regular) rewind(fp);
   halo_progress_stage pr;
   halo_progress_begin(&pr, "reading", HALO_PROGRESS_BYTES, (int64_t)hint);
   /* The size is trusted only once a first read has succeeded (a directory
@@ -119,6 +218,12 @@ static halo_status read_file(const char *path, char **buf_p, size_t *len_p) {
     size_t got = fread(buf + len, 1, want, fp);
     len += got;
     halo_progress_tick(&pr, (int64_t)len);
+    if (!regular && bound == 0) HALO_TRY(stream_bound(path, buf, len, got < want, &bound));
+    if (!regular && bound > 0 && (int64_t)len > bound)
+      HALO_FAIL(HALO_ERR_FORMAT,
+                "'%s' is not a regular file (a pipe or a device) and holds more than the "
+                "entries its header declares can fill (%lld bytes of text read)",
+                path, (long long)len);
     if (got < want) {
       if (ferror(fp)) {
         int err = errno;
