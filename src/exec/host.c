@@ -323,9 +323,7 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   host_phase *p = &d->ph[k];
   const double *x = d->x;
   halo_host_pack_run(s, &p->pack, x, d->work, p->sendbuf);
-  for (int64_t i = 0; i < p->n_copy; i++)
-    *halo_host_dst_ptr(s, d->to, d->work, p->copy_dst[i]) =
-        halo_host_src_value(s, x, d->work, p->copy_src[i]);
+  halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, x, d->to, d->work);
   if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
   if (p->dir[1].n_req)
     HALO_MPI(MPI_Startall(p->dir[1].n_req, d->bound[1].act + p->dir[1].req_begin));
@@ -333,17 +331,9 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
 }
 
 static halo_status host_begin(halo_exec *ex, const double *src, double *dst) {
-  const halo_schedule *s = ex->sched;
-  const halo_leaves *L = ex->cfg.leaves;
   host_data *d = ex->data;
-  d->x = src;
   d->dst = dst;
-  if (s->add) {
-    d->x = halo_host_slots_sum(ex, src);
-    if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
-  }
-  /* forward: the ghosts land in the caller's slots when they are the ghosts */
-  d->to = !s->add && dst && halo_leaves_identity(L) ? dst : ex->ghost;
+  halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
   HALO_CHECK(bind_direct(ex, d, 0, d->to));
   HALO_CHECK(bind_direct(ex, d, 1, d->x));
   if (d->n_recv_req) HALO_MPI(MPI_Startall(d->n_recv_req, d->req));

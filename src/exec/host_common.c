@@ -145,6 +145,17 @@ void halo_host_slots_free(halo_exec *ex) {
   ex->ghost = ex->slots = NULL;
 }
 
+void halo_host_begin(halo_exec *ex, const double *src, double *dst, double *work,
+                     const double **x_p, double **to_p) {
+  const halo_schedule *s = ex->sched;
+  *x_p = src;
+  if (s->add) {
+    *x_p = halo_host_slots_sum(ex, src);
+    if (s->n_work) memset(work, 0, (size_t)s->n_work * sizeof *work);
+  }
+  *to_p = !s->add && dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
+}
+
 const double *halo_host_slots_sum(halo_exec *ex, const double *src) {
   const halo_leaves *L = ex->cfg.leaves;
   if (halo_leaves_identity(L)) return src;

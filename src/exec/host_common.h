@@ -70,6 +70,21 @@ void halo_host_adds_run(const halo_schedule *s, const halo_host_adds *a, const d
                         const double *x, double *to, double *work);
 void halo_host_adds_free(halo_host_adds *a);
 
+/** An exchange's start on the host: its source into *x_p (forward: src;
+ *  reverse: the slots' contributions summed per ghost, and the work buffer
+ *  zeroed), and where forward ghosts land into *to_p (the caller's slots dst
+ *  when they are the ghosts, else the executor's own). */
+void halo_host_begin(halo_exec *ex, const double *src, double *dst, double *work,
+                     const double **x_p, double **to_p);
+/** Forward: a phase's n copies to itself, from the source space (x, work)
+ *  into the destination space (to, work). */
+static inline void halo_host_copies(const halo_schedule *s, int64_t n, const int64_t *src,
+                                    const int64_t *dst, const double *x, double *to,
+                                    double *work) {
+  for (int64_t i = 0; i < n; i++)
+    *halo_host_dst_ptr(s, to, work, dst[i]) = halo_host_src_value(s, x, work, src[i]);
+}
+
 /** The executor's ghosts and slots (forward), or the per-ghost sums of the
  *  slots' contributions (reverse with leaves), in host memory. */
 halo_status halo_host_slots_setup(halo_exec *ex);

@@ -435,9 +435,7 @@ static halo_status phase_start(halo_exec *ex, nbr_data *d, int k) {
   const halo_schedule *s = ex->sched;
   nbr_phase *p = &d->ph[k];
   halo_host_pack_run(s, &p->pack, d->x, d->work, p->sendbuf);
-  for (int64_t i = 0; i < p->n_copy; i++)
-    *halo_host_dst_ptr(s, d->to, d->work, p->copy_dst[i]) =
-        halo_host_src_value(s, d->x, d->work, p->copy_src[i]);
+  halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to, d->work);
   HALO_MPI(MPI_Start(&p->req));
   p->active = 1;
   return HALO_SUCCESS;
@@ -446,13 +444,8 @@ static halo_status phase_start(halo_exec *ex, nbr_data *d, int k) {
 static halo_status nbr_begin(halo_exec *ex, const double *src, double *dst) {
   const halo_schedule *s = ex->sched;
   nbr_data *d = ex->data;
-  d->x = src;
   d->dst = dst;
-  if (s->add) {
-    d->x = halo_host_slots_sum(ex, src);
-    if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
-  }
-  d->to = !s->add && dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
+  halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
   return s->n_phases ? phase_start(ex, d, 0) : HALO_SUCCESS;
 }
 

@@ -440,9 +440,7 @@ static halo_status phase_open(halo_exec *ex, rma_data *d, int k) {
   if (p->origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_post(p->origins, MPI_MODE_NOSTORE, d->win));
   HALO_CHECK(halo_rma_posted_start(&p->posted));
   halo_host_pack_run(s, &p->pack, d->x, d->work, p->sendbuf);
-  for (int64_t i = 0; i < p->n_copy; i++)
-    *halo_host_dst_ptr(s, d->to, d->work, p->copy_dst[i]) =
-        halo_host_src_value(s, d->x, d->work, p->copy_src[i]);
+  halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to, d->work);
   if (p->targets == MPI_GROUP_NULL) return HALO_SUCCESS;
   HALO_CHECK(halo_rma_targets_posted(ex, &p->posted));
   HALO_MPI(MPI_Win_start(p->targets, 0, d->win));
@@ -483,14 +481,8 @@ static halo_status phase_close(halo_exec *ex, rma_data *d, int k) {
 static halo_status rma_begin(halo_exec *ex, const double *src, double *dst) {
   const halo_schedule *s = ex->sched;
   rma_data *d = ex->data;
-  d->x = src;
   d->dst = dst;
-  if (s->add) {
-    d->x = halo_host_slots_sum(ex, src);
-    if (s->n_work) memset(d->work, 0, (size_t)s->n_work * sizeof *d->work);
-  }
-  /* forward: the ghosts land in the caller's slots when they are the ghosts */
-  d->to = !s->add && dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
+  halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
   return s->n_phases ? phase_open(ex, d, 0) : HALO_SUCCESS;
 }
 

@@ -89,6 +89,21 @@ ksp_suite() {
       done
     done
   done
+  # transport neighbor (-halo_sf_transport neighbor): the same bits as host under the same
+  # strategy, the reverse's sums (bicg's transpose) included
+  if grep -q '^#define HALO_HAVE_NEIGHBOR 1' "$build/include/halo/config.h"; then
+    for np in 2 4; do
+      for s in standard 3step; do
+        local h="${name}_np${np}_rpn2_$s" t="${name}_np${np}_rpn2_${s}_neighbor"
+        [ -f "$work/$h.out" ] || continue
+        run "$t" "$np" "$ksp" -n $n "$@" -ksp_monitor "${halo_sf[@]}" -halo_sf_strategy "$s" \
+          -halo_sf_ranks_per_node 2 -halo_sf_transport neighbor || continue
+        same "$h" "$t"
+        through "$t" PetscSF
+        grep -q "neighbor" "$work/$t.out" || fail "$t: the view names no neighbor plan"
+      done
+    done
+  fi
   # 3 and 8 ranks, virtual nodes of 3 and 4 ranks, the split strategy with a small cap
   run "${name}_np3" 3 "$ksp" -n $n "$@" -ksp_monitor &&
     run "${name}_np3_rpn3" 3 "$ksp" -n $n "$@" -ksp_monitor "${halo_sf[@]}" \

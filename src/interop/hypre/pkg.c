@@ -330,10 +330,12 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
  * The strategy and message_cap are still the model's. */
 static halo_transport device_auto = HALO_TRANSPORT_NCCL;
 
-/* A transport moves host memory (host, rma) or device memory (the others). */
+/* A transport moves host memory (host, rma, neighbor: the registry says) or
+ * device memory (the others). */
 static int host_transport(halo_transport t)
 {
-  return t == HALO_TRANSPORT_HOST || t == HALO_TRANSPORT_RMA;
+  halo_transport_info info;
+  return halo_transport_get_info(t, &info) == HALO_SUCCESS && info.host_memory;
 }
 
 /* The options of a plan over hypre's buffers in memory mem: the settings',

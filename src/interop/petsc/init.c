@@ -51,7 +51,7 @@ static PetscErrorCode HaloPetscReadOptions(void) {
     halo_status hs = halo_strategy_from_name(strategy, &cfg->opts.strategy);
     PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "halo: -halo_sf_strategy: %s", halo_last_error());
   }
-  PetscCall(PetscOptionsString("-halo_sf_transport", "How messages travel: host or rma in host memory; auto, staged, nccl, ipc, mpi-device, nvshmem in device memory", "HaloPetscInitialize", transport, transport, sizeof transport, &set));
+  PetscCall(PetscOptionsString("-halo_sf_transport", "How messages travel: host, rma or neighbor in host memory; auto, staged, nccl, ipc, mpi-device, nvshmem in device memory", "HaloPetscInitialize", transport, transport, sizeof transport, &set));
   if (set) {
     halo_status hs = halo_transport_from_name(transport, &cfg->opts.transport);
     PetscCheck(hs == HALO_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "halo: -halo_sf_transport: %s", halo_last_error());

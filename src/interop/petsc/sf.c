@@ -197,7 +197,9 @@ static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem) {
   MPI_Comm comm = PetscObjectComm((PetscObject)sf);
   halo_plan_options o = halo_petsc_config.opts;
   const PetscBool named = o.transport != HALO_TRANSPORT_AUTO;
-  const PetscBool host_transport = o.transport == HALO_TRANSPORT_HOST || o.transport == HALO_TRANSPORT_RMA;
+  halo_transport_info info; /* a transport of host memory (host, rma, neighbor): the registry's */
+  const PetscBool host_transport =
+      named && halo_transport_get_info(o.transport, &info) == HALO_SUCCESS && info.host_memory;
   int *owner_ranks = NULL;
   int64_t *owner_indices = NULL;
   halo_status hs;
