@@ -51,6 +51,10 @@ run 3 0 "x bit for bit" --gen lap3d27:12 --partition nnz --ranks-per-node 2 --co
 grep -q "halo_hypre_view: exchanges through halo: [1-9]" "$out/$n.log" ||
   { echo "FAIL: --view printed no report"; fail=1; }
 
+# --simulate past the rows (issue 44 item 5): refused before any solve, as halo simulate --ranks
+run 2 1 "--simulate 16777216: 16777216 of the ranks would hold rows of a matrix of 400 rows" \
+  --gen lap2d:20 --ranks-per-node 4 --simulate 16777216 $small
+
 # --simulate at the run's ranks: the same plans as the run's (messages per level)
 for np in 3 4; do
   if run $np 0 "halo amg --simulate" --gen lap3d27:16 --ranks-per-node 2 --strategy standard \

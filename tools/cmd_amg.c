@@ -396,6 +396,19 @@ int cmd_amg(int argc, char **argv, MPI_Comm comm) {
   halo_status st = res ? HALO_SUCCESS : HALO_ERR_OUT_OF_MEMORY;
   st = halo_status_agree(comm, st);
   if (st == HALO_SUCCESS) st = amg_problem_create(comm, &o, &pb);
+  /* --simulate P: at most as many ranks holding rows as the finest level has rows, checked
+   * as halo simulate checks --ranks, before any solve (the same on every rank) */
+  int refused = 0;
+  for (int s = 0; s < o.n_sim && st == HALO_SUCCESS && !refused; s++) {
+    char why[512];
+    if (!input_check_ranks(&o.in, pb.n_rows, o.sim_ranks[s], o.opts.ranks_per_node, why,
+                           sizeof why)) {
+      const char *reason = strstr(why, ": "); /* after input_check_ranks' "--ranks P: " */
+      driver_error(rank, "amg", "--simulate %d: %s", o.sim_ranks[s], reason ? reason + 2 : why);
+      refused = 1;
+      st = HALO_ERR_INVALID_ARG;
+    }
+  }
   code = EXIT_OK;
   /* rounds: hypre's exchange, then each strategy of halo's, repeat times */
   for (int rep = 0; rep < o.repeat && st == HALO_SUCCESS; rep++)
@@ -431,7 +444,7 @@ int cmd_amg(int argc, char **argv, MPI_Comm comm) {
   for (int s = 0; s < o.n_sim && st == HALO_SUCCESS; s++)
     st = amg_simulate(comm, &o, &pb, &H, o.sim_ranks[s], &res[1 < n_kinds ? 1 : 0]);
   if (st != HALO_SUCCESS) {
-    if (!amg_error_printed())
+    if (!amg_error_printed() && !refused)
       driver_error(rank, "amg", "%s",
                    halo_last_error()[0] ? halo_last_error() : halo_status_string(st));
     code = EXIT_ERROR;
