@@ -51,6 +51,17 @@ run 3 0 "x bit for bit" --gen lap3d27:12 --partition nnz --ranks-per-node 2 --co
 grep -q "halo_hypre_view: exchanges through halo: [1-9]" "$out/$n.log" ||
   { echo "FAIL: --view printed no report"; fail=1; }
 
+# what BoomerAMG needs, checked before hypre sees the matrix (issue 44 item 4: an empty row
+# or a zero diagonal crashed inside hypre, 0 x 0 blamed the library's load order)
+mm='%%MatrixMarket matrix coordinate real general'
+printf '%s\n3 3 2\n1 1 2.0\n3 3 2.0\n' "$mm" >"$out/empty_row.mtx"
+printf '%s\n3 3 4\n1 1 2.0\n2 2 0.0\n3 3 2.0\n2 1 1.0\n' "$mm" >"$out/zero_diag.mtx"
+printf '%s\n0 0 0\n' "$mm" >"$out/empty.mtx"
+diag="row 2 (counted from 1) has no nonzero diagonal entry: BoomerAMG needs one in every row"
+run 2 1 "$diag" --matrix "$out/empty_row.mtx" $small
+run 1 1 "$diag" --matrix "$out/zero_diag.mtx" $small
+run 2 1 "a 0 x 0 matrix: AMG needs at least one row" --matrix "$out/empty.mtx" $small
+
 # --simulate past the rows (issue 44 item 5): refused before any solve, as halo simulate --ranks
 run 2 1 "--simulate 16777216: 16777216 of the ranks would hold rows of a matrix of 400 rows" \
   --gen lap2d:20 --ranks-per-node 4 --simulate 16777216 $small

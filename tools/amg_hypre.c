@@ -68,6 +68,30 @@ halo_status amg_problem_create(MPI_Comm comm, const amg_opts *o, amg_problem *pb
     input_free(&M);
     return HALO_ERR_INVALID_ARG;
   }
+  { /* what BoomerAMG needs before hypre sees the matrix: rows, and a nonzero diagonal in
+     * each (it divides by it; an empty row or a zero diagonal crashed inside hypre), the
+     * lowest bad row agreed over the ranks so that every rank says the same */
+    const halo_csr *A = &M.local;
+    long long bad = LLONG_MAX, first;
+    for (int64_t i = 0; i < A->row_end - A->row_begin && bad == LLONG_MAX; i++) {
+      double d = 0.0;
+      for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        if (A->col_ids[k] == A->row_begin + i) d += A->values[k];
+      if (d == 0.0) bad = (long long)input_orig_col(&M, A->row_begin, A->row_begin + i);
+    }
+    MPI_Allreduce(&bad, &first, 1, MPI_LONG_LONG, MPI_MIN, comm);
+    if (M.n_rows == 0 || first != LLONG_MAX) {
+      if (M.n_rows == 0)
+        amg_error(pb->rank, "a 0 x 0 matrix: AMG needs at least one row");
+      else
+        amg_error(pb->rank,
+                  "row %lld (counted from 1) has no nonzero diagonal entry: BoomerAMG needs one in "
+                  "every row (it divides by it)",
+                  first + 1);
+      input_free(&M);
+      return HALO_ERR_INVALID_ARG;
+    }
+  }
   snprintf(pb->name, sizeof pb->name, "%s", M.name);
   snprintf(pb->amg_desc, sizeof pb->amg_desc, "%s, %s, pmax %d, theta %g, %s",
            coarsen_name(o->coarsen), interp_name(o->interp), o->pmax, o->theta,
