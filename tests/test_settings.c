@@ -105,6 +105,20 @@ int main(int argc, char **argv) {
   unsetenv("HALO_LOCAL_KERNEL");
   unsetenv("HALO_COMPUTE_STREAM");
   unsetenv("HALO_PARAMS");
+  /* white space around a value is not part of it (issue 44 item 6: trailing white space was
+   * refused while leading was taken) */
+  setenv("HALO_SPMV_GROUP", " 8 ", 1);
+  setenv("HALO_AUTOTUNE", "model\t", 1);
+  setenv("HALO_TRANSPORT", "  rma \n", 1);
+  CHECK_OK(halo_plan_options_resolve(&d, &r));
+  CHECK(r.spmv_group == 8 && r.autotune == 0 && r.transport == HALO_TRANSPORT_RMA);
+  unsetenv("HALO_SPMV_GROUP");
+  unsetenv("HALO_AUTOTUNE");
+  /* a transport of the other memory from HALO_TRANSPORT: the message names the variable */
+  setenv("HALO_TRANSPORT", "nccl", 1);
+  CHECK_ERR(halo_plan_create(A, NULL, &plan), HALO_ERR_INVALID_ARG,
+            "HALO_TRANSPORT=nccl: transport nccl needs device memory");
+  unsetenv("HALO_TRANSPORT");
   /* bad options, named */
   o = d;
   o.spmv_group = 12;

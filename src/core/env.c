@@ -12,23 +12,33 @@
 #include "env.h"
 #include "settings.h"
 
-/* A variable's value, or NULL when it is unset or empty. */
+/* A variable's value from its first character that is not white space, or
+ * NULL when it is unset, empty or all white space. */
 const char *halo_env_value(const char *name) {
   const char *v = getenv(name);
+  while (v && isspace((unsigned char)*v)) v++;
   return v && *v ? v : NULL;
 }
 
-/* Parse a whole integer, or one of words (words[i] stands for i). */
+size_t halo_env_length(const char *text) {
+  size_t n = strlen(text);
+  while (n > 0 && isspace((unsigned char)text[n - 1])) n--;
+  return n;
+}
+
+/* Parse a whole integer, or one of words (words[i] stands for i); white space
+ * after it is ignored, as before it (halo_env_value). */
 static int parse_value(const char *text, const char *const *words, int64_t *v) {
+  const size_t n = halo_env_length(text);
   for (int i = 0; words && words[i]; i++)
-    if (strcmp(text, words[i]) == 0) {
+    if (strlen(words[i]) == n && strncmp(text, words[i], n) == 0) {
       *v = i;
       return 1;
     }
   char *end;
   errno = 0;
   long long x = strtoll(text, &end, 10);
-  if (errno || end == text || *end != '\0') return 0;
+  if (errno || end == text || (size_t)(end - text) != n) return 0;
   *v = x;
   return 1;
 }

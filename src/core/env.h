@@ -5,8 +5,13 @@
 
 #include "halo_impl.h"
 
-/** A variable's value, or NULL when it is unset or empty. */
+/** A variable's value from its first character that is not white space, or
+ *  NULL when it is unset, empty or all white space. */
 const char *halo_env_value(const char *name);
+
+/** The length of text without its trailing white space (a value is read
+ *  without the white space around it). */
+size_t halo_env_length(const char *text);
 
 /**
  * One integer setting: value -1 takes the variable env when it is set, else

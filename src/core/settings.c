@@ -48,10 +48,14 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   if ((int)o.transport < 0 || (int)o.transport >= HALO_N_TRANSPORTS)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)o.transport);
   const char *tv = o.transport == HALO_TRANSPORT_AUTO ? halo_env_value("HALO_TRANSPORT") : NULL;
-  if (tv && halo_transport_from_name(tv, &o.transport) != HALO_SUCCESS) {
-    char why[320]; /* the message names the known transports (the registry's) */
-    snprintf(why, sizeof why, "%s", halo_last_error());
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "HALO_TRANSPORT=%s: %s", tv, why);
+  if (tv) { /* the name without the white space around it */
+    char name[64], why[320];
+    snprintf(name, sizeof name, "%.*s", (int)halo_env_length(tv), tv);
+    if (halo_transport_from_name(name, &o.transport) != HALO_SUCCESS) {
+      snprintf(why, sizeof why, "%s", halo_last_error()); /* names the registry's transports */
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "HALO_TRANSPORT=%s: %s", tv, why);
+    }
+    s->transport_env = 1;
   }
   if (o.device_id < -1)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "device_id = %d: -1 (choose) or a device number",

@@ -35,6 +35,7 @@ typedef struct {
                      every rank has a GPU of its own, else 0 */
   int max_count;      /* largest count of one MPI message, in values */
   int64_t timeout_ms; /* exchange_timeout_ms: the longest wait for messages; 0: none */
+  int transport_env;  /* the transport came from HALO_TRANSPORT (for messages) */
 } halo_settings;
 
 /**

@@ -100,9 +100,13 @@ void halo_plan_destroy(halo_plan *plan_p) {
 static halo_status plan_memory(halo_plan P, const halo_settings *s, int transport_deferred) {
   const halo_plan_options *o = &s->opts;
   const halo_transport_desc *t = halo_transport_find(o->transport); /* NULL: auto */
-  if (t && !halo_transport_serves(t, P->memory)) {                  /* before any device is made */
+  if (t && !halo_transport_serves(t, P->memory)) { /* before any device is made */
     const halo_transport_where any = {.own_gpu = 1, .gpu_aware_mpi = 1, .named = 1};
-    return halo_transport_check(t, P->memory, &any, 1);
+    const halo_status st = halo_transport_check(t, P->memory, &any, 1);
+    char why[400];
+    if (!s->transport_env) return st;
+    snprintf(why, sizeof why, "%s", halo_last_error()); /* the variable named it */
+    return HALO_ERROR(st, "HALO_TRANSPORT=%s: %s", t->name, why);
   }
   if (P->memory == HALO_MEMORY_DEVICE) {
     HALO_CHECK(halo_context_device(P->ctx, o->device_id, &P->dev));
