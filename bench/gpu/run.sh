@@ -173,11 +173,30 @@ gpu_test() { # label, np, visible devices, extra env
   fi
 }
 
+module_test() { # label, visible devices: the CUDA module loads at the first device object only
+  local label=$1 vis=$2 out
+  out=$(CUDA_VISIBLE_DEVICES=$vis "${MPIRUN[@]}" -n 2 $B/tests/test_module present 2>&1)
+  echo "$out" >>"$log"
+  if grep -q "passed (device SpMV on a GPU)" <<<"$out"; then
+    say "- CUDA module, $label: passed (a host SpMV maps no CUDA library; a device matrix loads the module, its SpMV equals the host's bit for bit)"
+  else
+    say "- CUDA module, $label: FAILED"; tail -5 <<<"$out" | tee -a "$summary"; fail=1
+  fi
+  out=$(CUDA_VISIBLE_DEVICES=$vis tests/module_missing.sh $B/libhalo.so $B/tests/test_module "${MPIRUN[@]}" -n 2 2>&1)
+  echo "$out" >>"$log"
+  if grep -q "^passed" <<<"$out"; then
+    say "- CUDA module removed, $label: passed (refused on every rank, naming libhalo_cuda.so)"
+  else
+    say "- CUDA module removed, $label: FAILED"; tail -5 <<<"$out" | tee -a "$summary"; fail=1
+  fi
+}
+
 tests() {
   fail=0
   say ""
   say "## Tests"
   say ""
+  module_test "1 GPU" 0
   [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 1 rank" 1 0
   gpu_test "1 GPU, 2 ranks" 2 0
   [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 4 ranks" 4 0

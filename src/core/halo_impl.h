@@ -9,6 +9,17 @@
 
 #include "halo.h"
 
+/* The internal functions halo's CUDA module (libhalo_cuda.so, opened with
+ * dlopen: interface/module.h) calls back: exported by libhalo.so beside the
+ * public API, declared in no installed header (tests/exports.sh lists them
+ * from the declarations that carry this mark). Like a backend tier, they
+ * are for halo's own module only and change without notice. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HALO_MODULE_API __attribute__((visibility("default")))
+#else
+#define HALO_MODULE_API
+#endif
+
 /* ---- errors -------------------------------------------------------------
  * Functions keep a local `halo_status st` and a `cleanup:` label that
  * unwinds in reverse order; the HALO_TRY family assigns st and jumps there. */
@@ -16,17 +27,19 @@
 #define HALO_ERROR_LEN 1024
 
 /** Record a failure (message printf-style) and return its code. */
-halo_status halo_error_at(halo_status code, const char *file, int line, const char *fmt, ...)
+HALO_MODULE_API halo_status halo_error_at(halo_status code, const char *file, int line,
+                                          const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
 /** Record a failed MPI call (its error string) and return HALO_ERR_MPI. */
-halo_status halo_error_mpi(int mpi_code, const char *call, const char *file, int line);
+HALO_MODULE_API halo_status halo_error_mpi(int mpi_code, const char *call, const char *file,
+                                           int line);
 
 /** Clear the last error of the calling thread. */
-void halo_error_clear(void);
+HALO_MODULE_API void halo_error_clear(void);
 
 /** Replace the message of the last error, keeping nothing of the old one. */
 void halo_error_set_message(const char *msg);
@@ -73,20 +86,20 @@ void halo_error_set_message(const char *msg);
  * rank returns the status of the lowest failing rank and records its message
  * prefixed by "rank R: ". Must be reached by every rank of comm.
  */
-halo_status halo_agree(MPI_Comm comm, halo_status st);
+HALO_MODULE_API halo_status halo_agree(MPI_Comm comm, halo_status st);
 
 /* ---- memory -------------------------------------------------------------
  * Every host allocation of the library goes through these (tests count them:
  * no allocation may happen inside an exchange or a product). */
 
-void *halo_malloc(size_t bytes);
-void *halo_calloc(size_t count, size_t size);
-void *halo_realloc(void *p, size_t bytes);
-void halo_free(void *p);
+HALO_MODULE_API void *halo_malloc(size_t bytes);
+HALO_MODULE_API void *halo_calloc(size_t count, size_t size);
+HALO_MODULE_API void *halo_realloc(void *p, size_t bytes);
+HALO_MODULE_API void halo_free(void *p);
 
 /** Allocate count elements of size bytes (uninitialised unless zero is set);
  *  fails with a message on overflow or exhaustion. count 0 gives NULL. */
-halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero);
+HALO_MODULE_API halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero);
 
 #define HALO_ALLOC(ptr, count)  halo_alloc_array((void **)&(ptr), (size_t)(count), sizeof *(ptr), 0)
 #define HALO_CALLOC(ptr, count) halo_alloc_array((void **)&(ptr), (size_t)(count), sizeof *(ptr), 1)
@@ -102,12 +115,12 @@ halo_status halo_alloc_array(void **p, size_t count, size_t size, int zero);
 int64_t halo_debug_alloc_count(void);
 
 /** Count one allocation or handle creation made outside halo_malloc. */
-void halo_debug_count_alloc(void);
+HALO_MODULE_API void halo_debug_count_alloc(void);
 
 /** Count one allocation made outside halo_malloc (device and pinned memory,
  *  CUDA streams and events); 1 when failure injection makes it the one to
  *  fail (its caller then fails as that allocation would). */
-int halo_debug_alloc_fails(void);
+HALO_MODULE_API int halo_debug_alloc_fails(void);
 
 /** Failure injection (tests): the k-th host allocation from now on
  *  (halo_malloc, halo_calloc, halo_realloc) returns NULL; 0 disarms. */
@@ -117,7 +130,7 @@ int64_t halo_debug_patterns_learned(void);
 /** Failure injection (tests): the CUDA calls checked by HALO_CUDA and
  *  HALO_TRY_CUDA are counted; the k-th from now on (halo_debug_fail_cuda,
  *  0: none) is not made and fails with cudaErrorUnknown. */
-int halo_debug_cuda_fails(void);
+HALO_MODULE_API int halo_debug_cuda_fails(void);
 int64_t halo_debug_cuda_count(void);
 void halo_debug_fail_cuda(int64_t k);
 /** Failure injection (tests): a failed exchange's release of its waits

@@ -265,7 +265,7 @@ static int cuda_unblock(halo_exec *ex, int again) {
   return ok ? 1 : -1;
 }
 
-const halo_exec_ops halo_exec_cuda_ops = {
+static const halo_exec_ops cuda_ops = {
     .name = "cuda",
     .setup = halo_cuda_exec_setup,
     .unblock = cuda_unblock,
@@ -284,9 +284,11 @@ static halo_status cuda_setup(halo_exec *ex) {
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 
-const halo_exec_ops halo_exec_cuda_ops = {
+static const halo_exec_ops cuda_ops = {
     .name = "cuda",
     .setup = cuda_setup,
 };
 
 #endif /* HALO_HAVE_CUDA */
+
+const halo_exec_ops *halo_exec_cuda(void) { return &cuda_ops; }

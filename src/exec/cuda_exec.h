@@ -197,6 +197,10 @@ static inline const halo_schedule *S(const halo_exec *ex) { return ex->sched; }
  */
 typedef struct {
   const char *name;
+  /* the transport whose per-communicator state open makes on a device before its first plan
+   * (collective over the device's communicator), e.g. the NCCL communicator; 0: none */
+  halo_transport transport;
+  halo_status (*open)(halo_device *d);
   halo_status (*setup)(halo_exec *ex, cuda_data *d);
   halo_status (*arm)(halo_exec *ex, cuda_data *d, int k);
   halo_status (*before_pack)(halo_exec *ex, cuda_data *d, int k);

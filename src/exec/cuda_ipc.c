@@ -31,7 +31,7 @@
 
 #include "exec/transport.h"
 
-#if HALO_HAVE_CUDA
+#if HALO_HAVE_CUDA && defined(HALO_MODULE_CODE) /* the module's part */
 #include <cuda.h> /* types of the stream memory operations; no link to the driver */
 #include <string.h>
 
@@ -558,8 +558,9 @@ const cuda_transport halo_cuda_ipc = {
     .destroy = ipc_destroy,
 };
 
-#endif /* HALO_HAVE_CUDA */
+#endif /* the module's part */
 
+#ifndef HALO_MODULE_CODE /* the descriptor, in libhalo */
 const halo_transport_desc halo_transport_desc_ipc = {
     .name = "ipc",
     .id = HALO_TRANSPORT_IPC,
@@ -571,3 +572,4 @@ const halo_transport_desc halo_transport_desc_ipc = {
     .auto_policy = HALO_AUTO_ALWAYS,
     .model = {.channel = HALO_CHANNEL_IPC, .copies = 1},
 };
+#endif

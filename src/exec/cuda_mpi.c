@@ -10,7 +10,7 @@
 
 #include "exec/transport.h"
 
-#if HALO_HAVE_CUDA
+#if HALO_HAVE_CUDA && defined(HALO_MODULE_CODE) /* the module's part */
 #include "exec/cuda_exec.h"
 
 static int is_mpi(channel ch) { return ch == CH_STAGED || ch == CH_MPI; }
@@ -152,7 +152,9 @@ const cuda_transport halo_cuda_mpi = {
     .destroy = mpi_destroy,
 };
 
-#endif /* HALO_HAVE_CUDA */
+#endif /* the module's part */
+
+#ifndef HALO_MODULE_CODE /* the descriptors, in libhalo */
 
 /* Staged: the CUDA executor's host MPI on pinned buffers (halo_cuda_mpi). */
 const halo_transport_desc halo_transport_desc_staged = {
@@ -178,3 +180,4 @@ const halo_transport_desc halo_transport_desc_mpi_device = {
     .auto_policy = HALO_AUTO_ALWAYS,
     .model = {.channel = HALO_CHANNEL_GPU},
 };
+#endif

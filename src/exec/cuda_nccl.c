@@ -7,7 +7,7 @@
 
 #include "exec/transport.h"
 
-#if HALO_HAVE_CUDA
+#if HALO_HAVE_CUDA && defined(HALO_MODULE_CODE) /* the module's part */
 #include "exec/cuda_exec.h"
 
 #if HALO_HAVE_NCCL
@@ -85,8 +85,17 @@ cleanup:
   return st;
 }
 
+/* The device's NCCL communicator, made by the first nccl plan of a communicator. */
+static halo_status nccl_open(halo_device *d) {
+  void *nccl;
+  int gen;
+  return halo_device_nccl(d, &nccl, &gen);
+}
+
 const cuda_transport halo_cuda_nccl = {
     .name = "nccl",
+    .transport = HALO_TRANSPORT_NCCL,
+    .open = nccl_open,
     .setup = nccl_setup,
     .send = nccl_send,
 };
@@ -94,14 +103,9 @@ const cuda_transport halo_cuda_nccl = {
 const cuda_transport halo_cuda_nccl = {.name = "nccl"}; /* not compiled in: never chosen */
 #endif
 
-#endif /* HALO_HAVE_CUDA */
+#endif /* the module's part */
 
-/* The device's NCCL communicator, made by the first nccl plan of a communicator. */
-static halo_status nccl_open(halo_device *d) {
-  void *nccl;
-  int gen;
-  return halo_device_nccl(d, &nccl, &gen);
-}
+#ifndef HALO_MODULE_CODE /* the descriptor, in libhalo */
 
 const halo_transport_desc halo_transport_desc_nccl = {
     .name = "nccl",
@@ -114,5 +118,5 @@ const halo_transport_desc halo_transport_desc_nccl = {
     .default_rank = 1,
     .auto_policy = HALO_AUTO_ALWAYS,
     .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1},
-    .open = nccl_open,
 };
+#endif

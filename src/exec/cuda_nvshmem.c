@@ -35,7 +35,7 @@
 
 #include "exec/transport.h"
 
-#if HALO_HAVE_CUDA
+#if HALO_HAVE_CUDA && defined(HALO_MODULE_CODE) /* the module's part */
 #include "exec/cuda_exec.h"
 
 #if HALO_HAVE_NVSHMEM
@@ -339,6 +339,8 @@ static halo_status nv_complete(halo_exec *ex, cuda_data *d) {
 
 const cuda_transport halo_cuda_nvshmem = {
     .name = "nvshmem",
+    .transport = HALO_TRANSPORT_NVSHMEM,
+    .open = halo_device_nvshmem,
     .setup = nv_setup,
     .send = nv_send,
     .receive = nv_receive,
@@ -346,10 +348,14 @@ const cuda_transport halo_cuda_nvshmem = {
     .destroy = nv_destroy,
 };
 #else
-const cuda_transport halo_cuda_nvshmem = {.name = "nvshmem"}; /* not compiled in: never chosen */
+/* not compiled in: never chosen, but named, says so */
+const cuda_transport halo_cuda_nvshmem = {
+    .name = "nvshmem", .transport = HALO_TRANSPORT_NVSHMEM, .open = halo_device_nvshmem};
 #endif
 
-#endif /* HALO_HAVE_CUDA */
+#endif /* the module's part */
+
+#ifndef HALO_MODULE_CODE /* the descriptor, in libhalo */
 
 const halo_transport_desc halo_transport_desc_nvshmem = {
     .name = "nvshmem",
@@ -361,5 +367,5 @@ const halo_transport_desc halo_transport_desc_nvshmem = {
     .needs = HALO_NEEDS_OWN_GPU_AUTO,
     .auto_policy = HALO_AUTO_PRICED,
     .model = {.channel = HALO_CHANNEL_GPU, .helper_on_gpu = 1, .own_params = 1},
-    .open = halo_device_nvshmem,
 };
+#endif

@@ -18,6 +18,7 @@ int64_t halo_debug_nccl_aborts(void) { return nccl_comms_aborted; }
 #include <string.h>
 
 #include "exec/cuda.h"
+#include "exec/cuda_exec.h"
 #include "exec/device_nvshmem.h"
 #include "exec/device_pool.h"
 
@@ -424,7 +425,9 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
   const halo_transport_desc *desc = halo_transport_find(t);
   if (!desc) return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
   HALO_CHECK(halo_transport_check(desc, HALO_MEMORY_DEVICE, &where, 1));
-  if (desc->open) HALO_CHECK(desc->open(d)); /* its per-communicator state (NCCL, NVSHMEM) */
+  for (int i = 0; i < HALO_CUDA_N_TRANSPORTS; i++) /* its per-communicator state (NCCL, NVSHMEM) */
+    if (halo_cuda_transports[i]->transport == t && halo_cuda_transports[i]->open)
+      HALO_CHECK(halo_cuda_transports[i]->open(d));
   *chosen_p = t;
   return HALO_SUCCESS;
 }

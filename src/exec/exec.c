@@ -119,7 +119,7 @@ cleanup:
 }
 
 const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport) {
-  if (memory == HALO_MEMORY_DEVICE) return &halo_exec_cuda_ops;
+  if (memory == HALO_MEMORY_DEVICE) return halo_exec_cuda();
   const halo_transport_desc *t = halo_transport_find(transport);
   return t && t->host_ops ? t->host_ops : &halo_exec_host_ops;
 }

@@ -37,17 +37,17 @@ typedef struct {
 
 /** Keep a window made collectively over comm (the context's) at plan time;
  *  its id. */
-halo_status halo_rma_windows_add(void **slot, MPI_Comm comm, MPI_Win win, halo_rma_memory mem,
-                                 int *id);
+HALO_MODULE_API halo_status halo_rma_windows_add(void **slot, MPI_Comm comm, MPI_Win win,
+                                                 halo_rma_memory mem, int *id);
 /** An exchange on window id failed on this rank with an epoch that may still
  *  be open: the window is never freed (MPI_Win_free would be erroneous),
  *  by any rank (agreed at the context's end). */
-void halo_rma_windows_break(halo_rma_windows *w, int id);
+HALO_MODULE_API void halo_rma_windows_break(halo_rma_windows *w, int id);
 /** Forget the window added last without freeing it (its set-up failed on a
  *  peer: every rank frees it at once). */
-void halo_rma_windows_drop_last(halo_rma_windows *w);
+HALO_MODULE_API void halo_rma_windows_drop_last(halo_rma_windows *w);
 /** This rank is done with window id: freed at the next collection. */
-void halo_rma_windows_release(halo_rma_windows *w, int id);
+HALO_MODULE_API void halo_rma_windows_release(halo_rma_windows *w, int id);
 
 /** Collective over comm: free the windows every rank released. */
 halo_status halo_rma_windows_collect(halo_rma_windows *w, MPI_Comm comm);
@@ -72,8 +72,8 @@ typedef struct {
   halo_timeline *tl; /* NULL: no timeline */
   int copy_timing;   /* time the staged copies */
   int ipc_signal;    /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
-  void **state; /* the transport's slot in the communicator's context (transport.h): rma's
-                   windows */
+  void **state;      /* the transport's slot in the communicator's context (transport.h): rma's
+                        windows */
 } halo_exec_config;
 
 /** A backend: a const table of functions. Empty slots are reported as
@@ -142,23 +142,26 @@ extern const halo_exec_ops halo_exec_host_ops;
 /** CUDA backend: device buffers, pack/unpack kernels; staged, NCCL,
  *  CUDA-aware MPI and CUDA IPC transports (without CUDA its setup says it is
  *  not compiled in). */
-extern const halo_exec_ops halo_exec_cuda_ops;
+const halo_exec_ops *halo_exec_cuda(void);
 
 /** Host backend over MPI one-sided communication (transport rma). */
 extern const halo_exec_ops halo_exec_rma_ops;
 
-/** The backend that runs a transport (resolved, never AUTO) on memory. */
+/** The backend that runs a transport (resolved, never AUTO) on memory; NULL
+ *  for device memory where halo's CUDA module is not loaded. */
 const halo_exec_ops *halo_exec_backend(halo_memory memory, halo_transport transport);
 
 /** The group of the distinct peers other than self among n messages (plan
  *  ranks, of the group all); MPI_GROUP_NULL when there are none. */
-halo_status halo_rma_peer_group(MPI_Group all, const halo_msg *m, int n, int self, MPI_Group *g);
+HALO_MODULE_API halo_status halo_rma_peer_group(MPI_Group all, const halo_msg *m, int n, int self,
+                                                MPI_Group *g);
 /** Every receiver tells each sender where each of its messages lands in its
  *  window: phase k's messages from other ranks back to back from win_off[k],
  *  in receive list order; disp[k][i] gets the place of send i of phase k.
  *  Collective over the plan's communicator; buffers agreed before any
  *  message goes. */
-halo_status halo_rma_exchange_disp(halo_exec *ex, const int64_t *win_off, int64_t *const *disp);
+HALO_MODULE_API halo_status halo_rma_exchange_disp(halo_exec *ex, const int64_t *win_off,
+                                                   int64_t *const *disp);
 
 /** A phase's epochs within exchange_timeout_ms. MPI has no timed wait for
  *  PSCW: an origin's MPI_Win_complete may wait for its targets' posts, a
@@ -174,14 +177,15 @@ typedef struct {
 
 /** Phase k's requests, with the peers of its groups (halo_rma_peer_group of
  *  its sends and receives). */
-halo_status halo_rma_posted_setup(const halo_exec *ex, int k, halo_rma_posted *p);
-void halo_rma_posted_free(halo_rma_posted *p);
+HALO_MODULE_API halo_status halo_rma_posted_setup(const halo_exec *ex, int k, halo_rma_posted *p);
+HALO_MODULE_API void halo_rma_posted_free(halo_rma_posted *p);
 /** After MPI_Win_post: tell the origins (started, completed later). */
-halo_status halo_rma_posted_start(halo_rma_posted *p);
+HALO_MODULE_API halo_status halo_rma_posted_start(halo_rma_posted *p);
 /** Before MPI_Win_start: every target posted, within the limit. */
-halo_status halo_rma_targets_posted(const halo_exec *ex, halo_rma_posted *p);
+HALO_MODULE_API halo_status halo_rma_targets_posted(const halo_exec *ex, halo_rma_posted *p);
 /** The exposure epoch's end (MPI_Win_wait), within the limit. */
-halo_status halo_rma_epoch_wait(const halo_exec *ex, MPI_Win win, halo_rma_posted *p);
+HALO_MODULE_API halo_status halo_rma_epoch_wait(const halo_exec *ex, MPI_Win win,
+                                                halo_rma_posted *p);
 
 /** Create an executor for a schedule (plan time). Collective over cfg->comm:
  *  a failure on one rank ends it on every rank. */
@@ -223,7 +227,7 @@ static inline int halo_exec_tag_done(const halo_exec *ex, int k) {
 /** Wait for n MPI requests: MPI_Waitall, or within cfg.timeout_ms, past
  *  which HALO_ERR_TIMEOUT (a peer failed or stopped; the requests are left
  *  as they are: the plan is not to be used again). */
-halo_status halo_exec_waitall(const halo_exec *ex, int n, MPI_Request *req);
+HALO_MODULE_API halo_status halo_exec_waitall(const halo_exec *ex, int n, MPI_Request *req);
 
 /** Requests a message of count values needs (split at max_count values). */
 static inline int halo_exec_chunks(const halo_exec *ex, int64_t count) {
@@ -233,29 +237,32 @@ static inline int halo_exec_chunks(const halo_exec *ex, int64_t count) {
 
 /** For every message of a list, the number of its first request among the
  *  requests with the same peer, in list order (seq[i]). */
-halo_status halo_exec_sequence(const halo_exec *ex, const halo_msg *m, int n, int *seq);
+HALO_MODULE_API halo_status halo_exec_sequence(const halo_exec *ex, const halo_msg *m, int n,
+                                               int *seq);
 
 /** Persistent requests of one message of count values at buf, one per piece
  *  of at most max_count values, tagged seq, seq+1, ... of phase k. */
-halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req, int is_send, double *buf,
-                                  int64_t count, int peer, int k, int seq, MPI_Comm comm);
+HALO_MODULE_API halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req,
+                                                  int is_send, double *buf, int64_t count, int peer,
+                                                  int k, int seq, MPI_Comm comm);
 
 /** Whether count unpack indices land on consecutive entries of one buffer
  *  (the ghosts, below n_ghost, or the work buffer, above), so that the
  *  message can be received in place (never in an add schedule). */
-int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count);
+HALO_MODULE_API int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count);
 
 /** Reverse: what phase ph adds, in the order of its receive list. For each
  *  received value, src is its position in the receive buffer (message i at
  *  recv_off[i]; recv_off NULL: the messages from other ranks back to back)
  *  or -1 - its source index for a copy to itself; dst is where it is added.
  *  src and dst hold ph->recv_total entries. */
-halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
-                                const int64_t *recv_off, int64_t *src, int64_t *dst);
+HALO_MODULE_API halo_status halo_exec_add_order(const halo_schedule *s, const halo_phase *ph,
+                                                const int64_t *recv_off, int64_t *src,
+                                                int64_t *dst);
 /** The same in 32-bit indices (the caller checked they fit), and the largest
  *  destination in *most (-1 if none). */
-halo_status halo_exec_add_order32(const halo_schedule *s, const halo_phase *ph,
-                                  const int64_t *recv_off, int32_t *src, int32_t *dst,
-                                  int64_t *most);
+HALO_MODULE_API halo_status halo_exec_add_order32(const halo_schedule *s, const halo_phase *ph,
+                                                  const int64_t *recv_off, int32_t *src,
+                                                  int32_t *dst, int64_t *most);
 
 #endif

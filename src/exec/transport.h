@@ -70,12 +70,11 @@ typedef struct {
   halo_auto_policy auto_policy;
   halo_transport_model model;
   /* the executor of a host plan (memory HOST); a device plan runs the CUDA executor,
-   * whose hooks for this transport are in the transport's file (cuda_transport) */
+   * whose hooks for this transport (cuda_transport, with what a device makes for it
+   * before its first plan: the NCCL communicator) are in the transport's file, in the
+   * part compiled into halo's CUDA module (HALO_MODULE_CODE): the descriptor is
+   * compiled into libhalo, without CUDA */
   const halo_exec_ops *host_ops;
-  /* device memory: what a communicator's device makes for the transport before its first
-   * plan (collective over the device's communicator; NULL: nothing), e.g. the NCCL
-   * communicator */
-  halo_status (*open)(halo_device *d);
   /* the transport's per-communicator state, in its slot of the communicator's context
    * (NULL until the transport makes it): collect runs at every plan's set-up of the
    * executors (collective over comm: e.g. free what every rank released), release when the
@@ -91,7 +90,7 @@ typedef struct {
 
 /** The descriptor of transport t (not AUTO); NULL for a value no transport
  *  registers. */
-const halo_transport_desc *halo_transport_find(halo_transport t);
+HALO_MODULE_API const halo_transport_desc *halo_transport_find(halo_transport t);
 
 /** The descriptors, in the registry's order (AUTO's): *n_p of them. */
 const halo_transport_desc *const *halo_transport_all(int *n_p);
@@ -115,12 +114,13 @@ typedef struct {
  * HALO_ERR_UNSUPPORTED for an MPI that is not CUDA-aware), recorded as the
  * last error when record is 1.
  */
-halo_status halo_transport_check(const halo_transport_desc *t, halo_memory memory,
-                                 const halo_transport_where *where, int record);
+HALO_MODULE_API halo_status halo_transport_check(const halo_transport_desc *t, halo_memory memory,
+                                                 const halo_transport_where *where, int record);
 
 /** The transport AUTO stands for when nothing chooses among candidates: host
  *  memory host, device memory the lowest default_rank whose needs are met. */
-halo_transport halo_transport_default(halo_memory memory, const halo_transport_where *where);
+HALO_MODULE_API halo_transport halo_transport_default(halo_memory memory,
+                                                      const halo_transport_where *where);
 
 /**
  * AUTO's candidates for a plan in memory at where: every transport of that

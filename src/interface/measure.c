@@ -44,6 +44,11 @@ void halo_measure_from_base(halo_measure *c, const char *keys, const char *why) 
   halo_measure_say(c, "%s: from %s (%s)\n", keys, c->o.base, why);
 }
 
+void halo_measure_device_from_base(halo_measure *c, const char *why) {
+  static const char *const groups[] = {"gpu.*", "copy.*", "staged.*"};
+  for (int i = 0; i < 3; i++) halo_measure_from_base(c, groups[i], why);
+}
+
 const char *halo_measure_clamp_text(const halo_fit *f) {
   return f->clamped & HALO_FIT_ALPHA_CLAMPED  ? "  (alpha < 0 set to 0)"
          : f->clamped & HALO_FIT_BETA_CLAMPED ? "  (beta < 0 set to 0)"
@@ -316,8 +321,7 @@ static halo_status measure(halo_measure *c) {
   HALO_CHECK(halo_measure_injection(c));
   HALO_CHECK(halo_measure_host_transports(c));
   if (c->o.device != 0) return halo_measure_device(c);
-  static const char *const groups[] = {"gpu.*", "copy.*", "staged.*"};
-  for (int i = 0; i < 3; i++) halo_measure_from_base(c, groups[i], "option device = 0");
+  halo_measure_device_from_base(c, "option device = 0");
   return HALO_SUCCESS;
 }
 

@@ -39,13 +39,13 @@ typedef struct {
   int *inj_a, *inj_b;      /* inj_k ranks of rank 0's node, of the other node */
 } halo_measure;
 
-extern const char *const halo_measure_loc_names[HALO_N_LOC];
+HALO_MODULE_API extern const char *const halo_measure_loc_names[HALO_N_LOC];
 extern const char *const halo_measure_proto_names[HALO_N_PROTO];
 
 /* ---- the report and the notes (measure.c; not collective) ---- */
 
 /** One line of the report, on rank 0 (to the caller's report function). */
-void halo_measure_say(const halo_measure *c, const char *fmt, ...)
+HALO_MODULE_API void halo_measure_say(const halo_measure *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -53,37 +53,40 @@ void halo_measure_say(const halo_measure *c, const char *fmt, ...)
 
 /** A note about the keys matching the fnmatch() pattern keys; the first
  *  HALO_PARAMS_MAX_NOTES are kept. */
-void halo_measure_note(halo_measure *c, const char *keys, const char *fmt, ...)
+HALO_MODULE_API void halo_measure_note(halo_measure *c, const char *keys, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /** Every key of a group from the base set: a note and a report line. */
-void halo_measure_from_base(halo_measure *c, const char *keys, const char *why);
+HALO_MODULE_API void halo_measure_from_base(halo_measure *c, const char *keys, const char *why);
+/** gpu.*, copy.* and staged.* from the base set, why. */
+HALO_MODULE_API void halo_measure_device_from_base(halo_measure *c, const char *why);
 
 /** A fit's report line: "  eager       [256, 16384)   6 sizes  alpha ...". */
-void halo_measure_say_fit(const halo_measure *c, const char *what, const char *range,
-                          const halo_fit *f);
+HALO_MODULE_API void halo_measure_say_fit(const halo_measure *c, const char *what,
+                                          const char *range, const halo_fit *f);
 
 /** "  (alpha < 0 set to 0)" when a fit clamped one, else "". */
 const char *halo_measure_clamp_text(const halo_fit *f);
 
 /** "[8, 256)", or "[16384, 65536]" for the last protocol range. */
-void halo_measure_range_text(const halo_measure *c, int proto, char *buf, size_t len);
+HALO_MODULE_API void halo_measure_range_text(const halo_measure *c, int proto, char *buf,
+                                             size_t len);
 
 /** The locality measured nearest to loc, among those with measured[l]; -1: none. */
-int halo_measure_nearest(int loc, const int *measured);
+HALO_MODULE_API int halo_measure_nearest(int loc, const int *measured);
 
 /** Why rank 0 has no partner at locality loc. */
-const char *halo_measure_no_pair_reason(int loc);
+HALO_MODULE_API const char *halo_measure_no_pair_reason(int loc);
 
 /** The median of n values (sorts them). */
-double halo_measure_median(double *v, int n);
+HALO_MODULE_API double halo_measure_median(double *v, int n);
 
 /** Wait for every rank; the ones not measuring (active = 0) sleep between
  *  tests, so that they leave the cores to the ranks that measure. */
-halo_status halo_measure_wait_all(const halo_measure *c, int active);
+HALO_MODULE_API halo_status halo_measure_wait_all(const halo_measure *c, int active);
 
 /* ---- the measurements ---- */
 
@@ -102,16 +105,18 @@ typedef halo_status (*halo_measure_size_fn)(MPI_Comm pair, const halo_measure *c
                                             int64_t bytes, double *work, double *t_p);
 /** Collective: fn at each of the n sizes gs on the pair of rank 0 and peer
  *  (a communicator of their own; the other ranks wait), t on rank 0. */
-halo_status halo_measure_pair(const halo_measure *c, int peer, halo_measure_size_fn fn,
-                              const void *arg, const int64_t *gs, int n, double *t);
+HALO_MODULE_API halo_status halo_measure_pair(const halo_measure *c, int peer,
+                                              halo_measure_size_fn fn, const void *arg,
+                                              const int64_t *gs, int n, double *t);
 
 /** Collective: on rank 0, a fit of alpha and beta over the times t of halo's
  *  exchange at the ng sizes gs (gd: as doubles), said in the report and in a
  *  note on name.* ("ipc": how the exchange was timed, as text), kept in
  *  *postal with *have set; a failed fit is every rank's error. */
-halo_status halo_measure_fit_exchange(halo_measure *c, const char *name, const char *how,
-                                      const int64_t *gs, const double *gd, const double *t, int ng,
-                                      halo_postal *postal, int *have);
+HALO_MODULE_API halo_status halo_measure_fit_exchange(halo_measure *c, const char *name,
+                                                      const char *how, const int64_t *gs,
+                                                      const double *gd, const double *t, int ng,
+                                                      halo_postal *postal, int *have);
 
 /** NAME.* of every host transport built in whose model has a pair of its own
  *  (rma, neighbor): halo's exchange on it in host memory (measure_host.c). */

@@ -440,9 +440,7 @@ halo_status halo_measure_device(halo_measure *c) {
     if (none == HALO_ERR_MPI) return none;
     snprintf(why, sizeof why, "no CUDA device visible on %s", halo_last_error());
     halo_error_clear();
-    halo_measure_from_base(c, "gpu.*", why);
-    halo_measure_from_base(c, "copy.*", why);
-    halo_measure_from_base(c, "staged.*", why);
+    halo_measure_device_from_base(c, why);
     return HALO_SUCCESS;
   }
   int dev = -1;
@@ -462,9 +460,7 @@ halo_status halo_measure_device(halo_measure *c) {
 #else /* no CUDA */
 
 halo_status halo_measure_device(halo_measure *c) {
-  halo_measure_from_base(c, "gpu.*", "halo built without CUDA");
-  halo_measure_from_base(c, "copy.*", "halo built without CUDA");
-  halo_measure_from_base(c, "staged.*", "halo built without CUDA");
+  halo_measure_device_from_base(c, "halo built without CUDA");
   return HALO_SUCCESS;
 }
 

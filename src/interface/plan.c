@@ -160,6 +160,10 @@ static halo_status plan_executors(halo_plan P) {
   HALO_CHECK(halo_agree(P->ctx->comm,
                         halo_transport_states_collect(P->ctx->transport_state, P->ctx->comm)));
   const halo_exec_ops *ops = halo_exec_backend(P->memory, P->transport);
+  HALO_CHECK(halo_agree(P->ctx->comm,
+                        ops ? HALO_SUCCESS
+                            : HALO_ERROR(HALO_ERR_INTERNAL,
+                                         "a device plan without halo's CUDA module loaded")));
   for (int i = 0, e = 0; i < P->n_sets; i++) {
     halo_slot *set = &P->sets[i];
     set->handle.plan = P;

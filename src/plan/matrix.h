@@ -28,11 +28,11 @@ typedef struct {
  *  of one block reach 2^31); rows is the row list of a compressed block. */
 typedef struct {
   int64_t n_rows, nnz;
-  int idx64;     /* 1: row_ptr and cols are int64_t */
-  void *row_ptr; /* n_rows+1 */
-  void *cols;    /* nnz */
-  double *vals;  /* nnz */
-  int32_t *rows; /* compressed blocks: local row of each block row */
+  int idx64;           /* 1: row_ptr and cols are int64_t */
+  void *row_ptr;       /* n_rows+1 */
+  void *cols;          /* nnz */
+  double *vals;        /* nnz */
+  int32_t *rows;       /* compressed blocks: local row of each block row */
   int64_t longest_row; /* entries of its longest row */
 } halo_dev_block;
 
@@ -76,7 +76,7 @@ struct halo_matrix_s {
   int on_device;
   int device; /* the CUDA device that holds them */
   halo_dev_block d_diag, d_offd;
-  int on_device_t;                      /* the transposes are made (halo_matrix_upload_transpose) */
+  int on_device_t; /* the transposes are made (halo_matrix_upload_transpose) */
   halo_dev_transpose d_diag_t, d_offd_t; /* Ad^T, Ao^T */
 };
 
@@ -120,7 +120,6 @@ halo_status halo_matrix_upload(halo_matrix A);
 
 /** The transposes of the uploaded blocks, made once (for every plan of the
  *  matrix that multiplies by A^T). */
-halo_status halo_matrix_upload_transpose(halo_matrix A);
-
+HALO_MODULE_API halo_status halo_matrix_upload_transpose(halo_matrix A);
 
 #endif

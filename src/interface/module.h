@@ -1,0 +1,109 @@
+/* halo's CUDA module: in a shared build with CUDA, the CUDA executor, its
+ * transports, the device matrix code, the device state and the device
+ * measurements live in libhalo_cuda.so, which links the CUDA runtime,
+ * cuSPARSE, NCCL (and libhalo_nvshmem); libhalo.so links none of them. The
+ * module is found beside libhalo.so and opened (dlopen) at the first call
+ * that needs it: a device context, a device matrix, a device plan, a device
+ * measurement. A program that makes none never loads it.
+ *
+ * The calls from the host side into the module are the list below, one line
+ * each: libhalo.so defines each as a forwarder to the module's table
+ * (module.c); the module fills the table with its functions
+ * (module_table.c). A static build, a build without CUDA and the tests'
+ * halo_internal link the module's objects in and call them directly: the
+ * list is then unused. The module calls back into libhalo through the
+ * functions the internal headers mark HALO_MODULE_API.
+ *
+ * Each line: S(name, (parameters), (arguments)) for a function returning
+ * halo_status (the forwarder loads the module and returns its error where it
+ * cannot), V(...) for one returning nothing and R(type, name, ..., fallback)
+ * for one returning a value: these two are called with an object only the
+ * module made (a device, a timeline, a product), so the module is loaded by
+ * then; the fallback is what they give where it is not. */
+#ifndef HALO_INTERFACE_MODULE_H
+#define HALO_INTERFACE_MODULE_H
+
+#include "halo_impl.h"
+
+#include "exec/device.h"
+#include "exec/exec.h"
+#include "interface/measure.h"
+#include "spmv/device.h"
+
+/* Bumped whenever the list or a signature in it changes. */
+#define HALO_CUDA_MODULE_ABI 1
+
+/* The module's file name (its soname), beside libhalo.so. */
+#define HALO_STR_(x)          #x
+#define HALO_STR(x)           HALO_STR_(x)
+#define HALO_CUDA_MODULE_FILE "libhalo_cuda.so." HALO_STR(HALO_VERSION_MAJOR)
+
+/* halo_device_create and halo_measure_device are collective: their
+ * forwarders agree whether the module loaded before calling it (module.c),
+ * so they are not in the list. */
+#define HALO_CUDA_MODULE_CALLS(S, V, R)                                                            \
+  S(halo_dev_malloc, (void **p, size_t bytes), (p, bytes))                                         \
+  V(halo_dev_free, (void *p), (p))                                                                 \
+  S(halo_dev_to_host, (void *dst, const void *src, size_t bytes), (dst, src, bytes))               \
+  S(halo_host_to_dev, (void *dst, const void *src, size_t bytes), (dst, src, bytes))               \
+  S(halo_dev_pointer_kind, (const void *p, int *is_device_p), (p, is_device_p))                    \
+  S(halo_dev_current, (int *device_p), (device_p))                                                 \
+  V(halo_device_destroy, (halo_device * *dev_p), (dev_p))                                          \
+  S(halo_device_check_id, (int device_id), (device_id))                                            \
+  R(int, halo_device_id, (const halo_device *d), (d), -1)                                          \
+  R(int, halo_device_ranks_per_gpu, (const halo_device *d), (d), 1)                                \
+  R(const char *, halo_device_name, (const halo_device *d), (d), "")                               \
+  R(int, halo_device_mpi_aware, (const halo_device *d, int setting), (d, setting), 0)              \
+  R(void *, halo_device_exchange_stream, (const halo_device *d), (d), NULL)                        \
+  S(halo_device_compute_stream, (halo_device * d, int nonblocking, void **stream_p),               \
+    (d, nonblocking, stream_p))                                                                    \
+  S(halo_device_transport,                                                                         \
+    (halo_device * d, halo_transport requested, int aware, halo_transport *chosen_p),              \
+    (d, requested, aware, chosen_p))                                                               \
+  S(halo_device_streams_wait, (void *const *streams, int n, int64_t timeout_ms),                   \
+    (streams, n, timeout_ms))                                                                      \
+  S(halo_timeline_create, (void *comp, void *xstream, halo_timeline **tl_p),                       \
+    (comp, xstream, tl_p))                                                                         \
+  V(halo_timeline_destroy, (halo_timeline * *tl_p), (tl_p))                                        \
+  S(halo_timeline_mark, (halo_timeline * tl, int k), (tl, k))                                      \
+  S(halo_timeline_read, (halo_timeline * tl, double avg[3], int64_t *n_p), (tl, avg, n_p))         \
+  S(halo_spmv_device_create,                                                                       \
+    (void *stream, halo_matrix A, const halo_spmv_device_options *o, halo_spmv_device **sp_p),     \
+    (stream, A, o, sp_p))                                                                          \
+  V(halo_spmv_device_destroy, (halo_spmv_device * *sp_p), (sp_p))                                  \
+  R(int64_t, halo_spmv_device_long_rows, (const halo_spmv_device *sp), (sp), 0)                    \
+  S(halo_spmv_device_diag,                                                                         \
+    (halo_spmv_device * sp, double alpha, const double *x, double beta, double *y),                \
+    (sp, alpha, x, beta, y))                                                                       \
+  S(halo_spmv_device_offd,                                                                         \
+    (halo_spmv_device * sp, double alpha, const double *x_ghost, double *y),                       \
+    (sp, alpha, x_ghost, y))                                                                       \
+  S(halo_spmv_device_diag_t,                                                                       \
+    (halo_spmv_device * sp, double alpha, const double *x, double beta, double *y),                \
+    (sp, alpha, x, beta, y))                                                                       \
+  S(halo_spmv_device_offd_t, (halo_spmv_device * sp, double alpha, const double *x, double *g),    \
+    (sp, alpha, x, g))                                                                             \
+  S(halo_spmv_device_stream_in, (halo_spmv_device * sp, void *stream), (sp, stream))               \
+  S(halo_spmv_device_stream_out, (halo_spmv_device * sp, void *stream), (sp, stream))              \
+  S(halo_spmv_device_capturing, (const halo_spmv_device *sp, void *stream, int *capturing_p),      \
+    (sp, stream, capturing_p))                                                                     \
+  R(const halo_exec_ops *, halo_exec_cuda, (void), (), NULL)
+
+/* The module's table: its ABI, the version it was built from, and its
+ * functions. */
+#define HALO_MODULE_MEMBER_S_(name, params, args)                 halo_status(*name) params;
+#define HALO_MODULE_MEMBER_V_(name, params, args)                 void(*name) params;
+#define HALO_MODULE_MEMBER_R_(type, name, params, args, fallback) type(*name) params;
+typedef struct {
+  int abi;
+  const char *version;
+  size_t size; /* sizeof the table */
+  halo_status (*device_create)(MPI_Comm comm, int device_id, halo_device **dev_p);
+  halo_status (*measure_device)(halo_measure *c);
+  HALO_CUDA_MODULE_CALLS(HALO_MODULE_MEMBER_S_, HALO_MODULE_MEMBER_V_, HALO_MODULE_MEMBER_R_)
+} halo_cuda_module;
+
+/* The symbol the module defines and dlsym finds. */
+#define HALO_CUDA_MODULE_SYMBOL "halo_cuda_module_table"
+
+#endif
