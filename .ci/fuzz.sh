@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 time_each=${FUZZ_TIME:-60}
-targets=(fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli)
+targets=(fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli fuzz_env fuzz_amg)
 build="build-fuzz"
 
 # clang with its libFuzzer runtime: installed here when missing (as root, Debian)
@@ -29,7 +29,7 @@ if ! command -v clang >/dev/null || ! has_fuzzer; then
 fi
 mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DHALO_FUZZ=ON -DHALO_ENABLE_CUDA=OFF \
-  -DHALO_ENABLE_PETSC=OFF -DHALO_ENABLE_HYPRE=OFF -DBUILD_TESTING=OFF \
+  -DHALO_ENABLE_PETSC=OFF -DHALO_ENABLE_HYPRE=ON -DBUILD_TESTING=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build/configure.log" ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"

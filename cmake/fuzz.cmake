@@ -3,8 +3,10 @@
 # whole project is compiled for them: every C file gets the fuzzer's coverage
 # and both sanitizers, so a fuzz build is a build of its own (.ci/fuzz.sh:
 # build-fuzz, CC=clang). Targets: fuzz_mmio (Matrix Market), fuzz_hcsr
-# (.hcsr), fuzz_params (parameter files), fuzz_cli (option parsing); with
-# BUILD_TESTING, a test each runs its seed corpus (tests/fuzz/corpus/NAME).
+# (.hcsr), fuzz_params (parameter files), fuzz_cli (option parsing), fuzz_env
+# (the environment variables) and, with hypre, fuzz_amg (halo amg's input, to
+# BoomerAMG); with BUILD_TESTING, a test each runs its seed corpus
+# (tests/fuzz/corpus/NAME).
 if(NOT HALO_FUZZ)
   return()
 endif()
@@ -24,9 +26,17 @@ set(halo_fuzz_dir ${PROJECT_SOURCE_DIR}/tests/fuzz)
 set(halo_fuzz_cli_sources driver.c report.c cmd_spmv.c cmd_simulate.c json.c devmem.c
     cmd_params.c cmd_convert.c progress.c memory.c)
 list(TRANSFORM halo_fuzz_cli_sources PREPEND ${PROJECT_SOURCE_DIR}/tools/)
-foreach(t fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli)
+set(halo_fuzz_targets fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli fuzz_env)
+if(HALO_HAVE_HYPRE) # the adapter is defined later in CMakeLists.txt
+  list(APPEND halo_fuzz_targets fuzz_amg)
+endif()
+foreach(t ${halo_fuzz_targets})
   add_executable(${t} ${halo_fuzz_dir}/${t}.c)
-  target_link_libraries(${t} PRIVATE halo_internal m)
+  if(t STREQUAL "fuzz_amg") # the driver's amg on the shared library, as halo amg runs
+    target_link_libraries(${t} PRIVATE halo_hypre ${HYPRE_LIBRARY} halo m)
+  else()
+    target_link_libraries(${t} PRIVATE halo_internal m)
+  endif()
   target_link_options(${t} PRIVATE -fsanitize=fuzzer)
   target_compile_options(${t} PRIVATE ${halo_c_warnings})
   if(BUILD_TESTING) # each seed once (files, not the folder: nothing is added to it)
@@ -37,3 +47,11 @@ foreach(t fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli)
   endif()
 endforeach()
 target_sources(fuzz_cli PRIVATE ${halo_fuzz_cli_sources})
+if(HALO_HAVE_HYPRE)
+  set(halo_fuzz_amg_sources driver.c report.c json.c devmem.c progress.c memory.c cmd_amg.c
+      amg_hypre.c amg_sim.c)
+  list(TRANSFORM halo_fuzz_amg_sources PREPEND ${PROJECT_SOURCE_DIR}/tools/)
+  target_sources(fuzz_amg PRIVATE ${halo_fuzz_amg_sources})
+  target_compile_definitions(fuzz_amg PRIVATE HALO_TOOL_AMG=1)
+  target_include_directories(fuzz_amg SYSTEM PRIVATE ${HYPRE_INCLUDE_DIR})
+endif()

@@ -82,6 +82,25 @@ run 2 spmv --matrix "$matrix" --strategy standard --iterations 1 --warmup 0
 none
 run 1 convert "$matrix" "$out/m2.hcsr"
 none
+# white space around the value is not part of it
+export HALO_PROGRESS=" 1 "
+run 1 convert "$matrix" "$out/m3.hcsr"
+has "halo: writing m3.hcsr: 100% ("
+# neither 0 nor 1: every command refuses it (exit 2), rank 0 says why
+for v in abc 2 "1 1"; do
+  for cmd in "spmv --gen lap2d:8" "simulate --gen lap2d:8 --ranks 2 --ranks-per-node 1" "convert --gen lap2d:8 $out/x.mtx"; do
+    n=$((n + 1))
+    rc=0
+    # shellcheck disable=SC2086
+    HALO_PROGRESS=$v $launcher 2 $flags "$halo" $cmd >"$out/$n.out" 2>&1 || rc=$?
+    got=$(grep -cF "halo: HALO_PROGRESS='$v': expected 0 or 1" "$out/$n.out")
+    if [ "$rc" -ne 2 ] || [ "$got" -ne 1 ]; then
+      echo "FAIL: HALO_PROGRESS='$v' halo $cmd: exit $rc (expected 2), the message $got times (expected 1):"
+      cat "$out/$n.out"
+      fail=1
+    fi
+  done
+done
 unset HALO_PROGRESS # stderr is a file: no progress lines
 run 2 spmv --matrix "$matrix" --strategy standard --iterations 1 --warmup 0
 none

@@ -47,6 +47,14 @@ feed "$out/bad.mtx" sh -c "printf '%s\nthree by three\n' '$head'; yes '1 1 1.0'"
 run 2 1 "its size line 'three by three' is not three integers" spmv --matrix "$out/bad.mtx"
 feed "$out/good.mtx" sh -c "printf '%s\n%% a comment\n3 3 3\n1 1 2.0\n2 2 2.0\n3 3 2.0\n' '$head'"
 run 2 0 "check: max relative error" spmv --matrix "$out/good.mtx" --check --iterations 2
+# a directory named like an input: said to be one, on every rank (issue 44 item 6)
+rm -rf "$out/dir.hcsr" "$out/dir.mtx"
+mkdir -p "$out/dir.hcsr" "$out/dir.mtx"
+run 2 1 "cannot read '$out/dir.hcsr': it is a directory" spmv --matrix "$out/dir.hcsr"
+run 2 1 "cannot read '$out/dir.mtx': it is a directory" spmv --matrix "$out/dir.mtx"
+run 1 1 "cannot read '$out/dir.hcsr': it is a directory" simulate --matrix "$out/dir.hcsr" --ranks 4 --ranks-per-node 2
+run 1 1 "cannot read '$out/dir.mtx': it is a directory" convert "$out/dir.mtx" "$out/x.hcsr"
+rmdir "$out/dir.hcsr" "$out/dir.mtx"
 rm -f "$out"/*.mtx
 [ "$fail" -eq 0 ] && echo "$n passed, 0 failed"
 exit "$fail"

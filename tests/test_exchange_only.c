@@ -488,7 +488,17 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin, c
     const int64_t starts[2] = {0, 1};
     CHECK_ERR(halo_plan_create_from_lists(comm, 1, rank == 0 ? 1 : 0, &one, starts, 0, &zero,
                                           starts, NULL, NULL, &p),
-              HALO_ERR_INCONSISTENT, "the send and receive lists do not match across ranks");
+              HALO_ERR_INCONSISTENT,
+              "rank 0: the send and receive lists do not match across ranks: rank 0 expects 1 "
+              "values from rank 1, whose send list has 0 for it");
+    /* the same peers, other counts: rank 1 sends 2 entries to rank 0, which expects 1 */
+    const int zero_rank = 0;
+    const int64_t idx2[2] = {0, 0}, two[2] = {0, 2};
+    CHECK_ERR(halo_plan_create_from_lists(comm, 1, rank == 0 ? 1 : 0, &one, starts,
+                                          rank == 1 ? 1 : 0, &zero_rank, two, idx2, NULL, &p),
+              HALO_ERR_INCONSISTENT,
+              "rank 0: the send and receive lists do not match across ranks: rank 0 expects 1 "
+              "values from rank 1, whose send list has 2 for it");
   }
   free(r2), free(r), free(r_std), free(idx), free(owners), free(slots);
   halo_matrix_destroy(&A);

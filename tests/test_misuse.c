@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
               "plan options differ across ranks: ranks_per_node is 1 on some ranks and 2");
     o = halo_plan_options_default();
     o.strategy = rank == last ? HALO_STRATEGY_3STEP : HALO_STRATEGY_2STEP;
-    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT, "strategy is 1 on some");
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT, "strategy is 2step on some");
   }
   /* a bad HALO_RANKS_PER_NODE on every rank; the option wins over it */
   setenv("HALO_RANKS_PER_NODE", "two", 1);

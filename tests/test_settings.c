@@ -138,8 +138,20 @@ int main(int argc, char **argv) {
   if (P > 1) {
     o = d;
     o.params = rank == 0 ? "lassen" : "/nonexistent/params.txt";
+    /* the same message on every rank: rank 0's set and the first other one */
     CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT,
-              "params names another parameter set on some ranks");
+              "params is 'lassen' on rank 0 and '/nonexistent/params.txt' on rank 1 (the option, "
+              "or HALO_PARAMS)");
+    /* values as a user gives them: names, and autotune's default as a word */
+    o = d;
+    o.autotune = rank == 0 ? -1 : 5;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT,
+              "autotune is 'close' (the default: time the candidates the model cannot tell "
+              "apart) on some ranks and 5 on others (the option, or HALO_AUTOTUNE)");
+    o = d;
+    o.strategy = rank == 0 ? HALO_STRATEGY_STANDARD : HALO_STRATEGY_3STEP;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT,
+              "strategy is standard on some ranks and 3step on others");
   }
   halo_matrix_destroy(&A);
   halo_csr_free(&rows);

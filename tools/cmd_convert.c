@@ -50,7 +50,7 @@ static int convert(const char *in_path, const char *gen_spec, const char *out_pa
   halo_csr A;
   halo_status st;
   memset(&A, 0, sizeof A);
-  progress_setup(0, quiet);
+  if (progress_setup(0, quiet)) return EXIT_USAGE;
   progress_begin(gen_spec ? gen_spec : in_path);
   double t0 = MPI_Wtime();
   if (gen_spec) {

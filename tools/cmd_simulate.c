@@ -267,7 +267,7 @@ static int run(int argc, char **argv) {
                 .gpus_per_node = (int)G,
                 .ranks_per_gpu = G > 0 ? (int)(((K < P ? K : P) + G - 1) / G) : 0};
   double t0 = MPI_Wtime();
-  progress_setup(0, out.quiet);
+  if (progress_setup(0, out.quiet)) return EXIT_USAGE;
   progress_begin(in.gen_spec ? in.gen_spec : in.matrix_path);
   char why[1024];
   halo_status st = load_whole(&in, (int)P, (int)K, &M, why, sizeof why);

@@ -253,7 +253,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     }
   }
   in.ranks_per_node = opts.ranks_per_node;
-  progress_setup(rank, out.quiet);
+  if (progress_setup(rank, out.quiet)) return EXIT_USAGE;
   halo_plan_options resolved; /* the option timeline, or HALO_TIMELINE */
   const int timeline = halo_plan_options_resolve(&opts, &resolved) == HALO_SUCCESS &&
                        resolved.timeline == 1 && opts.memory == HALO_MEMORY_DEVICE;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty */
 #include "progress.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +39,28 @@ static int on_terminal(void) {
   return isatty(STDOUT_FILENO) && fstat(STDERR_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode);
 }
 
-void progress_setup(int rank, int quiet) {
+int progress_setup(int rank, int quiet) {
   const char *env = getenv("HALO_PROGRESS");
+  int v = -1; /* unset or empty */
+  if (env) { /* 0 or 1, white space around it aside */
+    const char *b = env, *e = env + strlen(env);
+    while (*b && isspace((unsigned char)*b)) b++;
+    while (e > b && isspace((unsigned char)e[-1])) e--;
+    if (e - b == 1 && (*b == '0' || *b == '1'))
+      v = *b - '0';
+    else if (e > b) {
+      if (rank == 0) fprintf(stderr, "halo: HALO_PROGRESS='%s': expected 0 or 1\n", env);
+      return 1;
+    }
+  }
   P.tty = on_terminal();
-  if (rank != 0 || quiet || (env && strcmp(env, "0") == 0))
+  if (rank != 0 || quiet || v == 0)
     P.mode = PROGRESS_OFF;
-  else if (env && strcmp(env, "1") == 0)
+  else if (v == 1)
     P.mode = PROGRESS_ALWAYS;
   else
     P.mode = P.tty ? PROGRESS_AUTO : PROGRESS_OFF;
+  return 0;
 }
 
 /* 1234567 -> "1.2 M" (decimal prefixes; bytes with a unit of their own). */

@@ -9,8 +9,10 @@
 #define HALO_TOOLS_PROGRESS_H
 
 /* Whether this process draws progress lines (rank 0, not quiet, the
- * terminal or HALO_PROGRESS); once per command, before progress_begin. */
-void progress_setup(int rank, int quiet);
+ * terminal or HALO_PROGRESS); once per command, before progress_begin.
+ * Nonzero for a HALO_PROGRESS that is neither 0 nor 1 (rank 0 says so): the
+ * command then stops with EXIT_USAGE on every rank. */
+int progress_setup(int rank, int quiet);
 
 /* The io calls that follow report about @p name (a file, shown without its
  * directories, or a generated matrix's spec). */

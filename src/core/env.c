@@ -145,10 +145,11 @@ halo_status halo_settings_input_limit(int64_t *bytes_p) {
   char *end;
   errno = 0;
   long long x = strtoll(text, &end, 10);
+  const int digits = end != text; /* "M" alone is no number (found by fuzz_env) */
   int64_t scale = 1;
-  for (size_t k = 0; *end && k < sizeof units / sizeof units[0]; k++)
+  for (size_t k = 0; digits && *end && k < sizeof units / sizeof units[0]; k++)
     if (*end == units[k].suffix && end[1] == '\0') scale = units[k].scale, end++;
-  if (errno || end == text || *end != '\0' || x < 0 || x > INT64_MAX / scale)
+  if (errno || !digits || *end != '\0' || x < 0 || x > INT64_MAX / scale)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "HALO_INPUT_LIMIT='%s': expected bytes, 0 or more, with an optional k, M, G "
                       "or T (10^3, 10^6, 10^9, 10^12), or none",

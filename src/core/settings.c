@@ -141,6 +141,46 @@ static int64_t hash_string(const char *t) {
   return (int64_t)(h >> 1);
 }
 
+/* An option's value as the user gives it: a name for the enumerations, a
+ * word for autotune's resolved default. */
+static void option_value(const char *name, int64_t v, char *buf, size_t len) {
+  const char *word = NULL;
+  if (strcmp(name, "strategy") == 0)
+    word = halo_strategy_name((halo_strategy)v);
+  else if (strcmp(name, "memory") == 0)
+    word = halo_memory_name((halo_memory)v);
+  else if (strcmp(name, "transport") == 0)
+    word = halo_transport_name((halo_transport)v);
+  else if (strcmp(name, "autotune") == 0 && v == HALO_AUTOTUNE_CLOSE)
+    word = "'close' (the default: time the candidates the model cannot tell apart)";
+  if (word && strcmp(word, "unknown") != 0)
+    snprintf(buf, len, "%s", word);
+  else
+    snprintf(buf, len, "%lld", (long long)v);
+}
+
+/* The parameter sets differ: the same message on every rank, naming rank 0's
+ * and the first rank whose set is another. Collective. */
+static halo_status params_differ(MPI_Comm comm, const halo_settings *s) {
+  enum { LEN = 256 };
+  char mine[LEN], first[LEN], other[LEN];
+  int rank, size;
+  HALO_MPI(MPI_Comm_rank(comm, &rank));
+  HALO_MPI(MPI_Comm_size(comm, &size));
+  snprintf(mine, LEN, "%s", s->params ? s->params : "the machine's file");
+  memcpy(first, mine, LEN);
+  HALO_MPI(MPI_Bcast(first, LEN, MPI_CHAR, 0, comm));
+  int at = strcmp(first, mine) != 0 ? rank : size, r = size;
+  HALO_MPI(MPI_Allreduce(&at, &r, 1, MPI_INT, MPI_MIN, comm));
+  if (r == size) r = 0; /* the same text, told apart past its first LEN bytes */
+  memcpy(other, mine, LEN);
+  HALO_MPI(MPI_Bcast(other, LEN, MPI_CHAR, r, comm));
+  return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                    "plan options differ across ranks: params is '%s' on rank 0 and '%s' on "
+                    "rank %d (the option, or HALO_PARAMS)",
+                    first, other, r);
+}
+
 halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
   const halo_plan_options *o = &s->opts;
   /* each option, and the environment variable that may give it */
@@ -185,17 +225,15 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
   HALO_MPI(MPI_Allreduce(v, hi, N, MPI_INT64_T, MPI_MAX, comm));
   for (int i = 0; i < N; i++) {
     if (lo[i] == hi[i]) continue;
-    if (i == N - 1)
-      return HALO_ERROR(HALO_ERR_INCONSISTENT,
-                        "plan options differ across ranks: params names another parameter set "
-                        "on some ranks ('%s' here; the option, or HALO_PARAMS)",
-                        s->params ? s->params : "the machine's file");
-    char from[64] = "";
+    if (i == N - 1) return params_differ(comm, s);
+    char from[64] = "", a[128], b[128];
     if (names[i][1]) snprintf(from, sizeof from, " (the option, or %s)", names[i][1]);
+    option_value(names[i][0], lo[i], a, sizeof a);
+    option_value(names[i][0], hi[i], b, sizeof b);
     return HALO_ERROR(HALO_ERR_INCONSISTENT,
-                      "plan options differ across ranks: %s is %lld on some ranks and %lld on "
+                      "plan options differ across ranks: %s is %s on some ranks and %s on "
                       "others%s",
-                      names[i][0], (long long)lo[i], (long long)hi[i], from);
+                      names[i][0], a, b, from);
   }
   return HALO_SUCCESS;
 }

@@ -142,6 +142,12 @@ halo_status halo_file_open_read(const char *path, FILE **fp_p) {
     return HALO_ERROR(HALO_ERR_IO, "cannot open '%s': %s", path,
                       err ? strerror(err) : "unknown error");
   }
+  struct stat sb; /* fopen opens a directory for reading; its first read fails */
+  if (fstat(fileno(*fp_p), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(*fp_p);
+    *fp_p = NULL;
+    return HALO_ERROR(HALO_ERR_IO, "cannot read '%s': it is a directory", path);
+  }
   return HALO_SUCCESS;
 }
 

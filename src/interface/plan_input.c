@@ -213,6 +213,40 @@ cleanup:
   return st;
 }
 
+/* The lists do not match (their hashes say so): find the lowest rank that
+ * expects from some rank another count than that rank sends it, and say so on
+ * every rank (HALO_ERR_INCONSISTENT). Collective; O(ranks) memory, on this
+ * error path only. */
+static halo_status lists_mismatch(halo_context *ctx, int n_recv, const int *recv_ranks,
+                                  const int64_t *recv_starts, int n_send, const int *send_ranks,
+                                  const int64_t *send_starts) {
+  halo_status st = HALO_SUCCESS;
+  const int P = ctx->size;
+  int64_t *sends = NULL, *told = NULL, *expects = NULL;
+  st = HALO_CALLOC(sends, P);
+  if (st == HALO_SUCCESS) st = HALO_CALLOC(told, P);
+  if (st == HALO_SUCCESS) st = HALO_CALLOC(expects, P);
+  HALO_TRY(halo_agree(ctx->comm, st));
+  for (int j = 0; j < n_send; j++) sends[send_ranks[j]] += send_starts[j + 1] - send_starts[j];
+  for (int j = 0; j < n_recv; j++) expects[recv_ranks[j]] += recv_starts[j + 1] - recv_starts[j];
+  HALO_TRY_MPI(MPI_Alltoall(sends, 1, MPI_INT64_T, told, 1, MPI_INT64_T, ctx->comm));
+  for (int q = 0; q < P && st == HALO_SUCCESS; q++)
+    if (told[q] != expects[q])
+      st = HALO_ERROR(HALO_ERR_INCONSISTENT,
+                      "the send and receive lists do not match across ranks: rank %d expects "
+                      "%lld values from rank %d, whose send list has %lld for it",
+                      ctx->rank, (long long)expects[q], q, (long long)told[q]);
+  st = halo_agree(ctx->comm, st);
+  if (st == HALO_SUCCESS) /* the counts match, so the hashes cannot differ: not expected */
+    st = HALO_ERROR(HALO_ERR_INCONSISTENT,
+                    "the send and receive lists do not match across ranks");
+cleanup:
+  halo_free(sends);
+  halo_free(told);
+  halo_free(expects);
+  return st;
+}
+
 halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_recv,
                                         const int *recv_ranks, const int64_t *recv_starts,
                                         int n_send, const int *send_ranks,
@@ -254,10 +288,8 @@ halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_re
       if (recv_starts[j + 1] > recv_starts[j])
         h ^= message_hash(recv_ranks[j], ctx->rank, recv_starts[j + 1] - recv_starts[j]);
     HALO_TRY_MPI(MPI_Allreduce(&h, &all, 1, MPI_UINT64_T, MPI_BXOR, ctx->comm));
-    if (all != 0)
-      HALO_FAIL(HALO_ERR_INCONSISTENT,
-                "the send and receive lists do not match across ranks: a rank expects a message "
-                "that is not sent, or of another size, or sends one that is not expected");
+    if (all != 0) HALO_TRY(lists_mismatch(ctx, n_recv, recv_ranks, recv_starts, n_send, send_ranks,
+                                          send_starts));
   }
   const int64_t n_slots = n_recv ? recv_starts[n_recv] : 0;
   st = HALO_ALLOC(slot_ids, n_slots);

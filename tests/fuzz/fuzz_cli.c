@@ -9,6 +9,7 @@
  * partitions, strategies, transports, memory kinds). Standard output goes
  * to /dev/null (.ci/fuzz.sh also drops the commands' messages on standard
  * error: -close_fd_mask=3); stdin is /dev/null, for `params show /dev/stdin`. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <sanitizer/lsan_interface.h>
 #include <string.h>
 
@@ -20,6 +21,10 @@ enum { MAX_ARGS = 64, MAX_ARG = 4096 };
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   int provided;
+  /* no signal handlers of Open MPI's: a failed property's abort stays libFuzzer's, which
+   * saves the input (Open MPI's handler, installed after libFuzzer's, ended the process
+   * without it) */
+  setenv("OMPI_MCA_opal_signal", "", 1);
   __lsan_disable(); /* what MPI keeps to the end is not the commands' */
   MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
   __lsan_enable();

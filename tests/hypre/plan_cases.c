@@ -177,8 +177,12 @@ int main(int argc, char **argv)
     check(through == 1, "the products' exchanges did not go through halo's plan", rank);
     halo_hypre_records_free(&recs);
   }
-  check(halo_hypre_matvec(1.0, NULL, (hypre_ParVector *)x, 0.0, (hypre_ParVector *)y) != 0,
-        "halo_hypre_matvec accepted a NULL matrix", rank);
+  HYPRE_ClearAllErrors();
+  /* hypre's code for a bad argument: HYPRE_ERROR_ARG with its number (the matrix: 2) */
+  check(halo_hypre_matvec(1.0, NULL, (hypre_ParVector *)x, 0.0, (hypre_ParVector *)y) ==
+            (HYPRE_ERROR_ARG | (2 << 3)),
+        "halo_hypre_matvec did not refuse a NULL matrix as argument 2", rank);
+  HYPRE_ClearAllErrors();
   check(halo_hypre_matvec(1.0, A, (hypre_ParVector *)y, 0.0, (hypre_ParVector *)y) != 0,
         "halo_hypre_matvec accepted an x that does not fit", rank);
   HYPRE_ClearAllErrors();
@@ -187,6 +191,25 @@ int main(int argc, char **argv)
   check(errt <= 1e-14, "halo_spmv_transpose differs from hypre's transpose product", rank);
   double e[2] = {err, errt}, E[2];
   MPI_Reduce(e, E, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  { /* the report's communicator is checked: MPI_COMM_NULL and an intercommunicator refused */
+    halo_hypre_record *recs = NULL;
+    int n_recs = -1;
+    check(halo_hypre_records(MPI_COMM_NULL, &recs, &n_recs) == HALO_ERR_INVALID_ARG && !recs,
+          "halo_hypre_records(MPI_COMM_NULL) is not refused", rank);
+    check(halo_hypre_view(MPI_COMM_NULL, stdout) == HALO_ERR_INVALID_ARG,
+          "halo_hypre_view(MPI_COMM_NULL) is not refused", rank);
+    if (size >= 2) {
+      MPI_Comm half, inter;
+      MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+      MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 77, &inter);
+      check(halo_hypre_records(inter, &recs, &n_recs) == HALO_ERR_INVALID_ARG,
+            "halo_hypre_records(an intercommunicator) is not refused", rank);
+      check(halo_hypre_view(inter, stdout) == HALO_ERR_INVALID_ARG,
+            "halo_hypre_view(an intercommunicator) is not refused", rank);
+      MPI_Comm_free(&inter);
+      MPI_Comm_free(&half);
+    }
+  }
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {

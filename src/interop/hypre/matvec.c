@@ -29,7 +29,9 @@ static HYPRE_Int product(int transpose, HYPRE_Complex alpha, hypre_ParCSRMatrix 
                          hypre_ParVector *x, HYPRE_Complex beta, hypre_ParVector *y)
 {
   if (!A || !x || !y) {
-    hypre_error_in_arg(!A ? 2 : !x ? 3 : 5);
+    /* hypre's macro does not parenthesise its argument: the argument number first */
+    const int arg = !A ? 2 : !x ? 3 : 5;
+    hypre_error_in_arg(arg);
     return hypre_error_flag;
   }
   /* the sizes, as hypre checks them */

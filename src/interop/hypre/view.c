@@ -130,8 +130,12 @@ halo_status halo_hypre_records(MPI_Comm comm, halo_hypre_record **records_p, int
   if (!records_p || !n_p) return HALO_ERR_INVALID_ARG;
   *records_p = NULL;
   *n_p = 0;
+  /* the communicator checked before any MPI call on it (MPI_COMM_NULL, an
+   * intercommunicator: HALO_ERR_INVALID_ARG, as every entry point of halo's) */
+  halo_status st = halo_status_agree(comm, HALO_SUCCESS);
+  if (st != HALO_SUCCESS) return st;
   int aligned = 0;
-  halo_status st = gather(comm, records_p, n_p, &aligned);
+  st = gather(comm, records_p, n_p, &aligned);
   if (st == HALO_SUCCESS && !aligned) {
     halo_hypre_records_free(records_p);
     *n_p = 0;
@@ -150,10 +154,12 @@ void halo_hypre_records_free(halo_hypre_record **records_p)
 halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
 {
   int rank = 0, size = 1, n = 0, aligned = 0;
+  halo_status st = halo_status_agree(comm, out ? HALO_SUCCESS : HALO_ERR_INVALID_ARG);
+  if (st != HALO_SUCCESS) return st; /* the communicator, checked as halo_hypre_records does */
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   halo_hypre_record *recs = NULL;
-  halo_status st = gather(comm, &recs, &n, &aligned);
+  st = gather(comm, &recs, &n, &aligned);
   if (st != HALO_SUCCESS || rank != 0) {
     free(recs);
     return st;
