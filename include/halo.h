@@ -275,27 +275,27 @@ void halo_matrix_destroy(halo_matrix *A_p);
 /* Plan: the halo exchange of a vector layout, and the product of a matrix   */
 /* ------------------------------------------------------------------------ */
 
-/** The local product's kernel on the device (plan option local_kernel). */
-typedef enum {
-  HALO_LOCAL_KERNEL_DEFAULT = -1, /**< HALO_LOCAL_KERNEL ("halo" or "cusparse"), else halo */
-  HALO_LOCAL_KERNEL_HALO = 0,     /**< halo's CSR kernel: a group of threads per row */
-  HALO_LOCAL_KERNEL_CUSPARSE = 1  /**< cuSPARSE's cusparseSpMV (CSR), preprocessed at plan time */
-} halo_local_kernel;
-
 /** Most exchanges of one plan that may be in flight at once (max_exchanges). */
 #define HALO_MAX_EXCHANGES 64
 
 /**
- * Options of a plan. Start from halo_plan_options_default(); every rank of
- * the plan must pass the same values, device_id and stream excepted
- * (checked: HALO_ERR_INCONSISTENT, naming the option).
+ * Options of a plan: what a user chooses. Start from
+ * halo_plan_options_default(); every rank of the plan must pass the same
+ * values, device_id and stream excepted (checked: HALO_ERR_INCONSISTENT,
+ * naming the option).
  *
- * Settings. Several options may also be given by an environment variable,
- * named beside each: an option left at -1 (0 for ranks_per_node, NULL for
- * params) takes the variable when it is set, else the default; a value the
- * caller sets wins over the variable. Every value, given or read, is checked
- * when the plan is made (HALO_ERR_INVALID_ARG naming the option and the
- * variable) and must agree across ranks.
+ * Several options may also be given by an environment variable, named beside
+ * each: an option left at -1 (0 for ranks_per_node, NULL for params) takes
+ * the variable when it is set, else the default; a value the caller sets
+ * wins over the variable. Every value, given or read, is checked when the
+ * plan is made (HALO_ERR_INVALID_ARG naming the option and the variable) and
+ * must agree across ranks.
+ *
+ * The knobs of halo's components (the device product's kernel, the ipc
+ * transport's signals, timings, ...) are not options but named settings,
+ * given as one string (the field settings, or HALO_SETTINGS):
+ * halo_setting_get_info() lists them, `halo spmv --list-settings` prints
+ * them.
  */
 typedef struct {
   halo_strategy strategy; /**< default HALO_STRATEGY_AUTO: the model (params) and a timed trial
@@ -362,71 +362,17 @@ typedef struct {
    *  saves their buffers and, in device plans, the transposed index arrays of
    *  the matrix (8 bytes per entry). -1 (default): 1. */
   int reverse;
-  /** Device memory: 1 treats MPI as CUDA-aware (transport mpi-device), 0
-   *  never; -1 (default): HALO_GPU_AWARE_MPI (0 or 1), else ask the MPI
-   *  library (MPIX_Query_cuda_support). */
-  int gpu_aware_mpi;
-  /** Device memory: the local product's kernel; default
-   *  HALO_LOCAL_KERNEL_DEFAULT (HALO_LOCAL_KERNEL, else halo's). */
-  halo_local_kernel local_kernel;
-  /** Kernel cusparse: CUSPARSE_SPMV_CSR_ALG1 (1) or ALG2 (2); -1 (default):
-   *  HALO_CUSPARSE_ALG, else 2 (the same bits on every run). */
-  int cusparse_alg;
-  /** halo's kernel: threads per row, 1 to 32, a power of 2, or 0 to choose
-   *  from the mean row length; -1 (default): HALO_SPMV_GROUP, else 0. */
-  int spmv_group;
-  /** halo's kernel: entries each thread loads per step, 1, 2 or 4 (the bits
-   *  of the result do not depend on it); -1 (default): HALO_SPMV_UNROLL,
-   *  else 4. */
-  int spmv_unroll;
-  /** halo's kernel: at most this many 256-thread blocks for the diagonal
-   *  product (they stride over the rows), leaving room on the GPU for the
-   *  exchange's kernels; 0: no cap; -1 (default): HALO_SPMV_MAX_BLOCKS,
-   *  else 0. */
-  int64_t spmv_max_blocks;
-  /** halo's kernel: its preferred shared-memory carveout, 0 to 100 percent
-   *  (an experiment on overlap); -1 (default): HALO_SPMV_CARVEOUT, else the
-   *  driver's choice. */
-  int spmv_carveout;
-  /** halo's kernel: rows of more entries than this are split across warps
-   *  (the long-row kernel, a fixed order of sums: the same bits on every
-   *  run); 0 chooses from the block's rows (more than 32 steps of the row's
-   *  group of threads); -1 (default): HALO_SPMV_LONG_ROW, else 0. */
-  int64_t spmv_long_row;
-  /** Device memory: 1 makes halo_spmv enqueue the local product before it
-   *  starts the exchange (the product then need not wait for the host work of
-   *  the exchange's start), 0 the other order; -1 (default):
-   *  HALO_SPMV_PRODUCT_FIRST, else 1. */
-  int product_first;
-  /** Device memory, without a stream of the caller's: 0 the communicator's
-   *  blocking compute stream, 1 a non-blocking one (not ordered with the
-   *  legacy default stream; an experiment); -1 (default):
-   *  HALO_COMPUTE_STREAM ("blocking" or "nonblocking"), else 0. */
-  int compute_stream;
-  /** Device memory: 1 records, with timing events, when the products and the
-   *  exchange's transfers start and end on the GPU (halo_plan_timeline); -1
-   *  (default): HALO_TIMELINE, else 0. */
-  int timeline;
-  /** Device memory: 1 times the staged transport's copies with events
-   *  (halo_plan_copy_times); -1 (default): HALO_EXEC_TIMING, else 0. */
-  int copy_timing;
-  /** Device memory, transport ipc: how a sender and a receiver tell each
-   *  other that a message is packed and that it was read. 1 ("device"):
-   *  64-bit flags in device memory, written and waited for by the GPUs'
-   *  streams (cuStreamWriteValue64 / cuStreamWaitValue64), so that the host
-   *  never waits for a peer and the exchange stays ordered on the stream;
-   *  0 ("host"): interprocess events and 0-byte MPI messages. A
-   *  communication helper (a rank without rows) and its peers always use
-   *  "host", and so does every rank where one rank's GPU lacks 64-bit stream
-   *  memory operations. 2 ("auto"): "device" where every rank has a GPU of
-   *  its own, else "host" (ranks that share a GPU measured slower with
-   *  "device", with and without MPS). -1 (default): HALO_IPC_SIGNAL, else
-   *  "auto". */
-  int ipc_signal;
-  /** Largest count of one MPI message, in values: larger messages travel in
-   *  pieces (a test of the path of counts past 2^31); -1 (default):
-   *  HALO_DEBUG_MAX_COUNT, else INT_MAX. */
-  int64_t max_message_count;
+  /** The components' settings, "NAME=VALUE,NAME=VALUE" (white space around
+   *  names and values is ignored; a name given twice takes its last value),
+   *  e.g. "spmv.group=8,ipc.signal=host": each setting is declared once, with
+   *  its values, default and the component that reads it
+   *  (halo_setting_get_info()). A setting the string does not name takes
+   *  HALO_SETTINGS (the same syntax), else its own environment variable where
+   *  it has one (HALO_SPMV_GROUP, ...), else its default. NULL (default):
+   *  none. An unknown name or a bad value: HALO_ERR_INVALID_ARG naming it;
+   *  ranks whose settings differ: HALO_ERR_INCONSISTENT. At most
+   *  HALO_SETTINGS_MAX characters. */
+  const char *settings;
   /** The longest an exchange waits for its MPI messages, in milliseconds: past
    *  it the exchange returns HALO_ERR_TIMEOUT on this rank (a peer failed or
    *  stopped) instead of waiting for ever; it then waits up to the limit
@@ -462,6 +408,39 @@ typedef struct {
    *  HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
   int64_t exchange_timeout_ms;
 } halo_plan_options;
+
+/** Longest settings string (halo_plan_options.settings, HALO_SETTINGS). */
+#define HALO_SETTINGS_MAX 1024
+
+/** A named setting of one of halo's components (halo_setting_get_info()). */
+typedef struct {
+  const char *name;      /**< "spmv.group": the component, a dot, the knob */
+  const char *component; /**< what reads it: "spmv" (the device product), "device" (a
+                              communicator's GPU), "ipc", "staged", "exec" (every executor) */
+  const char *env;       /**< the environment variable that gives it alone, or NULL */
+  const char *deflt;     /**< its default, as a value or in words */
+  const char *doc;       /**< what it does */
+  char values[160];      /**< what it may hold: "0 to 32, a power of 2 or 0", "host, device or
+                              auto" */
+} halo_setting_info;
+
+/** The number of settings (their indices are 0 to this - 1). */
+int halo_setting_count(void);
+
+/** The setting of index i. @return HALO_ERR_OUT_OF_RANGE past the last,
+ *  HALO_ERR_INVALID_ARG for info NULL. */
+halo_status halo_setting_get_info(int i, halo_setting_info *info);
+
+/**
+ * The value a plan with these options would use for setting name (options
+ * opts or the defaults for NULL, then HALO_SETTINGS, the setting's variable
+ * and its default): an integer, or the index of its word ("host" 0, "device"
+ * 1, ...). Not collective.
+ * @return HALO_ERR_INVALID_ARG for an unknown name, or a bad value in the
+ *         options or the environment (naming it).
+ */
+halo_status halo_plan_options_setting(const halo_plan_options *opts, const char *name,
+                                      int64_t *value_p);
 
 /** Default message_cap of the Split strategy, in bytes. */
 #define HALO_DEFAULT_MESSAGE_CAP 16384
@@ -698,7 +677,7 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
  * cudaStreamCaptureModeRelaxed; the graph's every launch is a product; every
  * rank must launch it alike) transport nccl: ipc's signals carry each
  * exchange's number, which a graph would replay unchanged. Device plans made
- * from a matrix; the option timeline off.
+ * from a matrix; the setting device.timeline off.
  * @return HALO_ERR_INVALID_ARG for a host plan, HALO_ERR_UNSUPPORTED saying
  *         why the plan's exchange cannot run in stream order (or be captured),
  *         on every rank alike.
@@ -834,21 +813,21 @@ halo_status halo_plan_get_candidates(halo_plan plan, int max, halo_candidate *ca
                                      int *best_p);
 
 /**
- * With the option timeline (device plans): the mean seconds, over the
+ * With the setting device.timeline (device plans): the mean seconds, over the
  * products since the last call, from the exchange's start (x ready) to the
  * end of the diagonal product (seconds[0]), and to the start and end of the
  * exchange's transfer on the GPU (seconds[1], seconds[2]: the NCCL group, the
  * staged copies down and up, the IPC copies); n_p: how many products were
  * recorded. Resets the sums. Not collective.
- * @return HALO_ERR_STATE for a plan made without the option.
+ * @return HALO_ERR_STATE for a plan made without the setting.
  */
 halo_status halo_plan_timeline(halo_plan plan, double seconds[3], int64_t *n_p);
 
 /**
- * With the option copy_timing (device plans, staged transport): the seconds
+ * With the setting staged.copy_timing (device plans, staged transport): the seconds
  * and bytes of the copies down to and up from pinned host memory of the
  * plan's own exchanges since the last call. Resets the sums. Not collective.
- * @return HALO_ERR_STATE for a plan made without the option.
+ * @return HALO_ERR_STATE for a plan made without the setting.
  */
 halo_status halo_plan_copy_times(halo_plan plan, double *seconds_down_p, double *seconds_up_p,
                                  int64_t *bytes_down_p, int64_t *bytes_up_p);

@@ -63,6 +63,13 @@ expect 2 "unknown strategy '4step' (known: standard, 2step, 3step, split, auto)"
 expect 0 "split" 3 spmv --gen lap2d:6 --strategy split --ranks-per-node 2 --message-cap 8 --iterations 1
 expect 0 "2step" 4 spmv --gen irregular:300,2 --ranks-per-node 3 --no-dedup --iterations 1
 HALO_RANKS_PER_NODE=x expect 1 "HALO_RANKS_PER_NODE='x' (option ranks_per_node): expected 1 or more" 2 spmv --gen lap2d:4
+# the components' settings: listed, given by --settings or HALO_SETTINGS, checked by name
+expect 0 "ipc.signal (ipc): transport ipc" 1 spmv --list-settings
+expect 0 "values: 0 to 32, a power of 2 or 0; default: 0 (from the mean row length); variable HALO_SPMV_GROUP" 1 spmv --list-settings
+expect 0 "standard" 2 spmv --gen lap2d:6 --iterations 1 --strategy standard --settings "spmv.group=8, ipc.signal=host"
+expect 1 "settings: unknown setting 'spmv.grup' (known: spmv.kernel," 2 spmv --gen lap2d:6 --iterations 1 --settings spmv.grup=8
+expect 1 "settings: ipc.signal=gpu: expected host, device or auto" 2 spmv --gen lap2d:6 --iterations 1 --settings ipc.signal=gpu
+HALO_SETTINGS="spmv.unroll=3" expect 1 "HALO_SETTINGS: spmv.unroll=3: expected 1 to 4, a power of 2" 2 spmv --gen lap2d:6 --iterations 1
 # the simulator
 expect 2 "give one of --matrix FILE or --gen SPEC" 1 simulate
 expect 2 "give --ranks P and --ranks-per-node K" 1 simulate --gen lap2d:4

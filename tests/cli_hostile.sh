@@ -40,6 +40,7 @@ printf '%%%%MatrixMarket matrix coordinate real general\n1000 1 1\n1 1 2.0\n' >"
 timed 0 "standard" 2 spmv --matrix "$out/empty_rows.mtx" --strategy standard --iterations 1
 HALO_INPUT_LIMIT=1k timed 1 "8 kB beyond its entries (16 bytes each); the limit is 1 kB" 2 spmv --matrix "$out/empty_rows.mtx"
 HALO_INPUT_LIMIT=9k timed 0 "standard" 2 spmv --matrix "$out/empty_rows.mtx" --strategy standard --iterations 1
+HALO_INPUT_LIMIT=" 1k " timed 1 "the limit is 1 kB" 2 spmv --matrix "$out/empty_rows.mtx" # white space around it
 HALO_INPUT_LIMIT=none timed 1 "many_entries.mtx: file ends after 2" 2 spmv --matrix "$data/many_entries.mtx"
 HALO_INPUT_LIMIT=lots timed 1 "HALO_INPUT_LIMIT='lots': expected bytes, 0 or more, with an optional k, M, G or T" 2 spmv --matrix "$out/empty_rows.mtx"
 

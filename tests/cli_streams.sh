@@ -47,6 +47,15 @@ feed "$out/bad.mtx" sh -c "printf '%s\nthree by three\n' '$head'; yes '1 1 1.0'"
 run 2 1 "its size line 'three by three' is not three integers" spmv --matrix "$out/bad.mtx"
 feed "$out/good.mtx" sh -c "printf '%s\n%% a comment\n3 3 3\n1 1 2.0\n2 2 2.0\n3 3 2.0\n' '$head'"
 run 2 0 "check: max relative error" spmv --matrix "$out/good.mtx" --check --iterations 2
+# a FIFO named .hcsr (read at offsets, in parallel: the distributed reader hung in the open of
+# the ranks that found no writer): refused before any open, on every rank
+not_hcsr="not a regular file (a pipe or a device): a .hcsr file is read at the offsets its header gives"
+rm -f "$out/fifo.hcsr"
+mkfifo "$out/fifo.hcsr" # no writer: an open would wait for ever
+run 2 1 "$not_hcsr" spmv --matrix "$out/fifo.hcsr"
+run 1 1 "$not_hcsr" simulate --matrix "$out/fifo.hcsr" --ranks 4 --ranks-per-node 2
+run 1 1 "$not_hcsr" convert "$out/fifo.hcsr" "$out/x.mtx"
+rm -f "$out/fifo.hcsr"
 # a directory named like an input: said to be one, on every rank (issue 44 item 6)
 rm -rf "$out/dir.hcsr" "$out/dir.mtx"
 mkdir -p "$out/dir.hcsr" "$out/dir.mtx"

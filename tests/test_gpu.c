@@ -66,7 +66,7 @@ static int transport_usable(halo_transport t) {
 }
 
 /* The transports of the loops, and one more: ipc with the signals its default
- * (ipc_signal auto) does not take here: on the host (0) where each rank has
+ * (setting ipc.signal auto) does not take here: on the host (0) where each rank has
  * a GPU of its own, on the GPU (1) where ranks share one. */
 #define N_VARIANTS (HALO_N_TRANSPORTS + 1)
 static int variant_usable(int v) {
@@ -74,7 +74,8 @@ static int variant_usable(int v) {
 }
 static void variant_set(int v, halo_plan_options *o) {
   o->transport = v == HALO_N_TRANSPORTS ? HALO_TRANSPORT_IPC : (halo_transport)v;
-  o->ipc_signal = v == HALO_N_TRANSPORTS ? ranks_per_gpu > 1 : -1;
+  if (v == HALO_N_TRANSPORTS)
+    o->settings = ranks_per_gpu > 1 ? "ipc.signal=device" : "ipc.signal=host";
 }
 static const char *variant_name(int v) {
   if (v != HALO_N_TRANSPORTS) return halo_transport_name((halo_transport)v);
@@ -223,7 +224,7 @@ static void check_new_values(MPI_Comm comm, halo_matrix A, const halo_csr *rows,
   double *d_v2 = to_device(v2, (size_t)nnz * sizeof(double));
   for (int kernel = 0; kernel < 2; kernel++) {
     halo_plan_options o = halo_plan_options_default();
-    o.local_kernel = kernel ? HALO_LOCAL_KERNEL_CUSPARSE : HALO_LOCAL_KERNEL_HALO;
+    o.settings = kernel ? "spmv.kernel=cusparse" : "spmv.kernel=halo";
     halo_plan plan;
     CHECK_OK(halo_plan_create(A, &o, &plan));
     CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
@@ -467,11 +468,12 @@ static void async_product(MPI_Comm comm) {
   for (int c = 0; c < 5; c++) {
     if (!transport_usable(cases[c].t)) continue;
     halo_plan_options o = halo_plan_options_default();
-    o.strategy = HALO_STRATEGY_STANDARD, o.transport = cases[c].t, o.ipc_signal = cases[c].sig;
+    o.strategy = HALO_STRATEGY_STANDARD, o.transport = cases[c].t;
+    o.settings = cases[c].sig < 0 ? NULL : cases[c].sig ? "ipc.signal=device" : "ipc.signal=host";
     o.memory = HALO_MEMORY_DEVICE;
     char what[128];
     snprintf(what, sizeof what, "halo_spmv_async, %s, ipc_signal %d",
-             halo_transport_name(o.transport), o.ipc_signal);
+             halo_transport_name(o.transport), cases[c].sig);
     halo_plan plan;
     CHECK_OK(halo_plan_create(m.A, &o, &plan));
     CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy)); /* the reference, and NCCL's connection */
@@ -569,11 +571,12 @@ static void long_rows(MPI_Comm comm) {
     halo_plan_options o = halo_plan_options_default();
     o.memory = HALO_MEMORY_DEVICE;
     o.transport = HALO_TRANSPORT_STAGED;
-    o.local_kernel = HALO_LOCAL_KERNEL_HALO;
-    o.spmv_long_row = bounds[c];
-    o.spmv_group = c == 3 ? 32 : 0;
+    char settings[128];
+    snprintf(settings, sizeof settings, "spmv.kernel=halo,spmv.long_row=%lld,spmv.group=%d",
+             (long long)bounds[c], c == 3 ? 32 : 0);
+    o.settings = settings;
     char what[64];
-    snprintf(what, sizeof what, "bound %lld, group %d", (long long)bounds[c], o.spmv_group);
+    snprintf(what, sizeof what, "bound %lld, group %d", (long long)bounds[c], c == 3 ? 32 : 0);
     halo_plan plan;
     CHECK_OK(halo_plan_create(A, &o, &plan));
     halo_stats st;

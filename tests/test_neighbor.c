@@ -120,7 +120,7 @@ static void misuse(MPI_Comm comm) {
   halo_plan_options o = halo_plan_options_default();
   halo_plan plan = NULL;
   o.strategy = HALO_STRATEGY_STANDARD, o.transport = HALO_TRANSPORT_NEIGHBOR;
-  o.max_message_count = 5; /* a row of lap2d:24 is 24 values */
+  o.settings = "exec.max_message_count=5"; /* a row of lap2d:24 is 24 values */
   CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_UNSUPPORTED,
             "of one count of MPI_Neighbor_alltoallv (an int): use host");
   CHECK(plan == NULL);
@@ -141,7 +141,7 @@ static void misuse(MPI_Comm comm) {
   CHECK_MSG(st.phase[0].transport == HALO_TRANSPORT_NEIGHBOR, "auto chose %s, not neighbor",
             halo_transport_name(st.phase[0].transport));
   halo_plan_destroy(&plan);
-  o.max_message_count = 5;
+  o.settings = "exec.max_message_count=5";
   CHECK_OK(halo_plan_create(A, &o, &plan));
   CHECK_OK(halo_plan_stats(plan, &st));
   CHECK_MSG(st.phase[0].transport == HALO_TRANSPORT_HOST,

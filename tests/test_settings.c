@@ -1,9 +1,12 @@
-/* Settings: every environment variable the library reads maps to a plan
- * option, is checked (a malformed value fails on every rank with a message
- * that names the variable and what it takes), gives way to an option the
- * caller sets, shows in halo_plan_options_resolve, and must agree across
- * ranks (a value on one rank only fails on every rank, naming the option and
- * the variable). */
+/* Options and settings: every environment variable the library reads maps
+ * to a plan option or a named setting, is checked (a malformed value fails on
+ * every rank with a message that names the variable and what it takes),
+ * gives way to what the caller gives, shows in halo_plan_options_resolve or
+ * halo_plan_options_setting, and must agree across ranks (a value on one rank
+ * only fails on every rank, naming the option or setting and the variable).
+ * The settings string (the field settings, HALO_SETTINGS): its syntax, its
+ * order of precedence, and for every declared setting a bad value refused
+ * naming it and a value on some ranks only refused as inconsistent. */
 #define _POSIX_C_SOURCE 200809L
 #include "verify.h"
 
@@ -12,26 +15,61 @@ typedef struct {
   const char *good; /* a value it takes */
   const char *bad;  /* one it refuses */
   const char *want; /* what the refusal says */
-} setting;
+  int option;       /* 1: it gives an option; 0: a setting */
+} variable;
 
-static const setting settings[] = {
-    {"HALO_RANKS_PER_NODE", "2", "0", "HALO_RANKS_PER_NODE='0' (option ranks_per_node): expected 1 or more"},
-    {"HALO_GPU_AWARE_MPI", "0", "yes", "HALO_GPU_AWARE_MPI='yes' (option gpu_aware_mpi): expected 0 or 1"},
-    {"HALO_LOCAL_KERNEL", "cusparse", "fast", "HALO_LOCAL_KERNEL='fast' (option local_kernel): expected halo or cusparse"},
-    {"HALO_CUSPARSE_ALG", "1", "3", "HALO_CUSPARSE_ALG='3' (option cusparse_alg): expected 1 or 2"},
-    {"HALO_SPMV_GROUP", "8", "6", "HALO_SPMV_GROUP='6' (option spmv_group): expected 0 to 32, a power of 2 or 0"},
-    {"HALO_SPMV_UNROLL", "2", "3", "HALO_SPMV_UNROLL='3' (option spmv_unroll): expected 1 to 4, a power of 2"},
-    {"HALO_SPMV_MAX_BLOCKS", "64", "-5", "HALO_SPMV_MAX_BLOCKS='-5' (option spmv_max_blocks): expected 0 or more"},
-    {"HALO_SPMV_CARVEOUT", "50", "101", "HALO_SPMV_CARVEOUT='101' (option spmv_carveout): expected 0 to 100"},
-    {"HALO_SPMV_LONG_ROW", "4096", "-3", "HALO_SPMV_LONG_ROW='-3' (option spmv_long_row): expected 0 or more"},
-    {"HALO_SPMV_PRODUCT_FIRST", "0", "2x", "HALO_SPMV_PRODUCT_FIRST='2x' (option product_first): expected 0 or 1"},
-    {"HALO_COMPUTE_STREAM", "nonblocking", "async", "HALO_COMPUTE_STREAM='async' (option compute_stream): expected blocking or nonblocking"},
-    {"HALO_TIMELINE", "1", "on", "HALO_TIMELINE='on' (option timeline): expected 0 or 1"},
-    {"HALO_EXEC_TIMING", "1", "-1", "HALO_EXEC_TIMING='-1' (option copy_timing): expected 0 or 1"},
-    {"HALO_IPC_SIGNAL", "host", "gpu", "HALO_IPC_SIGNAL='gpu' (option ipc_signal): expected host, device or auto"},
-    {"HALO_AUTOTUNE", "model", "fast", "HALO_AUTOTUNE='fast' (option autotune): expected model or a number, 0 to 1000000"},
-    {"HALO_DEBUG_MAX_COUNT", "7", "0", "HALO_DEBUG_MAX_COUNT='0' (option max_message_count): expected 1 or more"},
+static const variable variables[] = {
+    {"HALO_RANKS_PER_NODE", "2", "0", "HALO_RANKS_PER_NODE='0' (option ranks_per_node): expected 1 or more", 1},
+    {"HALO_GPU_AWARE_MPI", "0", "yes", "HALO_GPU_AWARE_MPI='yes' (setting device.gpu_aware_mpi): expected 0 or 1", 0},
+    {"HALO_LOCAL_KERNEL", "cusparse", "fast", "HALO_LOCAL_KERNEL='fast' (setting spmv.kernel): expected halo or cusparse", 0},
+    {"HALO_CUSPARSE_ALG", "1", "3", "HALO_CUSPARSE_ALG='3' (setting spmv.cusparse_alg): expected 1 or 2", 0},
+    {"HALO_SPMV_GROUP", "8", "6", "HALO_SPMV_GROUP='6' (setting spmv.group): expected 0 to 32, a power of 2 or 0", 0},
+    {"HALO_SPMV_UNROLL", "2", "3", "HALO_SPMV_UNROLL='3' (setting spmv.unroll): expected 1 to 4, a power of 2", 0},
+    {"HALO_SPMV_MAX_BLOCKS", "64", "-5", "HALO_SPMV_MAX_BLOCKS='-5' (setting spmv.max_blocks): expected 0 or more", 0},
+    {"HALO_SPMV_CARVEOUT", "50", "101", "HALO_SPMV_CARVEOUT='101' (setting spmv.carveout): expected 0 to 100", 0},
+    {"HALO_SPMV_LONG_ROW", "4096", "-3", "HALO_SPMV_LONG_ROW='-3' (setting spmv.long_row): expected 0 or more", 0},
+    {"HALO_SPMV_PRODUCT_FIRST", "0", "2x", "HALO_SPMV_PRODUCT_FIRST='2x' (setting spmv.product_first): expected 0 or 1", 0},
+    {"HALO_COMPUTE_STREAM", "nonblocking", "async", "HALO_COMPUTE_STREAM='async' (setting device.compute_stream): expected blocking or nonblocking", 0},
+    {"HALO_TIMELINE", "1", "on", "HALO_TIMELINE='on' (setting device.timeline): expected 0 or 1", 0},
+    {"HALO_EXEC_TIMING", "1", "-1", "HALO_EXEC_TIMING='-1' (setting staged.copy_timing): expected 0 or 1", 0},
+    {"HALO_IPC_SIGNAL", "host", "gpu", "HALO_IPC_SIGNAL='gpu' (setting ipc.signal): expected host, device or auto", 0},
+    {"HALO_AUTOTUNE", "model", "fast", "HALO_AUTOTUNE='fast' (option autotune): expected model or a number, 0 to 1000000", 1},
+    {"HALO_DEBUG_MAX_COUNT", "7", "0", "HALO_DEBUG_MAX_COUNT='0' (setting exec.max_message_count): expected 1 or more", 0},
 };
+
+/* Every declared setting: its default resolved, a value of another kind than its default
+ * (given on some ranks only), and a value it refuses with the message's end. */
+typedef struct {
+  const char *name;
+  int64_t deflt;
+  const char *other;
+  int64_t other_value;
+  const char *bad, *want;
+} declared;
+
+static const declared declared_settings[] = {
+    {"spmv.kernel", 0, "cusparse", 1, "fast", "expected halo or cusparse"},
+    {"spmv.cusparse_alg", 2, "1", 1, "0", "expected 1 or 2"},
+    {"spmv.group", 0, "8", 8, "12", "expected 0 to 32, a power of 2 or 0"},
+    {"spmv.unroll", 4, "2", 2, "8", "expected 1 to 4, a power of 2"},
+    {"spmv.max_blocks", 0, "64", 64, "-1", "expected 0 or more"},
+    {"spmv.carveout", -1, "50", 50, "-1", "expected 0 to 100"},
+    {"spmv.long_row", 0, "4096", 4096, "x", "expected 0 or more"},
+    {"spmv.product_first", 1, "0", 0, "2", "expected 0 or 1"},
+    {"device.compute_stream", 0, "nonblocking", 1, "2", "expected blocking or nonblocking"},
+    {"device.timeline", 0, "1", 1, "yes", "expected 0 or 1"},
+    {"device.gpu_aware_mpi", -1, "0", 0, "-1", "expected 0 or 1"},
+    {"staged.copy_timing", 0, "1", 1, "", "expected 0 or 1"},
+    {"ipc.signal", 2, "host", 0, "gpu", "expected host, device or auto"},
+    {"exec.max_message_count", 2147483647, "7", 7, "0", "expected 1 or more"},
+};
+enum { N_DECLARED = sizeof declared_settings / sizeof declared_settings[0] };
+
+static int64_t setting(const halo_plan_options *o, const char *name) {
+  int64_t v = -99;
+  CHECK_OK(halo_plan_options_setting(o, name, &v));
+  return v;
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -53,16 +91,31 @@ int main(int argc, char **argv) {
   halo_plan_options r;
   /* the defaults, resolved */
   CHECK_OK(halo_plan_options_resolve(&d, &r));
-  CHECK(r.max_exchanges == 1 && r.reverse == 1 && r.local_kernel == HALO_LOCAL_KERNEL_HALO);
-  CHECK(r.cusparse_alg == 2 && r.spmv_group == 0 && r.spmv_unroll == 4 && r.spmv_max_blocks == 0);
-  CHECK(r.spmv_carveout == -1 && r.product_first == 1 && r.compute_stream == 0);
-  CHECK(r.spmv_long_row == 0);
-  CHECK(r.timeline == 0 && r.copy_timing == 0 && r.max_message_count == INT32_MAX);
-  CHECK(r.ipc_signal == 2);
-  CHECK(r.gpu_aware_mpi == -1 && r.params == NULL && r.ranks_per_node == 0);
+  CHECK(r.max_exchanges == 1 && r.reverse == 1 && r.settings == NULL);
+  CHECK(r.params == NULL && r.ranks_per_node == 0);
   CHECK(r.strategy == HALO_STRATEGY_AUTO && r.autotune == HALO_AUTOTUNE_CLOSE);
-  for (int i = 0; i < (int)(sizeof settings / sizeof settings[0]); i++) {
-    const setting *s = &settings[i];
+  /* the declared settings are the ones this test knows, each with its default */
+  CHECK(halo_setting_count() == N_DECLARED);
+  for (int i = 0; i < halo_setting_count(); i++) {
+    halo_setting_info info;
+    CHECK_OK(halo_setting_get_info(i, &info));
+    int known = 0;
+    for (int k = 0; k < N_DECLARED; k++)
+      if (strcmp(declared_settings[k].name, info.name) == 0) {
+        known = 1;
+        CHECK(setting(&d, info.name) == declared_settings[k].deflt);
+      }
+    CHECK(known && info.component && info.doc && info.deflt && info.values[0]);
+  }
+  {
+    halo_setting_info info;
+    CHECK_ERR(halo_setting_get_info(N_DECLARED, &info), HALO_ERR_OUT_OF_RANGE, "there are");
+    int64_t v;
+    CHECK_ERR(halo_plan_options_setting(&d, "spmv.grup", &v), HALO_ERR_INVALID_ARG,
+              "unknown setting 'spmv.grup'");
+  }
+  for (int i = 0; i < (int)(sizeof variables / sizeof variables[0]); i++) {
+    const variable *s = &variables[i];
     /* refused on every rank, with its message */
     setenv(s->env, s->bad, 1);
     CHECK_ERR(halo_plan_create(A, NULL, &plan), HALO_ERR_INVALID_ARG, s->want);
@@ -72,16 +125,17 @@ int main(int argc, char **argv) {
     CHECK_OK(halo_plan_options_resolve(&d, &r));
     CHECK_OK(halo_plan_create(A, NULL, &plan));
     halo_plan_destroy(&plan);
-    /* on one rank only: every rank fails, naming the option and the variable */
+    /* on one rank only: every rank fails, naming the option or setting and the variable */
     if (P > 1) {
       if (rank == P - 1) unsetenv(s->env);
       char want[160];
-      snprintf(want, sizeof want, "on others (the option, or %s)", s->env);
+      snprintf(want, sizeof want, "on others (%s%s)",
+               s->option ? "the option, or " : "settings, HALO_SETTINGS or ", s->env);
       CHECK_ERR(halo_plan_create(A, NULL, &plan), HALO_ERR_INCONSISTENT, want);
     }
     unsetenv(s->env);
   }
-  /* what the variables give shows in the resolved options */
+  /* what the variables give shows in the resolved options and settings */
   setenv("HALO_SPMV_UNROLL", "2", 1);
   setenv("HALO_LOCAL_KERNEL", "cusparse", 1);
   setenv("HALO_COMPUTE_STREAM", "nonblocking", 1);
@@ -90,28 +144,91 @@ int main(int argc, char **argv) {
   CHECK_OK(halo_plan_options_resolve(&d, &r));
   CHECK(r.autotune == 7);
   unsetenv("HALO_AUTOTUNE");
-  CHECK(r.spmv_unroll == 2 && r.local_kernel == HALO_LOCAL_KERNEL_CUSPARSE && r.compute_stream == 1);
+  CHECK(setting(&d, "spmv.unroll") == 2 && setting(&d, "spmv.kernel") == 1 &&
+        setting(&d, "device.compute_stream") == 1);
   CHECK(strcmp(r.params, "lassen") == 0);
-  /* an option the caller sets wins over its variable, even a bad one */
-  setenv("HALO_SPMV_GROUP", "6", 1);
-  halo_plan_options o = d;
-  o.spmv_group = 4;
-  CHECK_OK(halo_plan_options_resolve(&o, &r));
-  CHECK(r.spmv_group == 4);
-  CHECK_OK(halo_plan_create(A, &o, &plan));
-  halo_plan_destroy(&plan);
-  unsetenv("HALO_SPMV_GROUP");
   unsetenv("HALO_SPMV_UNROLL");
   unsetenv("HALO_LOCAL_KERNEL");
   unsetenv("HALO_COMPUTE_STREAM");
   unsetenv("HALO_PARAMS");
+  /* the settings string: white space, an empty item, the last value of a name */
+  halo_plan_options o = d;
+  o.settings = " spmv.group = 8 ,ipc.signal=host,, spmv.unroll=1,spmv.unroll=2 ";
+  CHECK(setting(&o, "spmv.group") == 8 && setting(&o, "ipc.signal") == 0 &&
+        setting(&o, "spmv.unroll") == 2 && setting(&o, "spmv.carveout") == -1);
+  CHECK_OK(halo_plan_create(A, &o, &plan));
+  halo_plan_destroy(&plan);
+  /* the caller's string, then HALO_SETTINGS, then the setting's variable */
+  setenv("HALO_SPMV_GROUP", "4", 1);
+  CHECK(setting(&d, "spmv.group") == 4);
+  setenv("HALO_SETTINGS", "spmv.group=16, device.timeline=1", 1);
+  CHECK(setting(&d, "spmv.group") == 16 && setting(&d, "device.timeline") == 1);
+  CHECK(setting(&o, "spmv.group") == 8 && setting(&o, "device.timeline") == 1);
+  setenv("HALO_SETTINGS", "spmv.group=6", 1);
+  CHECK_ERR(halo_plan_create(A, NULL, &plan), HALO_ERR_INVALID_ARG,
+            "HALO_SETTINGS: spmv.group=6: expected 0 to 32, a power of 2 or 0");
+  CHECK_OK(halo_plan_options_resolve(&o, &r)); /* the caller's string names spmv.group */
+  unsetenv("HALO_SETTINGS");
+  unsetenv("HALO_SPMV_GROUP");
+  /* the string's own mistakes, named */
+  o.settings = "spmv.grup=8";
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
+            "settings: unknown setting 'spmv.grup' (known: spmv.kernel, spmv.cusparse_alg,");
+  o.settings = "spmv.group";
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
+            "settings: 'spmv.group' is not NAME=VALUE");
+  o.settings = "spmv.group=";
+  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
+            "settings: spmv.group=: expected 0 to 32, a power of 2 or 0");
+  {
+    static char longer[HALO_SETTINGS_MAX + 2];
+    memset(longer, ' ', sizeof longer - 1);
+    o.settings = longer;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
+              "settings: longer than 1024 characters");
+  }
+  /* every declared setting: a bad value refused naming it, a value on some ranks only
+   * refused on every rank as inconsistent, naming it and both values */
+  for (int k = 0; k < N_DECLARED; k++) {
+    const declared *t = &declared_settings[k];
+    char text[128], want[256];
+    snprintf(text, sizeof text, "%s=%s", t->name, t->bad);
+    snprintf(want, sizeof want, "settings: %s=%s: %s", t->name, t->bad, t->want);
+    o.settings = text;
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, want);
+    snprintf(text, sizeof text, "%s=%s", t->name, t->other);
+    o.settings = text;
+    CHECK(setting(&o, t->name) == t->other_value);
+    if (P > 1) {
+      o.settings = rank == 0 ? NULL : text;
+      snprintf(want, sizeof want, "plan settings differ across ranks: %s is ", t->name);
+      CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT, want);
+    }
+  }
+  o.settings = rank == 0 ? "ipc.signal=host" : "ipc.signal=device";
+  if (P > 1)
+    CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INCONSISTENT,
+              "ipc.signal is host on some ranks and device on others (settings, HALO_SETTINGS or "
+              "HALO_IPC_SIGNAL)");
+  o = d;
+  /* an option the caller sets wins over its variable, even a bad one */
+  setenv("HALO_AUTOTUNE", "fast", 1);
+  o.autotune = 3;
+  CHECK_OK(halo_plan_options_resolve(&o, &r));
+  CHECK(r.autotune == 3);
+  unsetenv("HALO_AUTOTUNE");
+  o = d;
   /* white space around a value is not part of it (issue 44 item 6: trailing white space was
    * refused while leading was taken) */
   setenv("HALO_SPMV_GROUP", " 8 ", 1);
   setenv("HALO_AUTOTUNE", "model\t", 1);
   setenv("HALO_TRANSPORT", "  rma \n", 1);
   CHECK_OK(halo_plan_options_resolve(&d, &r));
-  CHECK(r.spmv_group == 8 && r.autotune == 0 && r.transport == HALO_TRANSPORT_RMA);
+  CHECK(setting(&d, "spmv.group") == 8 && r.autotune == 0 && r.transport == HALO_TRANSPORT_RMA);
+  setenv("HALO_PARAMS", " lassen \t", 1); /* a name: without its white space too */
+  CHECK_OK(halo_plan_options_resolve(&d, &r));
+  CHECK(r.params && strcmp(r.params, "lassen") == 0);
+  unsetenv("HALO_PARAMS");
   unsetenv("HALO_SPMV_GROUP");
   unsetenv("HALO_AUTOTUNE");
   /* a transport of the other memory from HALO_TRANSPORT: the message names the variable */
@@ -121,19 +238,12 @@ int main(int argc, char **argv) {
   unsetenv("HALO_TRANSPORT");
   /* bad options, named */
   o = d;
-  o.spmv_group = 12;
-  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
-            "option spmv_group = 12: expected 0 to 32, a power of 2 or 0");
-  o = d;
   o.max_exchanges = 0;
   CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG,
             "option max_exchanges = 0: expected 1 to 64");
   o = d;
   o.reverse = 2;
   CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "option reverse = 2");
-  o = d;
-  o.local_kernel = (halo_local_kernel)5;
-  CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "option local_kernel = 5");
   /* params: another set on one rank */
   if (P > 1) {
     o = d;

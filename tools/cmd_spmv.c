@@ -79,6 +79,9 @@ static void usage(void) {
          "                         fastest and slowest round's product): plans compared\n"
          "                         side by side, not one after the other; every plan is\n"
          "                         alive at once, in its memory, for R > 1 [1]\n"
+         "  --settings LIST        the components' settings, NAME=VALUE,... (e.g.\n"
+         "                         spmv.group=8,ipc.signal=host) [HALO_SETTINGS]\n"
+         "  --list-settings        print every setting: values, default, variable\n"
          "  --check                compare y with a serial product on rank 0 [off]\n"
          "  --tol X                largest accepted error of --check [1e-12]; the error of\n"
          "                         row i is |y_i - ref_i| / sum_j |a_ij x_j|\n"
@@ -100,9 +103,24 @@ static void usage(void) {
          "  HALO_PARAMS=NAME|FILE  what strategy auto chooses by without --params [this\n"
          "                         machine's file, else lassen]\n"
          "  HALO_AUTOTUNE=N|model  auto's trial without --autotune\n"
+         "  HALO_SETTINGS=LIST     the components' settings without --settings (and each\n"
+         "                         setting's own variable: --list-settings)\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line, 3 a check failed (--tol, or a\n"
          "plan that differs from standard)\n");
+}
+
+/* halo spmv --list-settings: every setting of halo's components. */
+static void list_settings(void) {
+  printf("The settings of halo's components (--settings NAME=VALUE,..., HALO_SETTINGS, or each\n"
+         "one's variable; the first that names a setting gives it):\n");
+  for (int i = 0; i < halo_setting_count(); i++) {
+    halo_setting_info info;
+    if (halo_setting_get_info(i, &info) != HALO_SUCCESS) break;
+    printf("\n%s (%s): %s\n  values: %s; default: %s%s%s\n", info.name, info.component,
+           info.doc, info.values, info.deflt, info.env ? "; variable " : "",
+           info.env ? info.env : "");
+  }
 }
 
 /* Time iters calls of one kind (0 product, 1 exchange, 2 local product),
@@ -245,6 +263,12 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (m < 0 || !args_int(&a, "--rounds", 1, 10000, &rounds)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--tol"))) {
       if (m < 0 || !args_double(&a, "--tol", 0.0, &tol)) return EXIT_USAGE;
+    } else if ((m = args_take(&a, "--settings"))) {
+      if (m < 0) return EXIT_USAGE;
+      opts.settings = a.value; /* checked with the options, at the first plan */
+    } else if (args_flag(&a, "--list-settings")) {
+      if (rank == 0) list_settings();
+      return EXIT_OK;
     } else if (args_flag(&a, "--check")) {
       check = 1;
     } else {
@@ -254,9 +278,10 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   }
   in.ranks_per_node = opts.ranks_per_node;
   if (progress_setup(rank, out.quiet)) return EXIT_USAGE;
-  halo_plan_options resolved; /* the option timeline, or HALO_TIMELINE */
-  const int timeline = halo_plan_options_resolve(&opts, &resolved) == HALO_SUCCESS &&
-                       resolved.timeline == 1 && opts.memory == HALO_MEMORY_DEVICE;
+  int64_t timeline_setting = 0; /* device.timeline: --settings, HALO_SETTINGS or HALO_TIMELINE */
+  const int timeline =
+      halo_plan_options_setting(&opts, "device.timeline", &timeline_setting) == HALO_SUCCESS &&
+      timeline_setting == 1 && opts.memory == HALO_MEMORY_DEVICE;
   if (!!in.matrix_path == !!in.gen_spec) {
     args_error(&a, "give one of --matrix FILE or --gen SPEC");
     return EXIT_USAGE;

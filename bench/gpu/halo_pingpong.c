@@ -5,7 +5,7 @@
  * Beside them, measured in the same run: pinned copies down and up
  * (cudaMemcpyAsync), the peer copy between the two GPUs, and host MPI of the
  * same size, so that the staged path can be read against its parts; and the
- * copies inside the staged exchanges, timed with events (the option copy_timing).
+ * copies inside the staged exchanges, timed with events (the setting staged.copy_timing).
  * A second table: the one-sided transports, rma (staged through pinned host
  * buffers, MPI_Put) and nvshmem (puts from the GPU, with 2 GPUs and NVSHMEM
  * built in), beside staged and nccl of the same run.
@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
         double td, tu;
         int64_t bd, bu;
         halo_plan_options ot = o;
-        ot.copy_timing = 1;
+        ot.settings = "staged.copy_timing=1";
         HK(halo_plan_create(A, &ot, &plan));
         time_exchange(plan, dx, iters > 100 ? 100 : iters);
         HK(halo_plan_copy_times(plan, &td, &tu, &bd, &bu));

@@ -145,9 +145,11 @@ int main(int argc, char **argv) {
     o.memory = HALO_MEMORY_DEVICE;
     o.transport = HALO_TRANSPORT_STAGED;
     o.reverse = 0;
-    o.local_kernel = k < 2 ? HALO_LOCAL_KERNEL_HALO : HALO_LOCAL_KERNEL_CUSPARSE;
-    o.cusparse_alg = k == 2 ? 1 : 2;
-    o.spmv_long_row = k == 1 ? INT64_MAX : -1;
+    /* halo's kernel, without its long-row kernel, cuSPARSE ALG1, ALG2 */
+    static const char *const kernel_settings[] = {
+        "spmv.kernel=halo", "spmv.kernel=halo,spmv.long_row=9223372036854775807",
+        "spmv.kernel=cusparse,spmv.cusparse_alg=1", "spmv.kernel=cusparse,spmv.cusparse_alg=2"};
+    o.settings = kernel_settings[k];
     CK(halo_plan_create(A, &o, &plans[k]));
   }
   halo_stats hs;

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,29 @@ const char *halo_env_value(const char *name) {
   const char *v = getenv(name);
   while (v && isspace((unsigned char)*v)) v++;
   return v && *v ? v : NULL;
+}
+
+const char *halo_env_word(const char *name) {
+  enum { SLOTS = 8, LEN = 1024 };
+  static char slots[SLOTS][LEN];
+  static int used;
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  const char *v = halo_env_value(name);
+  if (!v) return NULL;
+  const size_t n = halo_env_length(v);
+  if (v[n] == '\0' || n >= LEN) return v; /* nothing after it (or too long to copy) */
+  const char *w = v;
+  pthread_mutex_lock(&lock);
+  int i = 0;
+  while (i < used && !(strlen(slots[i]) == n && strncmp(slots[i], v, n) == 0)) i++;
+  if (i == used && used < SLOTS) {
+    memcpy(slots[used], v, n);
+    slots[used][n] = '\0';
+    used++;
+  }
+  if (i < used) w = slots[i];
+  pthread_mutex_unlock(&lock);
+  return w;
 }
 
 size_t halo_env_length(const char *text) {
@@ -84,7 +108,7 @@ halo_status halo_env_int(const char *option, int64_t value, const char *env, int
     }
     if (!parse_value(text, words, &value)) {
       describe_range(lo, hi, words, range, sizeof range);
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (option %s): expected %s", env, text, option,
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (%s): expected %s", env, text, option,
                         range);
     }
   }
@@ -93,12 +117,12 @@ halo_status halo_env_int(const char *option, int64_t value, const char *env, int
   if (!ok) {
     describe_range(lo, hi, words, range, sizeof range);
     if (text)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (option %s): expected %s%s", env, text,
+      return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s='%s' (%s): expected %s%s", env, text,
                         option, range,
                         !pow2     ? ""
                         : lo == 0 ? ", a power of 2 or 0"
                                   : ", a power of 2");
-    return HALO_ERROR(HALO_ERR_INVALID_ARG, "option %s = %lld: expected %s%s%s", option,
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s = %lld: expected %s%s%s", option,
                       (long long)value, range,
                       !pow2     ? ""
                       : lo == 0 ? ", a power of 2 or 0"
@@ -109,16 +133,46 @@ halo_status halo_env_int(const char *option, int64_t value, const char *env, int
   return HALO_SUCCESS;
 }
 
+void halo_setting_describe(int64_t lo, int64_t hi, int pow2, const char *const *words, char *buf,
+                           size_t len) {
+  describe_range(lo, hi, words, buf, len);
+  if (pow2) {
+    const size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s", lo == 0 ? ", a power of 2 or 0" : ", a power of 2");
+  }
+}
+
+halo_status halo_setting_value(const char *source, const char *name, const char *text, size_t len,
+                               int64_t lo, int64_t hi, int pow2, const char *const *words,
+                               int64_t *out) {
+  char value[64], range[160];
+  int64_t v = 0;
+  int ok = len < sizeof value;
+  if (ok) {
+    memcpy(value, text, len);
+    value[len] = '\0';
+    ok = len > 0 && parse_value(value, words, &v) && v >= lo && v <= hi &&
+         (!pow2 || v <= 0 || (v & (v - 1)) == 0);
+  }
+  if (!ok) {
+    halo_setting_describe(lo, hi, pow2, words, range, sizeof range);
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s: %s=%.*s: expected %s", source, name,
+                      (int)(len < 64 ? len : 64), text, range);
+  }
+  *out = v;
+  return HALO_SUCCESS;
+}
+
 halo_status halo_settings_max_count(int *count_p) {
   int64_t v = 0;
-  HALO_CHECK(halo_env_int("max_message_count", -1, "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0,
-                          NULL, &v));
+  HALO_CHECK(halo_env_int("setting exec.max_message_count", -1, "HALO_DEBUG_MAX_COUNT", INT_MAX, 1,
+                          INT_MAX, 0, NULL, &v));
   *count_p = (int)v;
   return HALO_SUCCESS;
 }
 
 int64_t halo_settings_fail_alloc(void) {
-  const char *text = halo_env_value("HALO_DEBUG_FAIL_ALLOC");
+  const char *text = halo_env_word("HALO_DEBUG_FAIL_ALLOC");
   if (!text) return 0;
   char *end;
   errno = 0;
@@ -135,7 +189,7 @@ halo_status halo_settings_input_limit(int64_t *bytes_p) {
                {'M', INT64_C(1000000)},
                {'G', INT64_C(1000000000)},
                {'T', INT64_C(1000000000000)}};
-  const char *text = halo_env_value("HALO_INPUT_LIMIT");
+  const char *text = halo_env_word("HALO_INPUT_LIMIT"); /* without its white space */
   *bytes_p = HALO_INPUT_LIMIT_DEFAULT;
   if (!text) return HALO_SUCCESS;
   if (strcmp(text, "none") == 0) {

@@ -97,20 +97,7 @@ halo_plan_options halo_plan_options_default(void) {
   /* -1: the environment variable, else the default (settings.c) */
   o.max_exchanges = -1;
   o.reverse = -1;
-  o.gpu_aware_mpi = -1;
-  o.local_kernel = HALO_LOCAL_KERNEL_DEFAULT;
-  o.cusparse_alg = -1;
-  o.spmv_group = -1;
-  o.spmv_unroll = -1;
-  o.spmv_max_blocks = -1;
-  o.spmv_carveout = -1;
-  o.spmv_long_row = -1;
-  o.product_first = -1;
-  o.compute_stream = -1;
-  o.timeline = -1;
-  o.copy_timing = -1;
-  o.ipc_signal = -1;
-  o.max_message_count = -1;
+  o.settings = NULL; /* the components' settings: HALO_SETTINGS, their variables, defaults */
   o.exchange_timeout_ms = -1;
   return o;
 }

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,213 @@ static const char *const signal_words[] = {"host", "device", "auto", NULL};
  * default, kept as a value no caller can give (HALO_AUTOTUNE_CLOSE) */
 static const char *const autotune_words[] = {"model", NULL};
 
+/* ---- the components' settings ---------------------------------------------
+ * Each declared once: its name, the component that reads it, the variable
+ * that gives it alone, its default, range and words, what it does, and where
+ * the resolved value goes in halo_settings. */
+typedef struct {
+  const char *name, *component, *env;
+  int64_t deflt, lo, hi;
+  int pow2;
+  const char *const *words;
+  const char *deflt_text, *doc;
+  size_t offset; /* in halo_settings */
+  int wide;      /* an int64_t there (else an int) */
+} setting_decl;
+
+#define AT(field) offsetof(halo_settings, field), sizeof(((halo_settings *)0)->field) == 8
+static const setting_decl settings_decl[] = {
+    {"spmv.kernel", "spmv", "HALO_LOCAL_KERNEL", HALO_LOCAL_KERNEL_HALO, 0, 1, 0, kernel_words,
+     "halo",
+     "device memory: the local product's kernel, halo's CSR kernel (a group of threads per row) "
+     "or cuSPARSE's cusparseSpMV (CSR, preprocessed at plan time)",
+     AT(local_kernel)},
+    {"spmv.cusparse_alg", "spmv", "HALO_CUSPARSE_ALG", 2, 1, 2, 0, NULL, "2",
+     "kernel cusparse: CUSPARSE_SPMV_CSR_ALG1 (1) or ALG2 (2, the same bits on every run)",
+     AT(cusparse_alg)},
+    {"spmv.group", "spmv", "HALO_SPMV_GROUP", 0, 0, 32, 1, NULL, "0 (from the mean row length)",
+     "halo's kernel: threads per row; 0 chooses from the mean row length", AT(spmv_group)},
+    {"spmv.unroll", "spmv", "HALO_SPMV_UNROLL", 4, 1, 4, 1, NULL, "4",
+     "halo's kernel: entries each thread loads per step (the bits of the result do not depend "
+     "on it)",
+     AT(spmv_unroll)},
+    {"spmv.max_blocks", "spmv", "HALO_SPMV_MAX_BLOCKS", 0, 0, INT32_MAX, 0, NULL, "0 (no cap)",
+     "halo's kernel: at most this many 256-thread blocks for the diagonal product (they stride "
+     "over the rows), leaving room on the GPU for the exchange's kernels",
+     AT(spmv_max_blocks)},
+    {"spmv.carveout", "spmv", "HALO_SPMV_CARVEOUT", -1, 0, 100, 0, NULL, "the driver's choice",
+     "halo's kernel: its preferred shared-memory carveout in percent (an experiment on overlap)",
+     AT(spmv_carveout)},
+    {"spmv.long_row", "spmv", "HALO_SPMV_LONG_ROW", 0, 0, INT64_MAX, 0, NULL,
+     "0 (rows of more than 32 steps of their group)",
+     "halo's kernel: rows of more entries are split across warps (the long-row kernel, a fixed "
+     "order of sums: the same bits on every run); 0 chooses from the block's rows",
+     AT(spmv_long_row)},
+    {"spmv.product_first", "spmv", "HALO_SPMV_PRODUCT_FIRST", 1, 0, 1, 0, NULL, "1",
+     "device memory: 1 makes halo_spmv enqueue the local product before it starts the exchange, "
+     "0 the other order",
+     AT(product_first)},
+    {"device.compute_stream", "device", "HALO_COMPUTE_STREAM", 0, 0, 1, 0, stream_words,
+     "blocking",
+     "device memory, without a stream of the caller's: the communicator's blocking compute stream "
+     "(ordered with the legacy default stream) or a non-blocking one (an experiment)",
+     AT(compute_nonblocking)},
+    {"device.timeline", "device", "HALO_TIMELINE", 0, 0, 1, 0, NULL, "0",
+     "device memory: 1 records with timing events when the products and the exchange's "
+     "transfers start and end on the GPU (halo_plan_timeline needs it)",
+     AT(timeline)},
+    {"device.gpu_aware_mpi", "device", "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
+     "what the MPI library says (MPIX_Query_cuda_support)",
+     "device memory: 1 treats MPI as CUDA-aware (transport mpi-device), 0 never",
+     AT(gpu_aware_mpi)},
+    {"staged.copy_timing", "staged", "HALO_EXEC_TIMING", 0, 0, 1, 0, NULL, "0",
+     "transport staged: 1 times its copies down and up with events (halo_plan_copy_times needs "
+     "it)",
+     AT(copy_timing)},
+    {"ipc.signal", "ipc", "HALO_IPC_SIGNAL", 2, 0, 2, 0, signal_words, "auto",
+     "transport ipc: how a sender and a receiver tell each other that a message is packed and "
+     "was read: device (64-bit flags in device memory, written and waited for by the GPUs' "
+     "streams: the host never waits for a peer), host (interprocess events and 0-byte MPI "
+     "messages; always for a communication helper and its peers, and where a GPU lacks 64-bit "
+     "stream memory operations), auto (device where every rank has a GPU of its own, else host)",
+     AT(ipc_signal)},
+    {"exec.max_message_count", "exec", "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0, NULL,
+     "INT_MAX",
+     "the largest count of one MPI message, in values: larger messages travel in pieces (a test "
+     "of the path of counts past 2^31)",
+     AT(max_count)},
+};
+#undef AT
+enum { N_SETTINGS = sizeof settings_decl / sizeof settings_decl[0] };
+
+static void setting_store(halo_settings *s, const setting_decl *d, int64_t v) {
+  char *p = (char *)s + d->offset;
+  if (d->wide)
+    memcpy(p, &v, sizeof v);
+  else {
+    const int i = (int)v;
+    memcpy(p, &i, sizeof i);
+  }
+}
+
+static int64_t setting_load(const halo_settings *s, const setting_decl *d) {
+  const char *p = (const char *)s + d->offset;
+  if (d->wide) {
+    int64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  int i;
+  memcpy(&i, p, sizeof i);
+  return i;
+}
+
+static int setting_find(const char *name, size_t len) {
+  for (int i = 0; i < N_SETTINGS; i++)
+    if (strlen(settings_decl[i].name) == len && strncmp(settings_decl[i].name, name, len) == 0)
+      return i;
+  return -1;
+}
+
+/* A settings string's values by setting: the text of each (NULL where not
+ * named; a name given twice: its last). source names the string in messages. */
+static halo_status settings_parse(const char *text, const char *source, const char **val,
+                                  size_t *len) {
+  for (int i = 0; i < N_SETTINGS; i++) val[i] = NULL, len[i] = 0;
+  if (!text) return HALO_SUCCESS;
+  if (strlen(text) > HALO_SETTINGS_MAX)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s: longer than %d characters", source,
+                      HALO_SETTINGS_MAX);
+  for (const char *p = text; *p;) {
+    const char *e = strchr(p, ',');
+    if (!e) e = p + strlen(p);
+    const char *a = p, *b = e;
+    while (a < b && isspace((unsigned char)*a)) a++;
+    while (b > a && isspace((unsigned char)b[-1])) b--;
+    if (a < b) { /* an empty item (",,", a trailing comma) is nothing */
+      const char *eq = memchr(a, '=', (size_t)(b - a));
+      if (!eq)
+        return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s: '%.*s' is not NAME=VALUE", source,
+                          (int)(b - a < 64 ? b - a : 64), a);
+      const char *ne = eq, *v = eq + 1;
+      while (ne > a && isspace((unsigned char)ne[-1])) ne--;
+      while (v < b && isspace((unsigned char)*v)) v++;
+      const int k = setting_find(a, (size_t)(ne - a));
+      if (k < 0) {
+        char known[1024];
+        size_t n = 0;
+        for (int i = 0; i < N_SETTINGS && n < sizeof known; i++) {
+          const int w = snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
+                                 settings_decl[i].name);
+          if (w > 0) n += (size_t)w;
+        }
+        return HALO_ERROR(HALO_ERR_INVALID_ARG, "%s: unknown setting '%.*s' (known: %s)", source,
+                          (int)(ne - a < 64 ? ne - a : 64), a, known);
+      }
+      val[k] = v;
+      len[k] = (size_t)(b - v);
+    }
+    p = *e ? e + 1 : e;
+  }
+  return HALO_SUCCESS;
+}
+
+/* Every setting of s: the caller's string, else HALO_SETTINGS, else the
+ * setting's variable, else its default. */
+static halo_status settings_resolve(const char *given, halo_settings *s) {
+  const char *val[N_SETTINGS], *env_val[N_SETTINGS];
+  size_t len[N_SETTINGS], env_len[N_SETTINGS];
+  HALO_CHECK(settings_parse(given, "settings", val, len));
+  HALO_CHECK(settings_parse(halo_env_value("HALO_SETTINGS"), "HALO_SETTINGS", env_val, env_len));
+  for (int i = 0; i < N_SETTINGS; i++) {
+    const setting_decl *d = &settings_decl[i];
+    char what[96];
+    int64_t v;
+    snprintf(what, sizeof what, "setting %s", d->name);
+    if (val[i])
+      HALO_CHECK(halo_setting_value("settings", d->name, val[i], len[i], d->lo, d->hi, d->pow2,
+                                    d->words, &v));
+    else if (env_val[i])
+      HALO_CHECK(halo_setting_value("HALO_SETTINGS", d->name, env_val[i], env_len[i], d->lo, d->hi,
+                                    d->pow2, d->words, &v));
+    else
+      HALO_CHECK(halo_env_int(what, -1, d->env, d->deflt, d->lo, d->hi, d->pow2, d->words, &v));
+    setting_store(s, d, v);
+  }
+  return HALO_SUCCESS;
+}
+
+int halo_setting_count(void) { return N_SETTINGS; }
+
+halo_status halo_setting_get_info(int i, halo_setting_info *info) {
+  if (!info) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_setting_get_info: info is NULL");
+  if (i < 0 || i >= N_SETTINGS)
+    return HALO_ERROR(HALO_ERR_OUT_OF_RANGE, "setting %d: there are %d (0 to %d)", i, N_SETTINGS,
+                      N_SETTINGS - 1);
+  const setting_decl *d = &settings_decl[i];
+  memset(info, 0, sizeof *info);
+  info->name = d->name;
+  info->component = d->component;
+  info->env = d->env;
+  info->deflt = d->deflt_text;
+  info->doc = d->doc;
+  halo_setting_describe(d->lo, d->hi, d->pow2, d->words, info->values, sizeof info->values);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_plan_options_setting(const halo_plan_options *opts, const char *name,
+                                      int64_t *value_p) {
+  if (!name || !value_p)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_plan_options_setting: the %s is NULL",
+                      name ? "output" : "name");
+  const int k = setting_find(name, strlen(name));
+  if (k < 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown setting '%s'", name);
+  halo_settings s;
+  HALO_CHECK(halo_settings_resolve(opts, &s));
+  *value_p = setting_load(&s, &settings_decl[k]);
+  return HALO_SUCCESS;
+}
+
 halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *s) {
   halo_plan_options o = opts ? *opts : halo_plan_options_default();
   int64_t v = 0;
@@ -31,8 +239,8 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
                       "ranks_per_node = %d: must be 0 (nodes of MPI) or positive",
                       o.ranks_per_node);
   if (o.ranks_per_node == 0) {
-    HALO_CHECK(halo_env_int("ranks_per_node", -1, "HALO_RANKS_PER_NODE", 0, 1, INT_MAX, 0, NULL,
-                           &v));
+    HALO_CHECK(halo_env_int("option ranks_per_node", -1, "HALO_RANKS_PER_NODE", 0, 1, INT_MAX, 0,
+                            NULL, &v));
     o.ranks_per_node = (int)v;
   }
   if (o.message_cap < (int64_t)sizeof(double) || o.message_cap > (INT64_C(1) << 40))
@@ -66,75 +274,28 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
                       "candidate, or -1 (HALO_AUTOTUNE, else time the candidates the model cannot "
                       "tell apart)",
                       o.autotune);
-  HALO_CHECK(halo_env_int("autotune", o.autotune, "HALO_AUTOTUNE", HALO_AUTOTUNE_CLOSE, 0, 1000000,
-                         0, autotune_words, &v));
+  HALO_CHECK(halo_env_int("option autotune", o.autotune, "HALO_AUTOTUNE", HALO_AUTOTUNE_CLOSE, 0,
+                          1000000, 0, autotune_words, &v));
   o.autotune = (int)v;
-  HALO_CHECK(halo_env_int("max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES, 0, NULL,
-                         &v));
+  HALO_CHECK(halo_env_int("option max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES,
+                          0, NULL, &v));
   o.max_exchanges = (int)v;
-  HALO_CHECK(halo_env_int("reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
+  HALO_CHECK(halo_env_int("option reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
   o.reverse = (int)v;
-  s->params = o.params && *o.params ? o.params : halo_env_value("HALO_PARAMS");
+  s->params = o.params && *o.params ? o.params : halo_env_word("HALO_PARAMS");
   if (halo_params_cache_path(s->params_file, sizeof s->params_file) != HALO_SUCCESS)
     s->params_file[0] = '\0'; /* a path too long: no file of the machine */
-  HALO_CHECK(halo_env_int("gpu_aware_mpi", o.gpu_aware_mpi, "HALO_GPU_AWARE_MPI", -1, 0, 1, 0, NULL,
-                         &v));
-  s->gpu_aware_mpi = (int)v;
-  HALO_CHECK(halo_env_int("local_kernel", o.local_kernel, "HALO_LOCAL_KERNEL",
-                         HALO_LOCAL_KERNEL_HALO, 0, 1, 0, kernel_words, &v));
-  s->local_kernel = (int)v;
-  HALO_CHECK(halo_env_int("cusparse_alg", o.cusparse_alg, "HALO_CUSPARSE_ALG", 2, 1, 2, 0, NULL, &v));
-  s->cusparse_alg = (int)v;
-  HALO_CHECK(halo_env_int("spmv_group", o.spmv_group, "HALO_SPMV_GROUP", 0, 0, 32, 1, NULL, &v));
-  s->spmv_group = (int)v;
-  HALO_CHECK(halo_env_int("spmv_unroll", o.spmv_unroll, "HALO_SPMV_UNROLL", 4, 1, 4, 1, NULL, &v));
-  s->spmv_unroll = (int)v;
-  HALO_CHECK(halo_env_int("spmv_max_blocks", o.spmv_max_blocks, "HALO_SPMV_MAX_BLOCKS", 0, 0,
-                         INT32_MAX, 0, NULL, &s->spmv_max_blocks));
-  HALO_CHECK(
-      halo_env_int("spmv_carveout", o.spmv_carveout, "HALO_SPMV_CARVEOUT", -1, 0, 100, 0, NULL, &v));
-  s->spmv_carveout = (int)v;
-  HALO_CHECK(halo_env_int("spmv_long_row", o.spmv_long_row, "HALO_SPMV_LONG_ROW", 0, 0, INT64_MAX,
-                         0, NULL, &s->spmv_long_row));
-  HALO_CHECK(halo_env_int("product_first", o.product_first, "HALO_SPMV_PRODUCT_FIRST", 1, 0, 1, 0,
-                         NULL, &v));
-  s->product_first = (int)v;
-  HALO_CHECK(halo_env_int("compute_stream", o.compute_stream, "HALO_COMPUTE_STREAM", 0, 0, 1, 0,
-                         stream_words, &v));
-  s->compute_nonblocking = (int)v;
-  HALO_CHECK(halo_env_int("timeline", o.timeline, "HALO_TIMELINE", 0, 0, 1, 0, NULL, &v));
-  s->timeline = (int)v;
-  HALO_CHECK(halo_env_int("copy_timing", o.copy_timing, "HALO_EXEC_TIMING", 0, 0, 1, 0, NULL, &v));
-  s->copy_timing = (int)v;
-  HALO_CHECK(halo_env_int("ipc_signal", o.ipc_signal, "HALO_IPC_SIGNAL", 2, 0, 2, 0, signal_words,
-                         &v));
-  s->ipc_signal = (int)v;
-  HALO_CHECK(halo_env_int("max_message_count", o.max_message_count, "HALO_DEBUG_MAX_COUNT",
-                         INT_MAX, 1, INT_MAX, 0, NULL, &v));
-  s->max_count = (int)v;
-  HALO_CHECK(halo_env_int("exchange_timeout_ms", o.exchange_timeout_ms, "HALO_EXCHANGE_TIMEOUT", 0,
-                         0, INT64_C(1) << 40, 0, NULL, &s->timeout_ms));
-  o.gpu_aware_mpi = s->gpu_aware_mpi;
-  o.local_kernel = (halo_local_kernel)s->local_kernel;
-  o.cusparse_alg = s->cusparse_alg;
-  o.spmv_group = s->spmv_group;
-  o.spmv_unroll = s->spmv_unroll;
-  o.spmv_max_blocks = s->spmv_max_blocks;
-  o.spmv_carveout = s->spmv_carveout;
-  o.spmv_long_row = s->spmv_long_row;
-  o.product_first = s->product_first;
-  o.compute_stream = s->compute_nonblocking;
-  o.timeline = s->timeline;
-  o.copy_timing = s->copy_timing;
-  o.ipc_signal = s->ipc_signal;
-  o.max_message_count = s->max_count;
+  HALO_CHECK(settings_resolve(o.settings, s));
+  HALO_CHECK(halo_env_int("option exchange_timeout_ms", o.exchange_timeout_ms,
+                          "HALO_EXCHANGE_TIMEOUT", 0, 0, INT64_C(1) << 40, 0, NULL,
+                          &s->timeout_ms));
   o.exchange_timeout_ms = s->timeout_ms;
   o.params = s->params;
   s->opts = o;
   return HALO_SUCCESS;
 }
 
-/* FNV-1a of a string, for comparing names across ranks. */
+/* The parameter set's name as a number, to compare across ranks. */
 static int64_t hash_string(const char *t) {
   uint64_t h = UINT64_C(1469598103934665603);
   for (; *t; t++) h = (h ^ (unsigned char)*t) * UINT64_C(1099511628211);
@@ -183,7 +344,7 @@ static halo_status params_differ(MPI_Comm comm, const halo_settings *s) {
 
 halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
   const halo_plan_options *o = &s->opts;
-  /* each option, and the environment variable that may give it */
+  /* each option, and the environment variable that may give it; then each setting */
   const char *names[][2] = {{"strategy", NULL},
                             {"ranks_per_node", "HALO_RANKS_PER_NODE"},
                             {"message_cap", NULL},
@@ -193,40 +354,38 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"autotune", "HALO_AUTOTUNE"},
                             {"max_exchanges", NULL},
                             {"reverse", NULL},
-                            {"gpu_aware_mpi", "HALO_GPU_AWARE_MPI"},
-                            {"local_kernel", "HALO_LOCAL_KERNEL"},
-                            {"cusparse_alg", "HALO_CUSPARSE_ALG"},
-                            {"spmv_group", "HALO_SPMV_GROUP"},
-                            {"spmv_unroll", "HALO_SPMV_UNROLL"},
-                            {"spmv_max_blocks", "HALO_SPMV_MAX_BLOCKS"},
-                            {"spmv_carveout", "HALO_SPMV_CARVEOUT"},
-                            {"spmv_long_row", "HALO_SPMV_LONG_ROW"},
-                            {"product_first", "HALO_SPMV_PRODUCT_FIRST"},
-                            {"compute_stream", "HALO_COMPUTE_STREAM"},
-                            {"timeline", "HALO_TIMELINE"},
-                            {"copy_timing", "HALO_EXEC_TIMING"},
-                            {"ipc_signal", "HALO_IPC_SIGNAL"},
-                            {"max_message_count", "HALO_DEBUG_MAX_COUNT"},
                             {"exchange_timeout_ms", "HALO_EXCHANGE_TIMEOUT"},
                             {"params", "HALO_PARAMS"}};
-  enum { N = sizeof names / sizeof names[0] };
-  const int64_t v[N] = {o->strategy,         o->ranks_per_node,   o->message_cap,
-                        o->remove_duplicates, o->memory,          o->transport,
-                        o->autotune,         o->max_exchanges,    o->reverse,
-                        s->gpu_aware_mpi,    s->local_kernel,     s->cusparse_alg,
-                        s->spmv_group,       s->spmv_unroll,      s->spmv_max_blocks,
-                        s->spmv_carveout,    s->spmv_long_row,    s->product_first,
-                        s->compute_nonblocking,
-                        s->timeline,         s->copy_timing,      s->ipc_signal,
-                        s->max_count,         s->timeout_ms,
-                        hash_string(s->params ? s->params : "(the machine's file)")};
+  enum { N_OPT = sizeof names / sizeof names[0], N = N_OPT + N_SETTINGS };
+  int64_t v[N] = {o->strategy,         o->ranks_per_node, o->message_cap,
+                  o->remove_duplicates, o->memory,         o->transport,
+                  o->autotune,         o->max_exchanges,  o->reverse,
+                  s->timeout_ms,       hash_string(s->params ? s->params : "(the machine's file)")};
+  for (int i = 0; i < N_SETTINGS; i++) v[N_OPT + i] = setting_load(s, &settings_decl[i]);
   int64_t lo[N], hi[N];
   HALO_MPI(MPI_Allreduce(v, lo, N, MPI_INT64_T, MPI_MIN, comm));
   HALO_MPI(MPI_Allreduce(v, hi, N, MPI_INT64_T, MPI_MAX, comm));
   for (int i = 0; i < N; i++) {
     if (lo[i] == hi[i]) continue;
-    if (i == N - 1) return params_differ(comm, s);
-    char from[64] = "", a[128], b[128];
+    if (i == N_OPT - 1) return params_differ(comm, s);
+    char from[96] = "", a[128], b[128];
+    if (i >= N_OPT) { /* a setting: its words where it has them */
+      const setting_decl *d = &settings_decl[i - N_OPT];
+      for (int k = 0; k < 2; k++) {
+        const int64_t x = k ? hi[i] : lo[i];
+        int n_words = 0;
+        while (d->words && d->words[n_words]) n_words++;
+        if (x >= 0 && x < n_words)
+          snprintf(k ? b : a, sizeof a, "%s", d->words[x]);
+        else
+          snprintf(k ? b : a, sizeof a, "%lld", (long long)x);
+      }
+      if (d->env) snprintf(from, sizeof from, " (settings, HALO_SETTINGS or %s)", d->env);
+      return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                        "plan settings differ across ranks: %s is %s on some ranks and %s on "
+                        "others%s",
+                        d->name, a, b, from);
+    }
     if (names[i][1]) snprintf(from, sizeof from, " (the option, or %s)", names[i][1]);
     option_value(names[i][0], lo[i], a, sizeof a);
     option_value(names[i][0], hi[i], b, sizeof b);

@@ -12,7 +12,12 @@
 
 #include "halo_impl.h"
 
-/** The options of a plan once resolved: every value final and checked. */
+/** Setting spmv.kernel: the device product's kernel. */
+enum { HALO_LOCAL_KERNEL_HALO = 0, HALO_LOCAL_KERNEL_CUSPARSE = 1 };
+
+/** The options of a plan once resolved: every value final and checked; the
+ *  components' settings (settings.c declares each: name, range, default,
+ *  variable) below the options. */
 typedef struct {
   halo_plan_options opts; /* the caller's options, with every unset value resolved below */
   const char *params;     /* parameter set of the model: a name or a path; NULL: the machine's

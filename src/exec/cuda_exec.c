@@ -96,7 +96,7 @@ static halo_status cuda_copy_times(halo_exec *ex, double *t_down, double *t_up, 
                                    int64_t *bytes_up) {
   cuda_data *d = ex->data;
   if (!d || !d->timing)
-    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the option copy_timing "
+    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the setting staged.copy_timing "
                                       "(HALO_EXEC_TIMING=1)");
   HALO_CHECK(halo_cuda_harvest_times(d, S(ex)->n_phases));
   *t_down = d->t_down, *t_up = d->t_up, *bytes_down = d->bytes_down, *bytes_up = d->bytes_up;

@@ -189,8 +189,8 @@ static halo_status trial_plan(halo_plan P, const halo_plan_input *in, const halo
   co.autotune = 0;
   co.max_exchanges = 1;
   co.reverse = 0;
-  co.timeline = co.copy_timing = 0;
   sin.pattern = pattern; /* learned once */
+  sin.trial = 1;         /* no timings */
   return halo_plan_build(P->ctx, P->A, &sin, &co, sub_p);
 }
 

@@ -6,13 +6,14 @@
  * that needs it: a device context, a device matrix, a device plan, a device
  * measurement. A program that makes none never loads it.
  *
- * The calls from the host side into the module are the list below, one line
- * each: libhalo.so defines each as a forwarder to the module's table
- * (module.c); the module fills the table with its functions
- * (module_table.c). A static build, a build without CUDA and the tests'
- * halo_internal link the module's objects in and call them directly: the
- * list is then unused. The module calls back into libhalo through the
- * functions the internal headers mark HALO_MODULE_API.
+ * The calls from the host side into the module are the lists below and in
+ * core/module.h, one line each: libhalo.so defines each as a forwarder to
+ * the module's table (module.c here, core/module.c for the device-memory
+ * calls of the planning code, which also loads the module); the module fills
+ * the table with its functions (module_table.c). A static build, a build without CUDA and the
+ * tests' halo_internal link the module's objects in and call them directly: the list is then
+ * unused. The module calls back into libhalo through the functions the internal headers mark
+ * HALO_MODULE_API.
  *
  * Each line: S(name, (parameters), (arguments)) for a function returning
  * halo_status (the forwarder loads the module and returns its error where it
@@ -25,29 +26,17 @@
 
 #include "halo_impl.h"
 
+#include "core/module.h"
 #include "exec/device.h"
 #include "exec/exec.h"
 #include "interface/measure.h"
 #include "spmv/device.h"
 
-/* Bumped whenever the list or a signature in it changes. */
-#define HALO_CUDA_MODULE_ABI 1
-
-/* The module's file name (its soname), beside libhalo.so. */
-#define HALO_STR_(x)          #x
-#define HALO_STR(x)           HALO_STR_(x)
-#define HALO_CUDA_MODULE_FILE "libhalo_cuda.so." HALO_STR(HALO_VERSION_MAJOR)
-
 /* halo_device_create and halo_measure_device are collective: their
  * forwarders agree whether the module loaded before calling it (module.c),
- * so they are not in the list. */
+ * so they are not in the list. The device-memory calls of the planning code
+ * are core/module.h's. */
 #define HALO_CUDA_MODULE_CALLS(S, V, R)                                                            \
-  S(halo_dev_malloc, (void **p, size_t bytes), (p, bytes))                                         \
-  V(halo_dev_free, (void *p), (p))                                                                 \
-  S(halo_dev_to_host, (void *dst, const void *src, size_t bytes), (dst, src, bytes))               \
-  S(halo_host_to_dev, (void *dst, const void *src, size_t bytes), (dst, src, bytes))               \
-  S(halo_dev_pointer_kind, (const void *p, int *is_device_p), (p, is_device_p))                    \
-  S(halo_dev_current, (int *device_p), (device_p))                                                 \
   V(halo_device_destroy, (halo_device * *dev_p), (dev_p))                                          \
   S(halo_device_check_id, (int device_id), (device_id))                                            \
   R(int, halo_device_id, (const halo_device *d), (d), -1)                                          \
@@ -89,21 +78,14 @@
     (sp, stream, capturing_p))                                                                     \
   R(const halo_exec_ops *, halo_exec_cuda, (void), (), NULL)
 
-/* The module's table: its ABI, the version it was built from, and its
- * functions. */
-#define HALO_MODULE_MEMBER_S_(name, params, args)                 halo_status(*name) params;
-#define HALO_MODULE_MEMBER_V_(name, params, args)                 void(*name) params;
+/* The module's table: the head (ABI, version, size, the device-memory calls:
+ * core/module.h), then the calls above. */
 #define HALO_MODULE_MEMBER_R_(type, name, params, args, fallback) type(*name) params;
 typedef struct {
-  int abi;
-  const char *version;
-  size_t size; /* sizeof the table */
+  halo_cuda_module_head head;
   halo_status (*device_create)(MPI_Comm comm, int device_id, halo_device **dev_p);
   halo_status (*measure_device)(halo_measure *c);
   HALO_CUDA_MODULE_CALLS(HALO_MODULE_MEMBER_S_, HALO_MODULE_MEMBER_V_, HALO_MODULE_MEMBER_R_)
 } halo_cuda_module;
-
-/* The symbol the module defines and dlsym finds. */
-#define HALO_CUDA_MODULE_SYMBOL "halo_cuda_module_table"
 
 #endif

@@ -210,6 +210,7 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
 #define PART_DONE(k) (part[k] += halo_wtime() - t, t = halo_wtime())
   memset(&own_pattern, 0, sizeof own_pattern);
   st = halo_settings_resolve(opts, &s);
+  if (in->trial) s.timeline = s.copy_timing = 0;
   if (st == HALO_SUCCESS) {
     P = halo_calloc(1, sizeof *P);
     if (!P) st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a plan");

@@ -54,7 +54,7 @@ struct halo_plan_s {
   int n_sets;
   halo_slot *sets;       /* max_exchanges of them */
   halo_spmv_device *dsp; /* device plans with a matrix: the local products */
-  halo_timeline *tl;     /* the option timeline */
+  halo_timeline *tl;     /* the setting device.timeline */
   halo_stats stats;
   halo_choice choice; /* strategy AUTO: the candidates and the one chosen */
 };
@@ -69,6 +69,8 @@ typedef struct {
   const int64_t *ghost_ids;    /* their global ids, increasing */
   const halo_pattern *pattern; /* NULL: learned by a sparse data exchange (NBX) */
   const halo_leaves *leaves;   /* NULL: the caller's slots are the ghosts */
+  int trial;                   /* a candidate of AUTO's trial: no timings (device.timeline,
+                                  staged.copy_timing off, whatever the settings say) */
 } halo_plan_input;
 
 /**

@@ -34,8 +34,8 @@ halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_se
   HALO_TRY(halo_choose_ranks(comm, plan->topo, &prm, device, halo_plan_is_helper(plan),
                              device ? halo_device_ranks_per_gpu(plan->dev) : 1, plan->transport,
                              ranks));
-  HALO_TRY(
-      halo_choose_model(comm, plan->topo, &prm, plan->transport, &plan->sched, ranks, phase, &total));
+  HALO_TRY(halo_choose_model(comm, plan->topo, &prm, plan->transport, &plan->sched, ranks, phase,
+                             &total));
   if (phase_seconds_p) memcpy(phase_seconds_p, phase, sizeof phase);
   *seconds_p = total;
 cleanup:
@@ -68,8 +68,9 @@ halo_status halo_plan_timeline(halo_plan plan, double seconds[3], int64_t *n_p) 
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!seconds || !n_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "seconds or n_p is NULL");
   if (!plan->tl)
-    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the option timeline (a device "
-                                      "plan; HALO_TIMELINE=1)");
+    return HALO_ERROR(HALO_ERR_STATE,
+                      "the plan was made without the setting device.timeline (a device "
+                      "plan; HALO_TIMELINE=1)");
   return halo_timeline_read(plan->tl, seconds, n_p);
 }
 
@@ -80,7 +81,7 @@ halo_status halo_plan_copy_times(halo_plan plan, double *seconds_down_p, double 
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "an output of halo_plan_copy_times is NULL");
   halo_exec *ex = halo_plan_own(plan);
   if (!ex->ops->copy_times || !plan->set.copy_timing)
-    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the option copy_timing (a "
+    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the setting staged.copy_timing (a "
                                       "device plan; HALO_EXEC_TIMING=1)");
   return ex->ops->copy_times(ex, seconds_down_p, seconds_up_p, bytes_down_p, bytes_up_p);
 }

@@ -118,8 +118,9 @@ halo_status halo_spmv_async(halo_plan plan, void *stream, double alpha, const do
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_spmv_async enqueues on a CUDA stream, but the "
                                             "plan is in host memory: halo_spmv");
   if (plan->set.timeline)
-    return HALO_ERROR(HALO_ERR_UNSUPPORTED, "the plan records a timeline (option timeline), "
-                                            "which the host reads between products: halo_spmv");
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "the plan records a timeline (setting device.timeline), "
+                      "which the host reads between products: halo_spmv");
   int capturing = 0;
   HALO_CHECK(halo_spmv_device_capturing(plan->dsp, stream, &capturing));
   HALO_CHECK(halo_exec_stream_ordered(halo_plan_own(plan), capturing));

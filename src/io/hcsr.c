@@ -94,6 +94,16 @@ halo_status hcsr_no_big_endian(void) {
                                           "hosts only");
 }
 
+halo_status hcsr_check_regular(const char *path) {
+  struct stat sb; /* a path that does not exist is open's to report */
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+    return HALO_ERROR(HALO_ERR_IO,
+                      "cannot read '%s': not a regular file (a pipe or a device): a .hcsr file "
+                      "is read at the offsets its header gives",
+                      path);
+  return HALO_SUCCESS;
+}
+
 /* A read that ended early: the file changed after its length was taken. */
 halo_status hcsr_short_read(const char *path, int64_t off) {
   return HALO_ERROR(HALO_ERR_IO,
@@ -361,6 +371,7 @@ halo_status halo_hcsr_read(const char *path, halo_csr *A) {
   if (!path) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_hcsr_read: the path is NULL");
   if (HCSR_BIG_ENDIAN_HOST) return hcsr_no_big_endian();
   FILE *fp;
+  HALO_CHECK(hcsr_check_regular(path));
   HALO_CHECK(halo_file_open_read(path, &fp));
   halo_status st = halo_hcsr_read_stream(fp, path, A);
   fclose(fp);

@@ -51,6 +51,9 @@ uint64_t hcsr_fnv1a64(const unsigned char *p, size_t n);
 halo_status hcsr_no_big_endian(void);
 /* A read that ended early: the file changed after its length was taken. */
 halo_status hcsr_short_read(const char *path, int64_t off);
+/* Refuse a path that is not a regular file (a FIFO, a device): HALO_ERR_IO; a
+ * directory or a missing file is left to the open (its own message). */
+halo_status hcsr_check_regular(const char *path);
 
 /* Where the parts lie and how long the file is, from the sizes; 0 if the
  * sizes are too large for a file. */

@@ -224,7 +224,8 @@ halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path
    * that cannot (a file on one node's disk only) would fail in the collective
    * MPI_File_open while the others go on (Open MPI 4.1 hangs there). */
   FILE *fp = NULL;
-  st = halo_file_open_read(path, &fp);
+  st = hcsr_check_regular(path); /* a FIFO: one rank's open would wait, the others read */
+  if (st == HALO_SUCCESS) st = halo_file_open_read(path, &fp);
   if (fp) fclose(fp);
   HALO_TRY(halo_agree(comm, st));
   rc = MPI_File_open(comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);

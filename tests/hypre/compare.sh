@@ -154,6 +154,9 @@ fallback)
       fail "$name: exchanges went through halo with a bad setting"
     fi
   done
+  # white space around a value is not part of it (issue 44 item 6): taken, through halo
+  run fb_space 3 LD_PRELOAD="$lib" "HALO_STRATEGY= 3step " "HALO_HYPRE_VIEW= 1" -- "$amg" -n 12 -amg_print 0 &&
+    same fb_ref fb_space && through fb_space
   # linked before -lHYPRE instead of preloaded: the same
   run fb_linked 3 HALO_HYPRE_VIEW=1 -- "$build/tests/hypre_amg_solve_linked" -n 12 -amg_print 0 &&
     same fb_ref fb_linked && through fb_linked

@@ -5,6 +5,7 @@
  * HALO_PARAMS, HALO_TRANSPORT's default) are checked here through
  * halo_plan_options_resolve; this file is the adapter's one reader of the
  * environment. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +46,26 @@ static void turn_off(const char *why)
   }
 }
 
-static int env_flag(const char *name, int dflt, int *ok)
+/* A variable's value without the white space around it (as libhalo reads its
+ * own), in buf; NULL when unset or empty. */
+static const char *env_text(const char *name, char *buf, size_t len)
 {
   const char *v = getenv(name);
+  if (!v) return NULL;
+  while (isspace((unsigned char)*v)) v++;
+  size_t n = strlen(v);
+  while (n > 0 && isspace((unsigned char)v[n - 1])) n--;
+  if (n == 0) return NULL;
+  if (n >= len) n = len - 1;
+  memcpy(buf, v, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+static int env_flag(const char *name, int dflt, int *ok)
+{
+  char buf[64];
+  const char *v = env_text(name, buf, sizeof buf);
   if (!v || !*v) return dflt;
   if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true")) return 1;
   if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false")) return 0;
@@ -68,20 +86,20 @@ static void read_settings(void)
   settings.view = env_flag("HALO_HYPRE_VIEW", 0, &ok);
   if (!ok) return; /* turned off, with the message */
   settings.on = on;
-  char why[256];
-  const char *v = getenv("HALO_STRATEGY");
+  char why[256], text[256];
+  const char *v = env_text("HALO_STRATEGY", text, sizeof text);
   if (v && *v && halo_strategy_from_name(v, &settings.opts.strategy) != HALO_SUCCESS) {
     snprintf(why, sizeof why, "HALO_STRATEGY=%s: %s", v, halo_last_error());
     turn_off(why);
     return;
   }
-  v = getenv("HALO_TRANSPORT");
+  v = env_text("HALO_TRANSPORT", text, sizeof text);
   if (v && *v && halo_transport_from_name(v, &settings.opts.transport) != HALO_SUCCESS) {
     snprintf(why, sizeof why, "HALO_TRANSPORT=%s: %s", v, halo_last_error());
     turn_off(why);
     return;
   }
-  v = getenv("HALO_MESSAGE_CAP");
+  v = env_text("HALO_MESSAGE_CAP", text, sizeof text);
   if (v && *v) {
     char *end = NULL;
     long long cap = strtoll(v, &end, 10);
@@ -96,7 +114,7 @@ static void read_settings(void)
   /* auto chooses by the model alone unless HALO_AUTOTUNE asks for the timed
    * trial: an AMG hierarchy has tens of packages, and timing the candidates
    * of each costs more than a solve (measured: bench/results/amg-gpu.md) */
-  v = getenv("HALO_AUTOTUNE");
+  v = env_text("HALO_AUTOTUNE", text, sizeof text);
   if (!v || !*v) settings.opts.autotune = 0;
   /* The options the core reads itself (HALO_RANKS_PER_NODE, HALO_PARAMS)
    * are checked here too, so that a bad value turns halo off at once. */
