@@ -9,12 +9,14 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
-static const halo_cuda_module_head *module; /* set once it loaded */
-static int module_tried;                    /* a load was tried (and failed if module is NULL) */
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER; /* the first load */
+/* set once it loaded, never changed after: the calls of an SpMV read it without the lock */
+static _Atomic(const halo_cuda_module_head *) module;
+static int module_tried; /* a load was tried (and failed if module is NULL); under the lock */
 static char module_why[HALO_ERROR_LEN];     /* why it did not load */
 
 /* Why the module did not load (cut to fit). */
@@ -68,17 +70,20 @@ static void module_load(void) {
         path, m->version ? m->version : "?", m->abi, HALO_VERSION_STRING, HALO_CUDA_MODULE_ABI);
     return;
   }
-  module = m;
+  atomic_store_explicit(&module, m, memory_order_release);
 }
 
 const halo_cuda_module_head *halo_cuda_module_open(size_t size, halo_status *st_p) {
-  pthread_mutex_lock(&module_lock);
-  if (!module_tried) {
-    module_tried = 1;
-    module_load();
+  const halo_cuda_module_head *m = atomic_load_explicit(&module, memory_order_acquire);
+  if (!m) { /* not loaded yet, or it cannot be: the lock, once per process or per failure */
+    pthread_mutex_lock(&module_lock);
+    if (!module_tried) {
+      module_tried = 1;
+      module_load();
+    }
+    m = atomic_load_explicit(&module, memory_order_acquire);
+    pthread_mutex_unlock(&module_lock);
   }
-  const halo_cuda_module_head *m = module;
-  pthread_mutex_unlock(&module_lock);
   if (!m) {
     *st_p = HALO_ERROR(HALO_ERR_NOT_COMPILED, "%s", module_why);
     return NULL;
@@ -95,10 +100,7 @@ const halo_cuda_module_head *halo_cuda_module_open(size_t size, halo_status *st_
 }
 
 const halo_cuda_module_head *halo_cuda_module_loaded(void) {
-  pthread_mutex_lock(&module_lock);
-  const halo_cuda_module_head *m = module;
-  pthread_mutex_unlock(&module_lock);
-  return m;
+  return atomic_load_explicit(&module, memory_order_acquire);
 }
 
 /* ---- the device-memory calls of the planning code ------------------------ */
