@@ -46,12 +46,6 @@
 #include "exec/cuda_exec.h"
 #include "exec/device.h"
 
-/* The transports, in the order their hooks run: the staged copy down and
- * the point MPI sends may start come before NCCL's group and ipc's signal;
- * MPI's sends start before ipc's pulls, its receives land after them. */
-const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS] = {
-    &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc, &halo_cuda_nvshmem, &halo_cuda_rma};
-
 /* Pack phase k, make its copies, and send what goes without the host. */
 static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   if (d->host_fwd) return halo_cuda_helper_start(ex, d, k);
@@ -193,16 +187,6 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
                       "captured graph would replay unchanged: capture with transport nccl or "
                       "nvshmem");
   return HALO_SUCCESS;
-}
-
-/* Whether a phase after the first sends: values this rank received may go
- * on to its peers (3-Step, Split and 2-Step forward, a reverse exchange adds
- * and passes on). */
-int halo_cuda_forwards(const halo_schedule *s) {
-  for (int k = 1; k < s->n_phases; k++)
-    for (int i = 0; i < s->phase[k].n_send; i++)
-      if (s->phase[k].send[i].peer != s->rank) return 1;
-  return 0;
 }
 
 /* The release's writes from stream s: the abort word (where there is one),

@@ -224,7 +224,8 @@ extern const cuda_transport halo_cuda_nvshmem;
 /** MPI one-sided puts between pinned host buffers (staged): cuda_rma.c. */
 extern const cuda_transport halo_cuda_rma;
 
-/** The transports of the executor, in the order their hooks run. */
+/** The transports of the executor, in the order their hooks run
+ *  (cuda_transports.c). */
 #define HALO_CUDA_N_TRANSPORTS 5
 extern const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS];
 
@@ -240,8 +241,14 @@ extern const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS];
  *  memory, or a helper's host memory) once they say their data is ready. */
 halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k);
 /* Whether a phase after the first sends: values this rank received may go
- * on to its peers (cuda_exec.c). */
-int halo_cuda_forwards(const halo_schedule *s);
+ * on to its peers (3-Step, Split and 2-Step forward, a reverse exchange adds
+ * and passes on). */
+static inline int halo_cuda_forwards(const halo_schedule *s) {
+  for (int k = 1; k < s->n_phases; k++)
+    for (int i = 0; i < s->phase[k].n_send; i++)
+      if (s->phase[k].send[i].peer != s->rank) return 1;
+  return 0;
+}
 
 /** ipc: add peer to a phase's list of ipc peers (once); its slot. */
 halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot);

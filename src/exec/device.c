@@ -6,7 +6,6 @@
 #include "halo_impl.h"
 
 #include "exec/device.h"
-#include "exec/transport.h"
 
 static int64_t nccl_comms_made, nccl_comms_aborted;
 
@@ -413,25 +412,6 @@ char *halo_device_nvshmem_base(const halo_device *d, int chunk) {
 
 void halo_device_nvshmem_release(halo_device *d, void *p) { halo_nv_state_release(d->nv, p); }
 
-halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
-                                  halo_transport *chosen_p) {
-  const halo_transport_where where = {.own_gpu = d->ranks_per_gpu == 1,
-                                      .gpu_aware_mpi = halo_device_mpi_aware(d, aware),
-                                      .compiled_only = 1,
-                                      .named = requested != HALO_TRANSPORT_AUTO};
-  const halo_transport t = requested == HALO_TRANSPORT_AUTO
-                               ? halo_transport_default(HALO_MEMORY_DEVICE, &where)
-                               : requested;
-  const halo_transport_desc *desc = halo_transport_find(t);
-  if (!desc) return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
-  HALO_CHECK(halo_transport_check(desc, HALO_MEMORY_DEVICE, &where, 1));
-  for (int i = 0; i < HALO_CUDA_N_TRANSPORTS; i++) /* its per-communicator state (NCCL, NVSHMEM) */
-    if (halo_cuda_transports[i]->transport == t && halo_cuda_transports[i]->open)
-      HALO_CHECK(halo_cuda_transports[i]->open(d));
-  *chosen_p = t;
-  return HALO_SUCCESS;
-}
-
 halo_status halo_device_stream_sync(void *stream) {
   HALO_CUDA(cudaStreamSynchronize((cudaStream_t)stream));
   return HALO_SUCCESS;
@@ -508,11 +488,6 @@ char *halo_device_nvshmem_base(const halo_device *d, int chunk) {
   return (void)d, (void)chunk, NULL;
 }
 void halo_device_nvshmem_release(halo_device *d, void *p) { (void)d, (void)p; }
-halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
-                                  halo_transport *chosen_p) {
-  (void)d, (void)requested, (void)aware, (void)chosen_p;
-  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
-}
 halo_status halo_device_stream_sync(void *stream) {
   (void)stream;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);

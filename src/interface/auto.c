@@ -191,6 +191,7 @@ static halo_status trial_plan(halo_plan P, const halo_plan_input *in, const halo
   co.reverse = 0;
   sin.pattern = pattern; /* learned once */
   sin.trial = 1;         /* no timings */
+  sin.choose = NULL;     /* a named strategy */
   return halo_plan_build(P->ctx, P->A, &sin, &co, sub_p);
 }
 

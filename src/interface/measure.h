@@ -123,7 +123,9 @@ HALO_MODULE_API halo_status halo_measure_fit_exchange(halo_measure *c, const cha
 halo_status halo_measure_host_transports(halo_measure *c);
 
 /** copy.*, gpu.*, staged.* and ipc.* on the devices, after cpu.* (measure_cuda.c);
- *  built without CUDA, notes that they come from the base set. */
+ *  built without CUDA, notes that they come from the base set. Collective. Where
+ *  the CUDA module cannot be loaded on some rank: HALO_ERR_NOT_COMPILED on every
+ *  rank, the reason recorded (the caller takes the base set). */
 halo_status halo_measure_device(halo_measure *c);
 
 #endif

@@ -6,6 +6,7 @@
  * and nvshmem.*). */
 #include "exec/transport.h"
 #include "interface/measure.h"
+#include "interface/plan.h"
 
 /* Collective over c->comm: the steps of one size on the pair, as the device
  * messages are timed (measure_cuda.c), in host memory. */
@@ -37,7 +38,7 @@ static halo_status host_message(MPI_Comm pair, const halo_measure *c, const void
   halo_plan_options o = halo_plan_options_default();
   o.strategy = HALO_STRATEGY_STANDARD;
   o.transport = tr->id;
-  HALO_TRY(halo_plan_create(A, &o, &plan));
+  HALO_TRY(halo_plan_build_matrix(A, &o, NULL, &plan));
   for (int it = -c->warmup; it < c->o.iterations; it++) {
     double v[2] = {0, 0}; /* the time, whether it failed */
     v[1] = MPI_Barrier(pair) != MPI_SUCCESS;

@@ -4,8 +4,6 @@
  * build with CUDA. */
 #include "interface/module.h"
 
-#include <stdio.h>
-
 /* The module, loaded at the first call; NULL with the reason recorded as the
  * last error (HALO_ERR_NOT_COMPILED) where it cannot be. */
 static const halo_cuda_module *module_get(halo_status *st_p) {
@@ -44,18 +42,13 @@ halo_status halo_device_create(MPI_Comm comm, int device_id, halo_device **dev_p
   return m->device_create(comm, device_id, dev_p);
 }
 
-/* Collective: without the module (on some rank) the device's groups come
- * from the base set, as in a build without CUDA. */
+/* Collective: without the module on some rank, HALO_ERR_NOT_COMPILED on
+ * every rank with the loader's reason recorded (the caller takes the
+ * device's groups from the base set, measure.c). */
 halo_status halo_measure_device(halo_measure *c) {
   halo_status st;
   const halo_cuda_module *m = module_get(&st);
-  if ((st = halo_agree(c->comm, st)) != HALO_SUCCESS) {
-    if (st == HALO_ERR_MPI) return st;
-    char why[HALO_ERROR_LEN + 32];
-    snprintf(why, sizeof why, "no CUDA module: %s", halo_last_error());
-    halo_error_clear();
-    halo_measure_device_from_base(c, why);
-    return HALO_SUCCESS;
-  }
-  return m->measure_device(c);
+  st = halo_agree(c->comm, st);
+  if (st == HALO_SUCCESS) return m->measure_device(c);
+  return st == HALO_ERR_MPI ? st : HALO_ERR_NOT_COMPILED; /* the reason stays recorded */
 }

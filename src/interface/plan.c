@@ -1,6 +1,9 @@
 /* The plan handle: creation from a matrix or a vector layout (the core every
- * constructor calls), the choice of strategy AUTO, its executors and
- * products, destruction. What a plan tells is plan_info.c. */
+ * constructor calls), its executors and products, destruction. Strategy AUTO
+ * is chosen by the chooser the input carries (auto.c's, given by the public
+ * constructors in plan_input.c), so that this core, which AUTO's trials and
+ * the measurements call, calls nothing above it. What a plan tells is
+ * plan_info.c. */
 #include <string.h>
 
 #include "exec/transport.h"
@@ -252,8 +255,10 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   }
   PART_DONE(HALO_SETUP_PATTERN);
   P->set = s; /* what halo_plan_params reads */
+  if (s.opts.strategy == HALO_STRATEGY_AUTO && !in->choose)
+    HALO_TRY(HALO_ERROR(HALO_ERR_INTERNAL, "a plan of strategy auto without its chooser"));
   if (s.opts.strategy == HALO_STRATEGY_AUTO)
-    HALO_TRY(halo_plan_choose(P, in, pattern, &s, transport_deferred));
+    HALO_TRY(in->choose(P, in, pattern, &s, transport_deferred));
   P->set = s;
   PART_DONE(HALO_SETUP_CHOICE);
   /* agreed: a rank that cannot schedule must not leave the others in the
@@ -300,13 +305,15 @@ cleanup:
   return st;
 }
 
-halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p) {
+halo_status halo_plan_build_matrix(halo_matrix A, const halo_plan_options *opts,
+                                   halo_plan_chooser choose, halo_plan *plan_p) {
   if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
   halo_status st = plan_p ? HALO_SUCCESS : HALO_ERROR(HALO_ERR_INVALID_ARG, "plan_p is NULL");
   HALO_CHECK(halo_agree(A->comm, st));
   const halo_plan_input in = {.n_local = A->col_end - A->col_begin,
                               .col_ranges = A->col_ranges,
                               .n_ghost = A->n_ghost,
-                              .ghost_ids = A->ghost_ids};
+                              .ghost_ids = A->ghost_ids,
+                              .choose = choose};
   return halo_plan_build(A->ctx, A, &in, opts, plan_p);
 }

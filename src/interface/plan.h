@@ -62,7 +62,14 @@ struct halo_plan_s {
 /** What every constructor gives the core: the vector's layout and the ghosts
  *  the schedule moves (sorted, unique), with the caller's slots when they
  *  differ, and the pattern when the caller knows it (explicit lists). */
-typedef struct {
+struct halo_plan_input_s;
+/** What chooses strategy AUTO's candidate for a plan (halo_plan_choose, given
+ *  by the public constructors; the planning core knows nothing above it). */
+typedef halo_status (*halo_plan_chooser)(halo_plan P, const struct halo_plan_input_s *in,
+                                         const halo_pattern *pattern, halo_settings *s,
+                                         int transport_deferred);
+
+typedef struct halo_plan_input_s {
   int64_t n_local;
   const int64_t *col_ranges;   /* size+1: the entries of every rank */
   int64_t n_ghost;             /* the schedule's ghosts */
@@ -71,6 +78,8 @@ typedef struct {
   const halo_leaves *leaves;   /* NULL: the caller's slots are the ghosts */
   int trial;                   /* a candidate of AUTO's trial: no timings (device.timeline,
                                   staged.copy_timing off, whatever the settings say) */
+  halo_plan_chooser choose;    /* strategy AUTO; NULL: a plan of a named strategy only (AUTO's
+                                  trials, the measurements' plans) */
 } halo_plan_input;
 
 /**
@@ -79,6 +88,12 @@ typedef struct {
  */
 halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_input *in,
                             const halo_plan_options *opts, halo_plan *plan_p);
+
+/** A plan of matrix A (its layout and ghosts): halo_plan_create with choose
+ *  for strategy AUTO (NULL: AUTO refused; the measurements' plans, which name
+ *  their strategy). Collective. */
+HALO_MODULE_API halo_status halo_plan_build_matrix(halo_matrix A, const halo_plan_options *opts,
+                                                   halo_plan_chooser choose, halo_plan *plan_p);
 
 /**
  * Strategy AUTO (src/interface/auto.c): every candidate strategy (Split with

@@ -1,5 +1,7 @@
-/* Exchange-only plans: from a layout and the ghosts' global ids, from (owner
+/* The public constructors: a plan of a matrix (halo_plan_create), and
+ * exchange-only plans: from a layout and the ghosts' global ids, from (owner
  * rank, local index) pairs, or from explicit send and receive lists. Each
+ * gives the planning core (plan.c) strategy AUTO's chooser (auto.c). Each
  * comes down to the layout of the vector, the ghosts the schedule moves
  * (sorted, each once) and the caller's ghost slots against them; the lists
  * also give the pattern, so that the sparse discovery is skipped. */
@@ -8,6 +10,10 @@
 
 #include "interface/plan.h"
 #include "tags.h"
+
+halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p) {
+  return halo_plan_build_matrix(A, opts, halo_plan_choose, plan_p);
+}
 
 /* The plan of the caller's slot ids over the layout ranges. Collective. */
 static halo_status plan_from_ids(halo_context *ctx, const int64_t *ranges, int64_t n_slots,
@@ -27,7 +33,8 @@ static halo_status plan_from_ids(halo_context *ctx, const int64_t *ranges, int64
                               .n_ghost = n_ids,
                               .ghost_ids = ids,
                               .pattern = pattern,
-                              .leaves = &L};
+                              .leaves = &L,
+                              .choose = halo_plan_choose};
   st = halo_plan_build(ctx, NULL, &in, opts, plan_p);
   halo_leaves_free(&L);
   halo_free(ids);
@@ -312,7 +319,8 @@ halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_re
                                   .n_ghost = n_ids,
                                   .ghost_ids = ids,
                                   .pattern = &pattern,
-                                  .leaves = &L};
+                                  .leaves = &L,
+                                  .choose = halo_plan_choose};
       st = halo_plan_build(ctx, NULL, &in, opts, plan_p);
     }
     halo_leaves_free(&L);

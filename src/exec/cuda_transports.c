@@ -1,0 +1,46 @@
+/* The CUDA executor's transports: the table of their hooks, in the order
+ * they run, and the choice and opening of a device plan's transport (the
+ * registry's descriptor checked, then the transport's per-communicator state
+ * made). Above the transports' files and the device state, below the
+ * executor (cuda_exec.c, cuda_setup.c), which reads the table. */
+#include "halo_impl.h"
+
+#include "exec/device.h"
+#include "exec/transport.h"
+
+#if HALO_HAVE_CUDA
+#include "exec/cuda_exec.h"
+
+/* The transports, in the order their hooks run: the staged copy down and
+ * the point MPI sends may start come before NCCL's group and ipc's signal;
+ * MPI's sends start before ipc's pulls, its receives land after them. */
+const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS] = {
+    &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc, &halo_cuda_nvshmem, &halo_cuda_rma};
+
+halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
+                                  halo_transport *chosen_p) {
+  const halo_transport_where where = {.own_gpu = halo_device_ranks_per_gpu(d) == 1,
+                                      .gpu_aware_mpi = halo_device_mpi_aware(d, aware),
+                                      .compiled_only = 1,
+                                      .named = requested != HALO_TRANSPORT_AUTO};
+  const halo_transport t = requested == HALO_TRANSPORT_AUTO
+                               ? halo_transport_default(HALO_MEMORY_DEVICE, &where)
+                               : requested;
+  const halo_transport_desc *desc = halo_transport_find(t);
+  if (!desc) return HALO_ERROR(HALO_ERR_INVALID_ARG, "unknown transport %d", (int)requested);
+  HALO_CHECK(halo_transport_check(desc, HALO_MEMORY_DEVICE, &where, 1));
+  for (int i = 0; i < HALO_CUDA_N_TRANSPORTS; i++) /* its per-communicator state (NCCL, NVSHMEM) */
+    if (halo_cuda_transports[i]->transport == t && halo_cuda_transports[i]->open)
+      HALO_CHECK(halo_cuda_transports[i]->open(d));
+  *chosen_p = t;
+  return HALO_SUCCESS;
+}
+
+#else /* no CUDA */
+
+halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
+                                  halo_transport *chosen_p) {
+  (void)d, (void)requested, (void)aware, (void)chosen_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+#endif
