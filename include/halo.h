@@ -351,6 +351,15 @@ typedef struct {
    *  pattern and options takes its choice without modeling or timing
    *  again. */
   int autotune;
+  /** Strategy AUTO: how many times the program is expected to use the plan
+   *  (its SpMVs or exchanges), an estimate, not a bound (an iteration limit
+   *  would favour costly set-ups). The choice minimises each candidate's
+   *  set-up (what its transport makes once per communicator where this one
+   *  has none yet, e.g. NCCL's communicator: halo_candidate.setup_seconds)
+   *  + expected_uses x its time per use (modeled, or timed). A choice is
+   *  kept per communicator for this value. -1 (default): HALO_EXPECTED_USES,
+   *  else HALO_DEFAULT_EXPECTED_USES. */
+  int64_t expected_uses;
   /** Exchanges of this plan that may be in flight at once, each with its own
    *  buffers and requests made at plan time: the plan's own (halo_spmv,
    *  halo_exchange_begin) and those of halo_exchange_create(), which needs
@@ -408,6 +417,10 @@ typedef struct {
    *  HALO_EXCHANGE_TIMEOUT (milliseconds), else 0. */
   int64_t exchange_timeout_ms;
 } halo_plan_options;
+
+/** The uses of a plan strategy AUTO expects where the caller gives none
+ *  (halo_plan_options.expected_uses). */
+#define HALO_DEFAULT_EXPECTED_USES 100
 
 /** Longest settings string (halo_plan_options.settings, HALO_SETTINGS). */
 #define HALO_SETTINGS_MAX 1024
@@ -798,6 +811,9 @@ typedef struct {
   double seconds;      /**< modeled */
   double timed;        /**< timed at plan time (autotune): seconds per call, the median of the
                             trial's rounds of the most of any rank; 0 when not timed */
+  double setup_seconds; /**< modeled set-up the candidate adds: its transport's state on a
+                             communicator that has none yet (NCCL's communicator, ...); the
+                             choice minimises setup_seconds + expected_uses x time per use */
 } halo_candidate;
 
 /**

@@ -5,6 +5,7 @@
  * valid plan too; bad parameters fail on every rank. Host memory, virtual
  * nodes of 1 and 2 ranks, generated matrices and the files given. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
+#include <math.h>
 #include <unistd.h>
 
 #include "halo/model.h"
@@ -193,6 +194,70 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *rb, const ch
       CHECK_OK(halo_plan_describe(plan, text, sizeof text));
       CHECK_MSG(!strstr(text, "/rma"), "an rma candidate without rma.*: %.900s", text);
       halo_plan_destroy(&plan);
+      MPI_Barrier(comm);
+      if (rank == 0) unlink(path);
+    }
+    /* set-up-aware choice (issue 42): neighbor priced far below host per use but with a
+     * set-up of 1 ms per communicator: over 1 and 10 expected uses host is cheaper, over 10^4
+     * neighbor; each candidate's cost is its set-up + uses x modeled time, the lowest chosen */
+    static int setup_case = 0;
+    halo_transport_info nbr;
+    CHECK_OK(halo_transport_get_info(HALO_TRANSPORT_NEIGHBOR, &nbr));
+    if (K == 1 && P > 1 && nbr.compiled && !setup_case++) {
+      char path[64] = "/tmp/halo_test_auto_setup_XXXXXX";
+      halo_params prm;
+      CHECK_OK(halo_params_builtin("lassen", &prm));
+      prm.have_own[HALO_TRANSPORT_NEIGHBOR] = 1;
+      prm.own[HALO_TRANSPORT_NEIGHBOR] = (halo_postal){1e-9, 1e-13};
+      prm.have_setup[HALO_TRANSPORT_NEIGHBOR] = 1;
+      prm.setup[HALO_TRANSPORT_NEIGHBOR] = (halo_postal){1e-3, 0.0};
+      params_file_write(comm, &prm, path);
+      const int64_t uses[] = {1, 10, 10000};
+      for (int u = 0; u < 3; u++) {
+        halo_plan_options so = halo_plan_options_default();
+        so.autotune = 0;
+        so.params = path;
+        so.expected_uses = uses[u];
+        halo_candidate cand[64];
+        int n_cand = 0, best = -1;
+        CHECK_OK(halo_plan_create(A, &so, &plan));
+        CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+        CHECK_OK(halo_plan_get_candidates(plan, 64, cand, &n_cand, &best));
+        CHECK_MSG(n_cand > 0 && n_cand <= 64 && best >= 0, "%d candidates", n_cand);
+        double lowest = HUGE_VAL;
+        int seen_setup = 0;
+        for (int i = 0; i < n_cand; i++) {
+          const double cost = cand[i].setup_seconds + (double)uses[u] * cand[i].seconds;
+          if (cost < lowest) lowest = cost;
+          if (cand[i].transport == HALO_TRANSPORT_NEIGHBOR)
+            CHECK_MSG(fabs(cand[i].setup_seconds - 1e-3) < 1e-15, "neighbor's set-up %g",
+                      cand[i].setup_seconds);
+          else
+            CHECK_MSG(cand[i].setup_seconds == 0, "%s's set-up %g",
+                      halo_transport_name(cand[i].transport), cand[i].setup_seconds);
+          seen_setup |= cand[i].transport == HALO_TRANSPORT_NEIGHBOR;
+        }
+        CHECK_MSG(seen_setup, "no neighbor candidate: %.900s", text);
+        const halo_candidate *b = &cand[best];
+        CHECK_MSG(b->setup_seconds + (double)uses[u] * b->seconds == lowest,
+                  "%lld uses: the chosen costs more than the lowest: %.900s",
+                  (long long)uses[u], text);
+        const halo_transport want = uses[u] < 10000 ? HALO_TRANSPORT_HOST : HALO_TRANSPORT_NEIGHBOR;
+        CHECK_MSG(b->transport == want, "%lld uses: chose %s: %.900s", (long long)uses[u],
+                  halo_transport_name(b->transport), text);
+        CHECK_MSG(strstr(text, "set-up 0.001 s"), "the set-up not described: %.900s", text);
+        for (int64_t k = 0; k < ng; k++) g[k] = NAN;
+        CHECK_OK(halo_exchange_begin(plan, x, g));
+        CHECK_OK(halo_exchange_end(plan));
+        CHECK(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0);
+        halo_plan_destroy(&plan);
+      }
+      halo_plan_options bad = halo_plan_options_default();
+      bad.expected_uses = 0;
+      CHECK_ERR(halo_plan_create(A, &bad, &plan), HALO_ERR_INVALID_ARG, "expected_uses");
+      setenv("HALO_EXPECTED_USES", "lots", 1);
+      CHECK_ERR(halo_plan_create(A, &o, &plan), HALO_ERR_INVALID_ARG, "HALO_EXPECTED_USES");
+      unsetenv("HALO_EXPECTED_USES");
       MPI_Barrier(comm);
       if (rank == 0) unlink(path);
     }

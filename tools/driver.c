@@ -84,6 +84,9 @@ int args_common(args_t *a, input_opts *in, halo_plan_options *opts, const char *
   } else if ((m = args_take(a, "--message-cap"))) {
     if (m > 0 && !args_int(a, "--message-cap", 8, INT64_C(1) << 40, &v)) m = -1;
     if (m > 0) opts->message_cap = v;
+  } else if ((m = args_take(a, "--expected-uses"))) {
+    if (m > 0 && !args_int(a, "--expected-uses", 1, INT64_C(1) << 50, &v)) m = -1;
+    if (m > 0) opts->expected_uses = v;
   } else if ((m = args_take(a, "--json"))) {
     if (m > 0) out->json_path = a->value;
   } else if ((m = args_take(a, "--csv"))) {

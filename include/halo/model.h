@@ -50,6 +50,10 @@ HALO_EXPORT_BEGIN
  *                                         the receiving GPU; both or neither:
  *                                         when not given, such a copy costs an
  *                                         inter-GPU message (gpu.*)
+ *   NAME.setup.alpha, NAME.setup.beta     a transport's set-up once per
+ *                                         communicator (s, s per rank): NCCL's
+ *                                         communicator; both or neither; when
+ *                                         not given, the transport's own model
  *
  * alpha in seconds, beta in seconds per byte; every value finite and >= 0. */
 typedef enum {
@@ -87,6 +91,12 @@ typedef struct {
    * exchange between GPUs of one host); halo_transport_get_info says which have one. */
   int have_own[HALO_N_TRANSPORTS];
   halo_postal own[HALO_N_TRANSPORTS];
+  /* A transport's set-up, once per communicator (keys NAME.setup.alpha in s and
+   * NAME.setup.beta in s per rank of the communicator, optional, both or neither): what
+   * strategy AUTO adds to its candidates where a communicator has not made the
+   * transport's state yet (NCCL's communicator); without them the transport's own model */
+  int have_setup[HALO_N_TRANSPORTS];
+  halo_postal setup[HALO_N_TRANSPORTS];
 } halo_params;
 
 /** A built-in set by name: "lassen" (the node-aware paper's Tables 2-4),

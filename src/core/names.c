@@ -94,6 +94,7 @@ halo_plan_options halo_plan_options_default(void) {
   o.stream = NULL;
   o.params = NULL;
   o.autotune = -1;
+  o.expected_uses = -1;
   /* -1: the environment variable, else the default (settings.c) */
   o.max_exchanges = -1;
   o.reverse = -1;

@@ -277,6 +277,9 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   HALO_CHECK(halo_env_int("option autotune", o.autotune, "HALO_AUTOTUNE", HALO_AUTOTUNE_CLOSE, 0,
                           1000000, 0, autotune_words, &v));
   o.autotune = (int)v;
+  HALO_CHECK(halo_env_int("option expected_uses", o.expected_uses, "HALO_EXPECTED_USES",
+                          HALO_DEFAULT_EXPECTED_USES, 1, INT64_C(1) << 50, 0, NULL, &v));
+  o.expected_uses = v;
   HALO_CHECK(halo_env_int("option max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES,
                           0, NULL, &v));
   o.max_exchanges = (int)v;
@@ -352,6 +355,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"memory", NULL},
                             {"transport", "HALO_TRANSPORT"},
                             {"autotune", "HALO_AUTOTUNE"},
+                            {"expected_uses", "HALO_EXPECTED_USES"},
                             {"max_exchanges", NULL},
                             {"reverse", NULL},
                             {"exchange_timeout_ms", "HALO_EXCHANGE_TIMEOUT"},
@@ -359,7 +363,7 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
   enum { N_OPT = sizeof names / sizeof names[0], N = N_OPT + N_SETTINGS };
   int64_t v[N] = {o->strategy,         o->ranks_per_node, o->message_cap,
                   o->remove_duplicates, o->memory,         o->transport,
-                  o->autotune,         o->max_exchanges,  o->reverse,
+                  o->autotune,         o->expected_uses,  o->max_exchanges,  o->reverse,
                   s->timeout_ms,       hash_string(s->params ? s->params : "(the machine's file)")};
   for (int i = 0; i < N_SETTINGS; i++) v[N_OPT + i] = setting_load(s, &settings_decl[i]);
   int64_t lo[N], hi[N];

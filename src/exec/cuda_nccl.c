@@ -117,6 +117,8 @@ const halo_transport_desc halo_transport_desc_nccl = {
     .needs = HALO_NEEDS_OWN_GPU,
     .default_rank = 1,
     .auto_policy = HALO_AUTO_ALWAYS,
-    .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1},
+    /* ncclCommInitRank: 0.3-0.5 s at 2 ranks, 1.7 s at 4 (H200; bench/results/setup.md) */
+    .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1,
+              .setup_per_rank = 0.3},
 };
 #endif

@@ -46,6 +46,11 @@ typedef struct {
   int own_params;     /* the parameter sets may price it by a pair of its own (NAME.alpha,
                          NAME.beta: halo_params.own[id]), for its CPU-channel messages, or its
                          GPU-channel messages within a host */
+  /* its set-up: the state it makes once per communicator (its open: NCCL's communicator,
+   * NVSHMEM's initialisation), setup_alpha + setup_per_rank x the communicator's ranks
+   * seconds, which a parameter set may replace (NAME.setup.alpha, NAME.setup.beta); AUTO
+   * adds it to a candidate of a communicator that has none yet (issue 42) */
+  double setup_alpha, setup_per_rank;
 } halo_transport_model;
 
 /** Whether AUTO weighs a transport where its needs are met. */

@@ -112,6 +112,7 @@ static uint64_t memo_key(const halo_plan P, const halo_pattern *pattern, const h
   FNV(h, has_matrix), FNV(h, memory), FNV(h, pattern->n_local), FNV(h, pattern->n_ghost);
   FNV(h, o->ranks_per_node), FNV(h, o->message_cap), FNV(h, o->remove_duplicates);
   FNV(h, o->transport), FNV(h, o->autotune), FNV(h, s->gpu_aware_mpi);
+  FNV(h, o->expected_uses), FNV(h, P->ctx->transport_made); /* the set-ups still to pay */
   FNV(h, s->local_kernel), FNV(h, s->spmv_group), FNV(h, s->spmv_long_row);
   FNV(h, s->max_count); /* which candidates can run (a transport's schedule_check) */
   h = fnv(h, prm, sizeof *prm);
@@ -275,16 +276,17 @@ cleanup:
  * overlap). Returns how many (1: the model alone decides). */
 static int close_candidates(const halo_choice *ch, int *idx) {
   int order[HALO_MAX_CANDIDATES], n = 0;
-  for (int i = 0; i < ch->n; i++) order[i] = i;
-  for (int i = 1; i < ch->n; i++) /* by modeled time, stable */
-    for (int j = i; j > 0 && ch->c[order[j]].seconds < ch->c[order[j - 1]].seconds; j--) {
+  double cost[HALO_MAX_CANDIDATES];
+  for (int i = 0; i < ch->n; i++) order[i] = i, cost[i] = halo_candidate_cost(ch, &ch->c[i]);
+  for (int i = 1; i < ch->n; i++) /* by modeled cost (set-up + uses x time), stable */
+    for (int j = i; j > 0 && cost[order[j]] < cost[order[j - 1]]; j--) {
       const int w = order[j];
       order[j] = order[j - 1], order[j - 1] = w;
     }
-  const double best = ch->c[order[0]].seconds;
+  const double best = cost[order[0]];
   for (int i = 0; i < ch->n && n < HALO_AUTO_TRIAL; i++) {
     const halo_candidate *c = &ch->c[order[i]];
-    if (c->seconds > HALO_AUTO_BAND * best || !isfinite(c->seconds)) break;
+    if (cost[order[i]] > HALO_AUTO_BAND * best || !isfinite(c->seconds)) break;
     int alike = 0;
     for (int k = 0; k < n && !alike; k++) {
       const halo_candidate *d = &ch->c[idx[k]];
@@ -296,6 +298,8 @@ static int close_candidates(const halo_choice *ch, int *idx) {
   for (int i = 0; i < ch->n; i++) { /* the best of each transport not yet in */
     const halo_candidate *c = &ch->c[order[i]];
     if (!isfinite(c->seconds)) continue; /* it cannot run this plan */
+    /* a set-up the expected uses cannot repay: not tried (a trial would pay it) */
+    if (c->setup_seconds > HALO_AUTO_BAND * best) continue;
     int seen = 0;
     for (int k = 0; k < n && !seen; k++) seen = ch->c[idx[k]].transport == c->transport;
     if (!seen) idx[n++] = order[i];
@@ -334,6 +338,7 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   HALO_CHECK(memo_find(P->ctx, key, ch, &hit));
   if (!hit) {
     snprintf(ch->params, sizeof ch->params, "%s", prm.name);
+    ch->uses = o->expected_uses;
     halo_transport tr[HALO_N_TRANSPORTS];
     int n_tr = 0;
     if (transport_deferred) {
@@ -371,7 +376,10 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
         for (int a = 0; a < n_tr && st == HALO_SUCCESS; a++) {
           halo_candidate *c = &ch->c[a * per_tr + j];
           double phase[HALO_MAX_PHASES];
-          *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0};
+          *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0, 0.0};
+          /* the transport's state, where this communicator has none yet */
+          if (!P->ctx->transport_made[tr[a]])
+            c->setup_seconds = halo_model_setup(&prm, tr[a], P->ctx->size);
           st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks + (size_t)a * size,
                                  phase, &c->seconds);
           st = halo_agree(comm, st);
@@ -396,10 +404,11 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   }
   o->strategy = ch->c[ch->best].strategy;
   o->message_cap = ch->c[ch->best].message_cap;
-  if (transport_deferred && device)
+  if (transport_deferred && device) {
     HALO_TRY(
         halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, &P->transport));
-  else if (transport_deferred)
+    P->ctx->transport_made[P->transport] = 1;
+  } else if (transport_deferred)
     P->transport = ch->c[ch->best].transport;
 cleanup:
   halo_free(ranks);

@@ -57,6 +57,8 @@ struct halo_context_s {
   } params[HALO_CONTEXT_PARAMS];
   /* strategy AUTO's choices, by the key of a plan's pattern and options on
    * this rank, and the sequence number of the choice (the same on every rank) */
+  int transport_made[HALO_N_TRANSPORTS]; /* a device plan opened this transport on the
+                                            context's device: its set-up is paid (AUTO) */
   int n_memo, memo_seq;
   struct {
     uint64_t key;

@@ -14,12 +14,19 @@ int halo_choose_caps(int64_t option_cap, int64_t caps[5]) {
   return n;
 }
 
+double halo_candidate_cost(const halo_choice *ch, const halo_candidate *c) {
+  const double uses = ch->uses > 0 ? (double)ch->uses : 1.0;
+  return c->setup_seconds + uses * (c->timed > 0 ? c->timed : c->seconds);
+}
+
 int halo_choice_best(halo_choice *ch) {
   int timed = -1;
   ch->best = 0;
   for (int i = 0; i < ch->n; i++) {
-    if (ch->c[i].timed > 0 && (timed < 0 || ch->c[i].timed < ch->c[timed].timed)) timed = i;
-    if (ch->c[i].seconds < ch->c[ch->best].seconds) ch->best = i;
+    const double cost = halo_candidate_cost(ch, &ch->c[i]);
+    if (ch->c[i].timed > 0 && (timed < 0 || cost < halo_candidate_cost(ch, &ch->c[timed])))
+      timed = i;
+    if (cost < halo_candidate_cost(ch, &ch->c[ch->best])) ch->best = i;
   }
   if (timed >= 0) ch->best = timed;
   return ch->best;
@@ -40,14 +47,23 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
   if (ch->how == 0) {
     HALO_PUT(": as asked");
   } else {
+    /* with set-ups, the choice is by cost over the expected uses; without, by time */
+    int setups = 0;
+    for (int i = 0; i < ch->n; i++) setups |= ch->c[i].setup_seconds > 0;
+    char over[96] = "";
+    if (setups)
+      snprintf(over, sizeof over, " (set-up + %lld uses x time)", (long long)ch->uses);
     if (ch->how == 1)
-      HALO_PUT(": the lowest modeled time of %d candidates (parameters %s):", ch->n, ch->params);
+      HALO_PUT(": the lowest modeled %s%s of %d candidates (parameters %s):",
+               setups ? "cost" : "time", over, ch->n, ch->params);
     else if (ch->how == 2)
-      HALO_PUT(": the fastest timed of %d candidates:", ch->n);
+      HALO_PUT(": the %s%s of %d candidates:", setups ? "lowest timed cost" : "fastest timed",
+               over, ch->n);
     else
-      HALO_PUT(": the fastest timed of %d of %d candidates (modeled within a factor 2 of the "
-               "lowest, and each transport's lowest; parameters %s):",
-               ch->n_timed, ch->n, ch->params);
+      HALO_PUT(": the %s%s of %d of %d candidates (modeled within a factor 2 of the lowest, "
+               "and each transport's lowest%s; parameters %s):",
+               setups ? "lowest timed cost" : "fastest timed", over, ch->n_timed, ch->n,
+               setups ? " whose set-up is within it" : "", ch->params);
     for (int i = 0; i < ch->n; i++) {
       const halo_candidate *c = &ch->c[i];
       HALO_PUT(" %s%s/%s", i == ch->best ? "*" : "", halo_strategy_name(c->strategy),
@@ -55,6 +71,7 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
       if (c->strategy == HALO_STRATEGY_SPLIT) HALO_PUT("/%lld", (long long)c->message_cap);
       HALO_PUT(" %.3g us", 1e6 * (ch->how == 2 ? c->timed : c->seconds));
       if (ch->how == 3 && c->timed > 0) HALO_PUT(" (timed %.3g us)", 1e6 * c->timed);
+      if (c->setup_seconds > 0) HALO_PUT(" + set-up %.3g s", c->setup_seconds);
       HALO_PUT("%s", i + 1 < ch->n ? "," : "");
     }
   }

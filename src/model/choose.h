@@ -16,6 +16,7 @@ typedef struct {
   int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial of every
               candidate; 3: by a timed trial of the n_timed the model could not tell apart */
   char params[64];
+  int64_t uses; /* the plan's expected uses (halo_plan_options.expected_uses) */
   int n, n_timed;
   halo_candidate c[HALO_MAX_CANDIDATES];
   int best;
@@ -25,8 +26,12 @@ typedef struct {
  *  (each once). Returns how many (at most 5). */
 int halo_choose_caps(int64_t option_cap, int64_t caps[5]);
 
-/** The timed candidate of lowest time when some were timed, else the one
- *  of lowest modeled seconds (the first of equals): sets and returns
+/** What candidate c costs over the plan's expected uses: its set-up +
+ *  ch->uses x its time per use (timed where it was, else modeled). */
+double halo_candidate_cost(const halo_choice *ch, const halo_candidate *c);
+
+/** Of the timed candidates when some were timed, else of all, the one of
+ *  lowest cost (halo_candidate_cost; the first of equals): sets and returns
  *  ch->best. */
 int halo_choice_best(halo_choice *ch);
 

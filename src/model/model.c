@@ -27,6 +27,14 @@ int halo_model_priced(const void *params, halo_transport t) {
   return d && own_pair(params, d) != NULL;
 }
 
+double halo_model_setup(const halo_params *p, halo_transport t, int ranks) {
+  const halo_transport_desc *d = halo_transport_find(t);
+  if (!d) return 0.0;
+  if (p && (int)t >= 0 && (int)t < HALO_N_TRANSPORTS && p->have_setup[t])
+    return p->setup[t].alpha + p->setup[t].beta * ranks;
+  return d->model.setup_alpha + d->model.setup_per_rank * ranks;
+}
+
 static double postal(const halo_postal *m, int64_t bytes) {
   return m->alpha + m->beta * (double)bytes;
 }

@@ -67,6 +67,11 @@ typedef struct {
  *  pair (halo_transport_candidates' test for a PRICED transport). */
 int halo_model_priced(const void *params, halo_transport t);
 
+/** The set-up of transport t's per-communicator state on a communicator of
+ *  `ranks` ranks, in seconds: the parameter set's NAME.setup.* where it has
+ *  them, else the descriptor's model (0 for a transport that makes none). */
+double halo_model_setup(const halo_params *p, halo_transport t, int ranks);
+
 /** Locality of a message between two ranks. */
 halo_locality halo_model_locality(const halo_model_rank *a, const halo_model_rank *b);
 

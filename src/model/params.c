@@ -121,7 +121,7 @@ typedef struct {
  * optional staged.alpha and ipc.*; the optional pair of each transport whose
  * model has one (NAME.alpha, NAME.beta: rma, nvshmem, ...; unused slots
  * have an empty key) */
-#define N_KEYS (4 + 18 + 12 + 8 + 1 + 3 + 2 * HALO_N_TRANSPORTS)
+#define N_KEYS (4 + 18 + 12 + 8 + 1 + 3 + 4 * HALO_N_TRANSPORTS)
 
 /* The keys in the order a file is written, each bound to its field of p. */
 static void key_table(halo_params *p, key_entry *t) {
@@ -171,6 +171,12 @@ static void key_table(halo_params *p, key_entry *t) {
     KEY(KEY_DOUBLE, &p->own[tr[i]->id].alpha, "%s.alpha", tr[i]->name);
     t[n - 1].optional = 1;
     KEY(KEY_DOUBLE, &p->own[tr[i]->id].beta, "%s.beta", tr[i]->name);
+    t[n - 1].optional = 1;
+  }
+  for (int i = 0; i < n_tr; i++) { /* the transports' set-up, in the registry's order */
+    KEY(KEY_DOUBLE, &p->setup[tr[i]->id].alpha, "%s.setup.alpha", tr[i]->name);
+    t[n - 1].optional = 1;
+    KEY(KEY_DOUBLE, &p->setup[tr[i]->id].beta, "%s.setup.beta", tr[i]->name);
     t[n - 1].optional = 1;
   }
   while (n < N_KEYS) { /* unused */
@@ -292,8 +298,9 @@ halo_status halo_params_parse(const char *text, const char *source, halo_params 
   for (int i = 0; i < N_KEYS; i++)
     if (!t[i].line && !t[i].optional)
       return HALO_ERROR(HALO_ERR_FORMAT,
-                        "%s: missing key '%s' (every key but staged.alpha, ipc.* and the "
-                        "transports' own pairs (rma.*, nvshmem.*, ...) is required)",
+                        "%s: missing key '%s' (every key but staged.alpha, ipc.*, the "
+                        "transports' own pairs (rma.*, nvshmem.*, ...) and their set-up "
+                        "(NAME.setup.*) is required)",
                         src, t[i].key);
   for (int i = 0; i < N_KEYS; i++) { /* pairs: ipc.* and the transports' own, both or neither */
     const size_t len = strlen(t[i].key);
@@ -317,6 +324,11 @@ halo_status halo_params_parse(const char *text, const char *source, halo_params 
         snprintf(key, sizeof key, "%s.alpha", tr[i]->name);
         q.have_own[tr[i]->id] = key_named(t, key)->line != 0;
       }
+    for (int i = 0; i < n_tr; i++) {
+      char key[64];
+      snprintf(key, sizeof key, "%s.setup.alpha", tr[i]->name);
+      q.have_setup[tr[i]->id] = key_named(t, key)->line != 0;
+    }
   }
   if (q.sockets_per_node < 1)
     return HALO_ERROR(HALO_ERR_FORMAT, "%s:%d: sockets_per_node = %d: at least 1", src,
@@ -387,6 +399,8 @@ static int is_given(const halo_params *q, const key_entry *k) {
   if (k->dst == &q->ipc.alpha || k->dst == &q->ipc.beta) return q->have_ipc;
   for (int t = 0; t < HALO_N_TRANSPORTS; t++)
     if (k->dst == &q->own[t].alpha || k->dst == &q->own[t].beta) return q->have_own[t];
+  for (int t = 0; t < HALO_N_TRANSPORTS; t++)
+    if (k->dst == &q->setup[t].alpha || k->dst == &q->setup[t].beta) return q->have_setup[t];
   return 1;
 }
 

@@ -4,6 +4,7 @@
  * and the statistics counted as halo_plan_create counts them. */
 #include <string.h>
 
+#include "env.h"
 #include "model/choose.h"
 #include "model/model.h"
 #include "plan/nodebuild.h"
@@ -490,6 +491,8 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
   }
   memset(&ch, 0, sizeof ch);
   ch.how = 1;
+  HALO_CHECK(halo_env_int("option expected_uses", o.expected_uses, "HALO_EXPECTED_USES",
+                          HALO_DEFAULT_EXPECTED_USES, 1, INT64_C(1) << 50, 0, NULL, &ch.uses));
   snprintf(ch.params, sizeof ch.params, "%s", params);
   const int n_caps = halo_choose_caps(o.message_cap, caps);
   for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)
@@ -502,7 +505,8 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
         if (ch.n == HALO_MAX_CANDIDATES)
           return HALO_ERROR(HALO_ERR_INTERNAL, "too many candidates");
         halo_candidate *k = &ch.c[ch.n++];
-        *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0, 0.0};
+        *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0, 0.0, 0.0};
+        k->setup_seconds = halo_model_setup(&prm, paths[t], (int)sim->P); /* a new communicator */
         HALO_CHECK(halo_sim_model(sim, &co, gpus_per_node, params, NULL, &k->seconds));
       }
   const halo_candidate *b = &ch.c[halo_choice_best(&ch)];
