@@ -278,7 +278,7 @@ static halo_status model_strategy(fig_ctx *x, halo_sim sim, const fig_case *c, h
     if (x->check && f == 1 && unmerge_mult <= 1) {
       double ref;
       o.transport = paths[i];
-      HALO_TRY(halo_sim_model(sim, &o, GPUS, x->params, NULL, &ref));
+      HALO_TRY(halo_sim_model(sim, &o, GPUS, x->params, 0, NULL, &ref));
       if (ref != t[i].seconds)
         HALO_FAIL(HALO_ERR_INTERNAL, "%d x %d, %s on %s: %.17g s here, %.17g s from halo_sim_model",
                   c->M, c->D, halo_strategy_name(sg), halo_transport_name(paths[i]), t[i].seconds,

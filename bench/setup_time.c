@@ -2,7 +2,7 @@
  * (which makes the communicator's context), the first plan (which makes the
  * nodes, and with device memory the device's streams and the NCCL
  * communicator), then later plans of the same matrix, each made and
- * destroyed, part by part (halo_stats.setup_part_seconds: the most of any
+ * destroyed, part by part (halo_plan_setup_part_seconds: the most of any
  * rank), against one SpMV of the same matrix (the median of 5 means of 20
  * calls, each call completed on the device; the most of any rank). Prints
  * one markdown row per plan kind; the later plans' figures are medians.
@@ -106,8 +106,13 @@ int main(int argc, char **argv) {
   const double t_matrix = most(comm, MPI_Wtime() - t);
   halo_plan plan;
   halo_stats first;
+  int n_parts = 0; /* the set-up parts: those with a name */
+  while (strcmp(halo_setup_part_name((halo_setup_part)n_parts), "unknown") != 0) n_parts++;
+  double *first_part = malloc((size_t)n_parts * sizeof *first_part + 1);
   CK(halo_plan_create(A, &o, &plan));
   CK(halo_plan_stats(plan, &first));
+  for (int k = 0; k < n_parts; k++)
+    CK(halo_plan_setup_part_seconds(plan, (halo_setup_part)k, &first_part[k]));
   /* the vectors after the first plan, on the device it chose (made before,
    * they would have put every rank on the current device) */
   double *x = buf_alloc(device, (size_t)n * sizeof *x), *y = buf_alloc(device, (size_t)n * sizeof *y);
@@ -134,25 +139,25 @@ int main(int argc, char **argv) {
   halo_plan_destroy(&plan);
   /* later plans of the same matrix */
   double *tot = malloc((size_t)plans * sizeof *tot);
-  double *part[HALO_SETUP_N_PARTS];
-  for (int k = 0; k < HALO_SETUP_N_PARTS; k++) part[k] = malloc((size_t)plans * sizeof(double));
+  double **part = malloc((size_t)n_parts * sizeof *part + 1);
+  for (int k = 0; k < n_parts; k++) part[k] = malloc((size_t)plans * sizeof(double));
   for (int i = 0; i < plans; i++) {
     halo_stats st;
     CK(halo_plan_create(A, &o, &plan));
     CK(halo_plan_stats(plan, &st));
     tot[i] = st.setup_seconds;
-    for (int k = 0; k < HALO_SETUP_N_PARTS; k++) part[k][i] = st.setup_part_seconds[k];
+    for (int k = 0; k < n_parts; k++)
+      CK(halo_plan_setup_part_seconds(plan, (halo_setup_part)k, &part[k][i]));
     halo_plan_destroy(&plan);
   }
   if (rank == 0) {
-    const char *names[HALO_SETUP_N_PARTS] = {"context", "pattern",  "choice",  "schedule",
-                                             "handshake", "executors", "product", "stats"};
     if (header) {
       printf("| matrix | ranks | plan | matrix ms | SpMV us | first plan ms | later plan ms | "
              "later / SpMV |");
-      for (int k = 0; k < HALO_SETUP_N_PARTS; k++) printf(" %s ms (first, later) |", names[k]);
+      for (int k = 0; k < n_parts; k++)
+        printf(" %s ms (first, later) |", halo_setup_part_name((halo_setup_part)k));
       printf("\n|---|---|---|---|---|---|---|---|");
-      for (int k = 0; k < HALO_SETUP_N_PARTS; k++) printf("---|");
+      for (int k = 0; k < n_parts; k++) printf("---|");
       printf("\n");
     }
     const double later = median(tot, plans);
@@ -163,12 +168,14 @@ int main(int argc, char **argv) {
              r.max_exchanges == 1 ? "" : "s");
     printf("| %s | %d | %s | %.2f | %.1f | %.2f | %.2f | %.1f |", gen ? gen : file, P, kind,
            1e3 * t_matrix, 1e6 * t_spmv, 1e3 * first.setup_seconds, 1e3 * later, later / t_spmv);
-    for (int k = 0; k < HALO_SETUP_N_PARTS; k++)
-      printf(" %.2f, %.2f |", 1e3 * first.setup_part_seconds[k], 1e3 * median(part[k], plans));
+    for (int k = 0; k < n_parts; k++)
+      printf(" %.2f, %.2f |", 1e3 * first_part[k], 1e3 * median(part[k], plans));
     printf("\n");
     fflush(stdout);
   }
-  for (int k = 0; k < HALO_SETUP_N_PARTS; k++) free(part[k]);
+  for (int k = 0; k < n_parts; k++) free(part[k]);
+  free(part);
+  free(first_part);
   free(tot);
   halo_matrix_destroy(&A);
   MPI_Comm_free(&comm);

@@ -725,12 +725,10 @@ halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double
  */
 halo_status halo_plan_synchronize(halo_plan plan);
 
-/** Most phases of any strategy's schedule. */
-#define HALO_MAX_PHASES 8
-
-/** Statistics of one phase, over all ranks of the plan. A message is one
- *  non-empty transfer between two distinct ranks in one phase; bytes are 8
- *  per value. Per-rank maxima count what a rank sends. */
+/** Statistics of one phase, over all ranks of the plan (halo_plan_phase_stats(),
+ *  halo_sim_phase_stats()). A message is one non-empty transfer between two
+ *  distinct ranks in one phase; bytes are 8 per value. Per-rank maxima count
+ *  what a rank sends. */
 typedef struct {
   halo_scope scope;
   halo_transport transport;                 /**< how its messages travel */
@@ -745,7 +743,9 @@ typedef struct {
   int64_t max_inter_node_bytes_per_node;    /**< most inter-node bytes sent from one node */
 } halo_phase_stats;
 
-/** The parts of a plan's set-up (halo_stats.setup_part_seconds). */
+/** The parts of a plan's set-up (halo_plan_setup_part_seconds()). More may
+ *  come: a program loops over them until halo_setup_part_name() says
+ *  "unknown". */
 typedef enum {
   HALO_SETUP_CONTEXT = 0,   /**< options; the communicator's nodes, device, streams and NCCL
                                  communicator (made by its first plans); the matrix's upload */
@@ -756,8 +756,7 @@ typedef enum {
   HALO_SETUP_HANDSHAKE = 4, /**< the schedules checked against each other, and reversed */
   HALO_SETUP_EXECUTORS = 5, /**< tags, buffers, persistent requests, CUDA IPC handles */
   HALO_SETUP_PRODUCT = 6,   /**< the device product (and, once per matrix, its transposes) */
-  HALO_SETUP_STATS = 7,     /**< these statistics */
-  HALO_SETUP_N_PARTS = 8
+  HALO_SETUP_STATS = 7      /**< these statistics */
 } halo_setup_part;
 
 /** Statistics of a plan; the same on every rank. */
@@ -765,8 +764,7 @@ typedef struct {
   halo_strategy strategy;
   int ranks;    /**< ranks of the plan */
   int nodes;    /**< nodes (shared-memory domains) of the plan */
-  int n_phases; /**< phases of the schedule */
-  halo_phase_stats phase[HALO_MAX_PHASES];
+  int n_phases; /**< phases of the schedule (each one's statistics: halo_plan_phase_stats()) */
   int64_t message_cap_used; /**< Split: the largest message_cap a node used, in bytes;
                                  0 for the other strategies */
   int remove_duplicates;    /**< the option the plan was made with */
@@ -775,13 +773,37 @@ typedef struct {
   int64_t long_rows;        /**< device plans with halo's kernel: rows of all ranks (diagonal and
                                  off-diagonal blocks) split across warps by the long-row kernel
                                  (option spmv_long_row) */
-  double setup_seconds;     /**< plan creation time, max over ranks */
-  double setup_part_seconds[HALO_SETUP_N_PARTS]; /**< each part of it (halo_setup_part), the
-                                                      most of any rank */
+  double setup_seconds;     /**< plan creation time, max over ranks (each part of it:
+                                 halo_plan_setup_part_seconds()) */
 } halo_stats;
 
 /** Statistics of a plan, computed at creation. Not collective. */
 halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p);
+
+/**
+ * Statistics of one phase of the plan's schedule, computed at creation, the
+ * same on every rank. Not collective.
+ *
+ * @param phase    0 <= phase < halo_stats.n_phases
+ * @param stats_p  the phase's statistics
+ * @return HALO_ERR_INVALID_ARG for a phase outside [0, n_phases) (the message
+ *         gives the range)
+ */
+halo_status halo_plan_phase_stats(halo_plan plan, int phase, halo_phase_stats *stats_p);
+
+/**
+ * The seconds one part of the plan's set-up took, the most of any rank (the
+ * parts' sum is at most halo_stats.setup_seconds). Not collective.
+ *
+ * @param part       a halo_setup_part
+ * @param seconds_p  its seconds
+ * @return HALO_ERR_INVALID_ARG for a value that is no halo_setup_part
+ */
+halo_status halo_plan_setup_part_seconds(halo_plan plan, halo_setup_part part, double *seconds_p);
+
+/** The name of a set-up part ("context", "pattern", "choice", "schedule",
+ *  "handshake", "executors", "product", "stats"), or "unknown". */
+const char *halo_setup_part_name(halo_setup_part part);
 
 /**
  * The modeled time of the plan's exchange (the performance model of DESIGN.md
@@ -790,11 +812,14 @@ halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p);
  *
  * @param params           a built-in parameter set ("lassen") or a parameter file;
  *                         NULL: HALO_PARAMS, else "lassen"
- * @param phase_seconds_p  HALO_MAX_PHASES entries (0 past the last phase), or NULL
- * @param seconds_p        the sum over the phases
+ * @param max_phases       entries of phase_seconds_p (>= 0)
+ * @param phase_seconds_p  max_phases entries: the first min(n_phases,
+ *                         max_phases) the phases' times, the rest 0; or NULL
+ *                         (then max_phases is not read)
+ * @param seconds_p        the sum over all the phases
  */
-halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_seconds_p,
-                            double *seconds_p);
+halo_status halo_plan_model(halo_plan plan, const char *params, int max_phases,
+                            double *phase_seconds_p, double *seconds_p);
 
 /**
  * What the plan runs and why, in one line of text: strategy, transport,

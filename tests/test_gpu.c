@@ -302,8 +302,8 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
         CHECK_OK(halo_plan_create((s + t) % 2 ? H : A, &o, &plan));
         halo_stats st;
         CHECK_OK(halo_plan_stats(plan, &st));
-        CHECK_MSG(st.phase[0].transport == o.transport, "%s: the plan says transport %s", what,
-                  halo_transport_name(st.phase[0].transport));
+        CHECK_MSG(verify_phase(plan, 0).transport == o.transport, "%s: the plan says transport %s",
+                  what, halo_transport_name(verify_phase(plan, 0).transport));
         for (int rep = 0; rep < 3; rep++) { /* again and again: the buffers are reused */
           CUDA_OK(cudaMemset(dg, 0xff, (size_t)(ng + 1) * sizeof(double))); /* NaN */
           CHECK_OK(halo_exchange_begin(plan, dx, dg));
@@ -679,7 +679,7 @@ static void choice(MPI_Comm comm) {
   CHECK_OK(halo_plan_create(c.A, &o, &plan));
   CHECK_OK(halo_plan_stats(plan, &st));
   {
-    const halo_transport t = st.phase[0].transport;
+    const halo_transport t = verify_phase(plan, 0).transport;
     CHECK_MSG(t == HALO_TRANSPORT_STAGED || t == HALO_TRANSPORT_IPC ||
                   (t == HALO_TRANSPORT_NCCL && HALO_HAVE_NCCL && ranks_per_gpu == 1) ||
                   (t == HALO_TRANSPORT_NVSHMEM && HALO_HAVE_NVSHMEM && ranks_per_gpu == 1) ||
@@ -708,9 +708,9 @@ static void choice(MPI_Comm comm) {
     CHECK_OK(halo_plan_create(c.A, &ro, &plan));
     CHECK_OK(halo_plan_stats(plan, &st));
     CHECK_OK(halo_plan_describe(plan, text, sizeof text));
-    CHECK_MSG(st.n_phases == 0 || st.phase[0].transport == HALO_TRANSPORT_RMA,
+    CHECK_MSG(st.n_phases == 0 || verify_phase(plan, 0).transport == HALO_TRANSPORT_RMA,
               "device memory, parameters with rma.*: auto chose %s: %.900s",
-              halo_transport_name(st.phase[0].transport), text);
+              halo_transport_name(verify_phase(plan, 0).transport), text);
     CHECK_MSG(strstr(text, "/rma"), "device memory: no rma candidate: %.900s", text);
     halo_plan_destroy(&plan);
     ro.params = "lassen";
@@ -728,8 +728,8 @@ static void choice(MPI_Comm comm) {
    * never mpi-device */
   const halo_transport want =
       HALO_HAVE_NCCL && ranks_per_gpu == 1 ? HALO_TRANSPORT_NCCL : HALO_TRANSPORT_IPC;
-  CHECK_MSG(st.phase[0].transport == want, "auto chose %s, expected %s",
-            halo_transport_name(st.phase[0].transport), halo_transport_name(want));
+  CHECK_MSG(verify_phase(plan, 0).transport == want, "auto chose %s, expected %s",
+            halo_transport_name(verify_phase(plan, 0).transport), halo_transport_name(want));
   halo_plan_destroy(&plan);
   if (!mpi_aware) {
     o.transport = HALO_TRANSPORT_MPI_DEVICE;

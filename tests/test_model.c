@@ -593,56 +593,65 @@ static void test_sim_model(void) {
   CHECK(sim->pat[3].n_ghost == 0 && sim->pat[7].n_ghost == 0);
   halo_plan_options o = halo_plan_options_default();
   o.ranks_per_node = 4;
-  double phases[HALO_MAX_PHASES], t, t2;
+  double phases[HALO_MAX_PHASES + 2], t, t2;
   for (int s = 0; s < HALO_N_STRATEGIES; s++) {
     o.strategy = (halo_strategy)s;
     o.message_cap = 64;
     /* host plan: auto is host; gpus_per_node does not matter */
     o.memory = HALO_MEMORY_AUTO;
     o.transport = HALO_TRANSPORT_AUTO;
-    CHECK_OK(halo_sim_model(sim, &o, 0, "lassen", phases, &t));
+    for (int k = 0; k < HALO_MAX_PHASES + 2; k++) phases[k] = -1.0;
+    CHECK_OK(halo_sim_model(sim, &o, 0, "lassen", HALO_MAX_PHASES + 2, phases, &t));
     CHECK(t > 0);
     CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 0, HALO_TRANSPORT_HOST));
     double sum = 0;
-    for (int k = 0; k < HALO_MAX_PHASES; k++) sum += phases[k];
+    for (int k = 0; k < HALO_MAX_PHASES + 2; k++) sum += phases[k];
     CHECK_NEAR(sum, t);
-    CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", NULL, &t2));
+    CHECK(phases[HALO_MAX_PHASES] == 0 && phases[HALO_MAX_PHASES + 1] == 0); /* past the last */
+    /* room for one phase: the first, nothing written past it */
+    const double first = phases[0];
+    phases[1] = -1.0;
+    CHECK_OK(halo_sim_model(sim, &o, 0, "lassen", 1, phases, &t2));
+    CHECK(t2 == t && phases[0] == first && phases[1] == -1.0);
+    CHECK_ERR(halo_sim_model(sim, &o, 0, "lassen", -1, phases, &t2), HALO_ERR_INVALID_ARG,
+              "max_phases");
+    CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", 0, NULL, &t2));
     CHECK(t2 == t);
     /* device plan, 4 GPUs per node: auto is nccl */
     o.memory = HALO_MEMORY_DEVICE;
-    CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", NULL, &t));
+    CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", 0, NULL, &t));
     CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 4, HALO_TRANSPORT_NCCL));
     o.transport = HALO_TRANSPORT_STAGED;
-    CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", NULL, &t));
+    CHECK_OK(halo_sim_model(sim, &o, 4, "lassen", 0, NULL, &t));
     CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 4, HALO_TRANSPORT_STAGED));
     /* 3 GPUs per node: two ranks share a GPU, but under staged the helper
      * copies nothing, and the 3 GPU ranks of a node copy one per GPU */
-    CHECK_OK(halo_sim_model(sim, &o, 3, "lassen", NULL, &t));
+    CHECK_OK(halo_sim_model(sim, &o, 3, "lassen", 0, NULL, &t));
     CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 3, HALO_TRANSPORT_STAGED));
     /* 2 GPUs per node: auto is ipc, two ranks share a GPU */
     o.transport = HALO_TRANSPORT_AUTO;
-    CHECK_OK(halo_sim_model(sim, &o, 2, "lassen", NULL, &t));
+    CHECK_OK(halo_sim_model(sim, &o, 2, "lassen", 0, NULL, &t));
     CHECK_NEAR(t, sim_by_hand(sim, &o, row_begin, 2, HALO_TRANSPORT_IPC));
     o.transport = HALO_TRANSPORT_NCCL;
-    CHECK_ERR(halo_sim_model(sim, &o, 2, "lassen", NULL, &t), HALO_ERR_INVALID_ARG,
+    CHECK_ERR(halo_sim_model(sim, &o, 2, "lassen", 0, NULL, &t), HALO_ERR_INVALID_ARG,
               "nccl needs one rank per GPU");
   }
   o = halo_plan_options_default();
   o.ranks_per_node = 4;
   o.memory = HALO_MEMORY_DEVICE;
-  CHECK_ERR(halo_sim_model(sim, &o, 0, "lassen", NULL, &t), HALO_ERR_INVALID_ARG,
+  CHECK_ERR(halo_sim_model(sim, &o, 0, "lassen", 0, NULL, &t), HALO_ERR_INVALID_ARG,
             "gpus_per_node >= 1");
   o.transport = HALO_TRANSPORT_HOST;
-  CHECK_ERR(halo_sim_model(sim, &o, 4, "lassen", NULL, &t), HALO_ERR_INVALID_ARG,
+  CHECK_ERR(halo_sim_model(sim, &o, 4, "lassen", 0, NULL, &t), HALO_ERR_INVALID_ARG,
             "transport host is for host memory");
   o.memory = HALO_MEMORY_HOST;
   o.transport = HALO_TRANSPORT_IPC;
-  CHECK_ERR(halo_sim_model(sim, &o, 4, "lassen", NULL, &t), HALO_ERR_INVALID_ARG,
+  CHECK_ERR(halo_sim_model(sim, &o, 4, "lassen", 0, NULL, &t), HALO_ERR_INVALID_ARG,
             "needs device memory");
   o.transport = HALO_TRANSPORT_AUTO;
-  CHECK_ERR(halo_sim_model(sim, &o, 0, "no-such-set", NULL, &t), HALO_ERR_IO, "no-such-set");
+  CHECK_ERR(halo_sim_model(sim, &o, 0, "no-such-set", 0, NULL, &t), HALO_ERR_IO, "no-such-set");
   o.ranks_per_node = 0;
-  CHECK_ERR(halo_sim_model(sim, &o, 0, "lassen", NULL, &t), HALO_ERR_INVALID_ARG,
+  CHECK_ERR(halo_sim_model(sim, &o, 0, "lassen", 0, NULL, &t), HALO_ERR_INVALID_ARG,
             "ranks_per_node > 0");
   halo_sim_destroy(&sim);
   halo_csr_free(&A);
@@ -669,25 +678,30 @@ static void test_sim_kept(void) {
   CHECK_OK(halo_gen_parse("lap2d:30", &g));
   CHECK_OK(halo_gen_rows(&g, 0, 900, &A));
   CHECK_OK(halo_sim_create(&A, P, row_begin, NULL, &kept));
+  halo_phase_stats none;
+  CHECK_ERR(halo_sim_phase_stats(kept, 0, &none), HALO_ERR_STATE, "before any halo_sim_run");
   for (size_t i = 0; i < sizeof plan / sizeof plan[0]; i++)
     for (int device = 0; device < 2; device++) {
       halo_plan_options o = halo_plan_options_default();
       halo_stats a, b;
+      halo_phase_stats sa[HALO_MAX_PHASES] = {{0}}, sb[HALO_MAX_PHASES] = {{0}};
       double pa[HALO_MAX_PHASES], pb[HALO_MAX_PHASES], ta, tb;
       o.strategy = plan[i].s;
       o.ranks_per_node = plan[i].K;
       o.message_cap = plan[i].cap;
       o.memory = device ? HALO_MEMORY_DEVICE : HALO_MEMORY_HOST;
       CHECK_OK(halo_sim_create(&A, P, row_begin, NULL, &fresh));
-      CHECK_OK(halo_sim_model(kept, &o, 2, "lassen", pa, &ta));
-      CHECK_OK(halo_sim_model(fresh, &o, 2, "lassen", pb, &tb));
+      CHECK_OK(halo_sim_model(kept, &o, 2, "lassen", HALO_MAX_PHASES, pa, &ta));
+      CHECK_OK(halo_sim_model(fresh, &o, 2, "lassen", HALO_MAX_PHASES, pb, &tb));
       CHECK(ta == tb && memcmp(pa, pb, sizeof pa) == 0);
       if (!device) CHECK(ta == sim_by_hand(fresh, &o, row_begin, 0, HALO_TRANSPORT_HOST));
       CHECK_OK(halo_sim_run(kept, &o, &a));
+      for (int k = 0; k < a.n_phases; k++) CHECK_OK(halo_sim_phase_stats(kept, k, &sa[k]));
       CHECK_OK(halo_sim_run(fresh, &o, &b));
+      for (int k = 0; k < b.n_phases; k++) CHECK_OK(halo_sim_phase_stats(fresh, k, &sb[k]));
       a.setup_seconds = b.setup_seconds = 0;
       CHECK(a.n_phases == b.n_phases && a.message_cap_used == b.message_cap_used &&
-            a.ghosts == b.ghosts && memcmp(a.phase, b.phase, sizeof a.phase) == 0);
+            a.ghosts == b.ghosts && memcmp(sa, sb, sizeof sa) == 0);
       halo_sim_destroy(&fresh);
     }
   halo_sim_destroy(&kept);

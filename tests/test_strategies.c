@@ -287,9 +287,14 @@ static void check_structure(const halo_schedule *s, int P, int K, halo_strategy 
   free(pair);
 }
 
-static int64_t inter_bytes(const halo_stats *t) {
+/* The inter-node bytes of the last halo_sim_run's plan (of t), all phases. */
+static int64_t inter_bytes(halo_sim sim, const halo_stats *t) {
   int64_t b = 0;
-  for (int k = 0; k < t->n_phases; k++) b += t->phase[k].inter_node_bytes;
+  for (int k = 0; k < t->n_phases; k++) {
+    halo_phase_stats ps;
+    CHECK_OK(halo_sim_phase_stats(sim, k, &ps));
+    b += ps.inter_node_bytes;
+  }
   return b;
 }
 
@@ -301,6 +306,7 @@ static void run_case(const halo_csr *A, int P, const int64_t *rb, const int64_t 
   CHECK_OK(halo_sim_create(A, P, rb, cb, &sim));
   halo_schedule *s = calloc((size_t)P, sizeof *s);
   halo_stats st[HALO_N_STRATEGIES];
+  int64_t inter[HALO_N_STRATEGIES];
   for (int t = 0; t < HALO_N_STRATEGIES; t++) {
     halo_plan_options o = halo_plan_options_default();
     o.strategy = (halo_strategy)t;
@@ -319,27 +325,28 @@ static void run_case(const halo_csr *A, int P, const int64_t *rb, const int64_t 
     for (int r = 0; r < P; r++) halo_schedule_free(&s[r]);
     CHECK_OK(halo_sim_run(sim, &o, &st[t]));
     CHECK(st[t].ranks == P && st[t].nodes == (P + K - 1) / K);
+    inter[t] = inter_bytes(sim, &st[t]);
     if (o.strategy == HALO_STRATEGY_3STEP) {
-      const halo_phase_stats *g = &st[t].phase[1];
-      CHECK(g->scope == HALO_SCOPE_GLOBAL &&
-            g->max_inter_node_messages_per_node <= st[t].nodes - 1);
+      halo_phase_stats g;
+      CHECK_OK(halo_sim_phase_stats(sim, 1, &g));
+      CHECK(g.scope == HALO_SCOPE_GLOBAL && g.max_inter_node_messages_per_node <= st[t].nodes - 1);
     }
+    CHECK_ERR(halo_sim_phase_stats(sim, st[t].n_phases, &(halo_phase_stats){0}),
+              HALO_ERR_INVALID_ARG, "phases 0 to");
     cases++;
   }
-  const int64_t std_bytes = inter_bytes(&st[HALO_STRATEGY_STANDARD]);
+  const int64_t std_bytes = inter[HALO_STRATEGY_STANDARD];
   for (int t = 1; t < HALO_N_STRATEGIES; t++)
-    CHECK_MSG(inter_bytes(&st[t]) <= std_bytes || !dedup,
-              "%s: %s moves %lld inter-node bytes, standard %lld", what,
-              halo_strategy_name((halo_strategy)t), (long long)inter_bytes(&st[t]),
+    CHECK_MSG(inter[t] <= std_bytes || !dedup, "%s: %s moves %lld inter-node bytes, standard %lld",
+              what, halo_strategy_name((halo_strategy)t), (long long)inter[t],
               (long long)std_bytes);
   if (dedup)
-    CHECK_MSG(inter_bytes(&st[HALO_STRATEGY_2STEP]) == inter_bytes(&st[HALO_STRATEGY_3STEP]) &&
-                  inter_bytes(&st[HALO_STRATEGY_3STEP]) == inter_bytes(&st[HALO_STRATEGY_SPLIT]),
+    CHECK_MSG(inter[HALO_STRATEGY_2STEP] == inter[HALO_STRATEGY_3STEP] &&
+                  inter[HALO_STRATEGY_3STEP] == inter[HALO_STRATEGY_SPLIT],
               "%s: inter-node bytes differ: 2step %lld, 3step %lld, split %lld", what,
-              (long long)inter_bytes(&st[1]), (long long)inter_bytes(&st[2]),
-              (long long)inter_bytes(&st[3]));
+              (long long)inter[1], (long long)inter[2], (long long)inter[3]);
   else /* without removal every strategy moves what standard moves */
-    for (int t = 1; t < HALO_N_STRATEGIES; t++) CHECK(inter_bytes(&st[t]) == std_bytes);
+    for (int t = 1; t < HALO_N_STRATEGIES; t++) CHECK(inter[t] == std_bytes);
   free(s);
   halo_sim_destroy(&sim);
 }

@@ -76,6 +76,17 @@ static inline int64_t verify_owner_count(const int64_t *ghost, int64_t n, const 
  * check ghosts, repeated exchanges, products with and without beta, two plans
  * in flight at once, and the statistics.
  */
+/* Phase k's statistics of plan (halo_plan_phase_stats); all zero past its
+ * last phase. */
+static inline halo_phase_stats verify_phase(halo_plan plan, int k) {
+  halo_phase_stats ps;
+  halo_stats st;
+  memset(&ps, 0, sizeof ps);
+  CHECK_OK(halo_plan_stats(plan, &st));
+  if (k >= 0 && k < st.n_phases) CHECK_OK(halo_plan_phase_stats(plan, k, &ps));
+  return ps;
+}
+
 /* A host plan made with the default transport runs the one HALO_TRANSPORT
  * names (rma: the tests run again with it), else host. */
 static inline void verify_transport(halo_plan plan, const char *label) {
@@ -85,9 +96,62 @@ static inline void verify_transport(halo_plan plan, const char *label) {
   CHECK_OK(halo_plan_stats(plan, &st));
   const halo_transport want =
       r.transport == HALO_TRANSPORT_AUTO ? HALO_TRANSPORT_HOST : r.transport;
-  for (int k = 0; k < st.n_phases; k++)
-    CHECK_MSG(st.phase[k].transport == want, "%s: transport %s, not %s", label,
-              halo_transport_name(st.phase[k].transport), halo_transport_name(want));
+  for (int k = 0; k < st.n_phases; k++) {
+    const halo_transport t = verify_phase(plan, k).transport;
+    CHECK_MSG(t == want, "%s: transport %s, not %s", label, halo_transport_name(t),
+              halo_transport_name(want));
+  }
+}
+
+/* The per-phase and per-part statistics of a plan against its halo_stats:
+ * the phases' messages and bytes add up to msgs and bytes (counted by the
+ * caller), phases and set-up parts out of range are refused, and the parts
+ * of the set-up fit in the whole. */
+static inline void verify_phase_stats(halo_plan plan, int64_t msgs, int64_t bytes,
+                                      const char *label) {
+  halo_stats st;
+  halo_phase_stats ps;
+  CHECK_OK(halo_plan_stats(plan, &st));
+  int64_t m = 0, b = 0;
+  for (int k = 0; k < st.n_phases; k++) {
+    CHECK_OK(halo_plan_phase_stats(plan, k, &ps));
+    CHECK(ps.max_messages_per_rank <= ps.messages && ps.max_bytes_per_rank <= ps.bytes);
+    CHECK(ps.inter_node_messages <= ps.messages && ps.inter_node_bytes <= ps.bytes);
+    m += ps.messages;
+    b += ps.bytes;
+  }
+  CHECK_MSG(m == msgs && b == bytes,
+            "%s: the phases have %lld messages of %lld bytes, not %lld of %lld", label,
+            (long long)m, (long long)b, (long long)msgs, (long long)bytes);
+  CHECK_ERR(halo_plan_phase_stats(plan, -1, &ps), HALO_ERR_INVALID_ARG, "phase -1");
+  char range[64];
+  snprintf(range, sizeof range, "phases 0 to %d", st.n_phases - 1);
+  CHECK_ERR(halo_plan_phase_stats(plan, st.n_phases, &ps), HALO_ERR_INVALID_ARG, range);
+  CHECK_ERR(halo_plan_phase_stats(plan, 0, NULL), HALO_ERR_INVALID_ARG, "stats_p");
+  CHECK_ERR(halo_plan_phase_stats(NULL, 0, &ps), HALO_ERR_INVALID_ARG, "plan is NULL");
+  /* each part is the most of any rank: each at most the whole, and on one rank
+   * their sum too */
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  double parts = 0.0;
+  int n_parts = 0;
+  for (; strcmp(halo_setup_part_name((halo_setup_part)n_parts), "unknown") != 0; n_parts++) {
+    double sec = -1.0;
+    CHECK_OK(halo_plan_setup_part_seconds(plan, (halo_setup_part)n_parts, &sec));
+    CHECK_MSG(sec >= 0.0 && sec <= st.setup_seconds + 1e-9, "%s: set-up part %s %g s of %g s",
+              label, halo_setup_part_name((halo_setup_part)n_parts), sec, st.setup_seconds);
+    parts += sec;
+  }
+  CHECK(n_parts == HALO_SETUP_STATS + 1);
+  CHECK(strcmp(halo_setup_part_name(HALO_SETUP_CONTEXT), "context") == 0 &&
+        strcmp(halo_setup_part_name(HALO_SETUP_STATS), "stats") == 0);
+  CHECK(parts <= st.setup_seconds * (P == 1 ? 1.0 : (double)n_parts) + 1e-6);
+  double sec;
+  CHECK_ERR(halo_plan_setup_part_seconds(plan, (halo_setup_part)n_parts, &sec),
+            HALO_ERR_INVALID_ARG, "set-up part");
+  CHECK_ERR(halo_plan_setup_part_seconds(plan, (halo_setup_part)-1, &sec), HALO_ERR_INVALID_ARG,
+            "set-up part -1");
+  CHECK(strcmp(halo_setup_part_name((halo_setup_part)-1), "unknown") == 0);
 }
 
 static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin,
@@ -180,24 +244,17 @@ static inline void verify_matrix(MPI_Comm comm, const halo_csr *rows, const int6
   MPI_Allreduce(&mine[0], &mx, 1, MPI_INT64_T, MPI_MAX, comm);
   CHECK(st.ranks == P && st.n_phases == 1 && st.strategy == HALO_STRATEGY_STANDARD);
   verify_transport(plan, label);
-  CHECK(st.phase[0].scope == HALO_SCOPE_GLOBAL);
-  CHECK_MSG(st.phase[0].messages == all[0], "%s: %lld messages, %lld owners", label,
-            (long long)st.phase[0].messages, (long long)all[0]);
-  CHECK(st.ghosts == all[1] && st.phase[0].bytes == 8 * all[1]);
-  CHECK(st.phase[0].max_messages_per_rank <= st.phase[0].messages);
-  CHECK(st.phase[0].max_bytes_per_rank <= st.phase[0].bytes);
-  CHECK(st.phase[0].inter_node_messages <= st.phase[0].messages);
-  if (st.nodes == 1)
-    CHECK(st.phase[0].inter_node_messages == 0 && st.phase[0].inter_node_bytes == 0);
+  const halo_phase_stats p0 = verify_phase(plan, 0);
+  CHECK(p0.scope == HALO_SCOPE_GLOBAL);
+  CHECK_MSG(p0.messages == all[0], "%s: %lld messages, %lld owners", label, (long long)p0.messages,
+            (long long)all[0]);
+  CHECK(st.ghosts == all[1] && p0.bytes == 8 * all[1]);
+  CHECK(p0.max_messages_per_rank <= p0.messages);
+  CHECK(p0.max_bytes_per_rank <= p0.bytes);
+  CHECK(p0.inter_node_messages <= p0.messages);
+  if (st.nodes == 1) CHECK(p0.inter_node_messages == 0 && p0.inter_node_bytes == 0);
   CHECK(st.message_cap_used == 0 && st.setup_seconds >= 0.0);
-  { /* the parts of the set-up add up to no more than the whole (each is a max over ranks) */
-    double parts = 0.0;
-    for (int k = 0; k < HALO_SETUP_N_PARTS; k++) {
-      CHECK(st.setup_part_seconds[k] >= 0.0);
-      parts += st.setup_part_seconds[k];
-    }
-    CHECK(parts <= st.setup_seconds * (double)HALO_SETUP_N_PARTS + 1e-9);
-  }
+  verify_phase_stats(plan, all[0], 8 * all[1], label);
 
   halo_plan_destroy(&plan2);
   halo_plan_destroy(&plan);

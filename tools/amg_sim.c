@@ -24,7 +24,7 @@ typedef struct {
   double t[HALO_N_STRATEGIES]; /* modeled seconds per exchange, each strategy */
   double t_auto;               /* ... of auto's choice */
   halo_plan_options chosen;
-  halo_stats standard; /* the standard plan's statistics */
+  int64_t messages, inter_node_bytes; /* the standard plan's, all phases */
   int64_t ranks_with_rows;
 } level_model;
 
@@ -34,6 +34,21 @@ static double per_iteration(const amg_result *counts, int level, char matrix) {
     if (counts->lt[i].level == level && counts->lt[i].matrix == matrix)
       return (double)counts->lt[i].exchanges / (counts->iterations ? counts->iterations : 1);
   return 0;
+}
+
+/* The messages and inter-node bytes of the standard plan of o, all phases. */
+static halo_status standard_counts(halo_sim sim, const halo_plan_options *o, level_model *lm) {
+  halo_stats s;
+  halo_status st = halo_sim_run(sim, o, &s);
+  lm->messages = lm->inter_node_bytes = 0;
+  for (int p = 0; p < s.n_phases && st == HALO_SUCCESS; p++) {
+    halo_phase_stats ps;
+    st = halo_sim_phase_stats(sim, p, &ps);
+    if (st != HALO_SUCCESS) break;
+    lm->messages += ps.messages;
+    lm->inter_node_bytes += ps.inter_node_bytes;
+  }
+  return st;
 }
 
 static halo_status model_one(const halo_csr *M, int P, const int64_t *rows, const int64_t *cols,
@@ -46,14 +61,14 @@ static halo_status model_one(const halo_csr *M, int P, const int64_t *rows, cons
   o.transport = HALO_TRANSPORT_AUTO;
   for (int s = 0; s < HALO_N_STRATEGIES && st == HALO_SUCCESS; s++) {
     o.strategy = fixed[s];
-    st = halo_sim_model(sim, &o, G, params, NULL, &lm->t[s]);
-    if (st == HALO_SUCCESS && s == 0) st = halo_sim_run(sim, &o, &lm->standard);
+    st = halo_sim_model(sim, &o, G, params, 0, NULL, &lm->t[s]);
+    if (st == HALO_SUCCESS && s == 0) st = standard_counts(sim, &o, lm);
   }
   if (st == HALO_SUCCESS) {
     o.strategy = HALO_STRATEGY_AUTO;
     st = halo_sim_choose(sim, &o, G, params, &lm->chosen, NULL, 0);
   }
-  if (st == HALO_SUCCESS) st = halo_sim_model(sim, &lm->chosen, G, params, NULL, &lm->t_auto);
+  if (st == HALO_SUCCESS) st = halo_sim_model(sim, &lm->chosen, G, params, 0, NULL, &lm->t_auto);
   lm->ranks_with_rows = 0;
   for (int p = 0; p < P; p++) lm->ranks_with_rows += rows[p + 1] > rows[p];
   halo_sim_destroy(&sim);
@@ -62,11 +77,7 @@ static halo_status model_one(const halo_csr *M, int P, const int64_t *rows, cons
 
 static void print_row(int level, char matrix, const halo_csr *M, double xchg,
                       const level_model *lm) {
-  int64_t msgs = 0, inter = 0;
-  for (int p = 0; p < lm->standard.n_phases && p < HALO_MAX_PHASES; p++) {
-    msgs += lm->standard.phase[p].messages;
-    inter += lm->standard.phase[p].inter_node_bytes;
-  }
+  const int64_t msgs = lm->messages, inter = lm->inter_node_bytes;
   char choice[96];
   int n = snprintf(choice, sizeof choice, "%s", halo_strategy_name(lm->chosen.strategy));
   if (lm->chosen.memory == HALO_MEMORY_DEVICE)

@@ -250,9 +250,7 @@ static halo_status level_times(MPI_Comm comm, amg_result *r) {
     if (c->planned) {
       t->strategy = c->stats.strategy;
       t->modeled = c->modeled;
-      t->messages = 0;
-      for (int p = 0; p < c->stats.n_phases && p < HALO_MAX_PHASES; p++)
-        t->messages += c->stats.phase[p].messages;
+      t->messages = c->messages;
       t->planned = 1;
     }
   }

@@ -179,8 +179,8 @@ static halo_status model_paths(halo_sim sim, const halo_plan_options *opts, int 
     o.memory = G == 0 ? HALO_MEMORY_HOST : HALO_MEMORY_DEVICE;
     o.transport = paths[i];
     row->model[i].transport = paths[i];
-    halo_status st =
-        halo_sim_model(sim, &o, G, params, row->model[i].phase, &row->model[i].seconds);
+    halo_status st = halo_sim_model(sim, &o, G, params, REPORT_MAX_PHASES, row->model[i].phase,
+                                    &row->model[i].seconds);
     if (st != HALO_SUCCESS) return st;
     row->n_model = i + 1;
   }
@@ -299,6 +299,7 @@ static int run(int argc, char **argv) {
      * statistics then come from the same build */
     if (params) st = model_paths(sim, &o, (int)G, rep.ranks_per_gpu, params, &rows[s]);
     if (st == HALO_SUCCESS) st = halo_sim_run(sim, &o, &rows[s].stats);
+    if (st == HALO_SUCCESS) st = report_row_sim_phases(&rows[s], sim);
     if (st == HALO_SUCCESS) rep.n_rows++;
   }
   if (st != HALO_SUCCESS) {

@@ -421,7 +421,11 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       }
       if (st != HALO_SUCCESS) goto done;
       halo_plan_stats(plan, &r->stats);
-      r->transport = r->stats.phase[0].transport;
+      if ((st = report_row_plan_phases(r, plan)) != HALO_SUCCESS) {
+        halo_plan_destroy(&plan);
+        goto done;
+      }
+      r->transport = r->phase[0].transport;
       if (strategies[s] == HALO_STRATEGY_AUTO) {
         r->asked_auto = 1;
         r->strategy = r->stats.strategy;
@@ -430,8 +434,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (rep_params) {
         r->n_model = 1;
         r->model[0].transport = r->transport;
-        if ((st = halo_plan_model(plan, rep_params, r->model[0].phase, &r->model[0].seconds)) !=
-            HALO_SUCCESS) {
+        if ((st = halo_plan_model(plan, rep_params, REPORT_MAX_PHASES, r->model[0].phase,
+                                  &r->model[0].seconds)) != HALO_SUCCESS) {
           halo_plan_destroy(&plan);
           goto done;
         }

@@ -50,10 +50,10 @@ int parse_transports(args_t *a, const char *name, int device, halo_transport *li
   return 1;
 }
 
-static int64_t sum_phases(const halo_stats *s, int which) {
+static int64_t sum_phases(const report_row *w, int which) {
   int64_t t = 0;
-  for (int k = 0; k < s->n_phases; k++) {
-    const halo_phase_stats *p = &s->phase[k];
+  for (int k = 0; k < w->stats.n_phases; k++) {
+    const halo_phase_stats *p = &w->phase[k];
     t += which == 0   ? p->messages
          : which == 1 ? p->bytes
          : which == 2 ? p->inter_node_messages
@@ -63,10 +63,36 @@ static int64_t sum_phases(const halo_stats *s, int which) {
 }
 
 /* The global phase of a schedule (the one that crosses the network). */
-static const halo_phase_stats *global_phase(const halo_stats *s) {
-  for (int k = 0; k < s->n_phases; k++)
-    if (s->phase[k].scope == HALO_SCOPE_GLOBAL) return &s->phase[k];
-  return &s->phase[0];
+static const halo_phase_stats *global_phase(const report_row *w) {
+  for (int k = 0; k < w->stats.n_phases; k++)
+    if (w->phase[k].scope == HALO_SCOPE_GLOBAL) return &w->phase[k];
+  return &w->phase[0];
+}
+
+/* Whether the row has room for its plan's phases (else said on stderr). */
+static int phases_fit(const report_row *w) {
+  if (w->stats.n_phases <= REPORT_MAX_PHASES) return 1;
+  fprintf(stderr, "halo: a plan of %d phases: the report holds %d (tools/report.h)\n",
+          w->stats.n_phases, REPORT_MAX_PHASES);
+  return 0;
+}
+
+halo_status report_row_plan_phases(report_row *w, halo_plan plan) {
+  if (!phases_fit(w)) return HALO_ERR_INTERNAL;
+  for (int k = 0; k < w->stats.n_phases; k++) {
+    halo_status st = halo_plan_phase_stats(plan, k, &w->phase[k]);
+    if (st != HALO_SUCCESS) return st;
+  }
+  return HALO_SUCCESS;
+}
+
+halo_status report_row_sim_phases(report_row *w, halo_sim sim) {
+  if (!phases_fit(w)) return HALO_ERR_INTERNAL;
+  for (int k = 0; k < w->stats.n_phases; k++) {
+    halo_status st = halo_sim_phase_stats(sim, k, &w->phase[k]);
+    if (st != HALO_SUCCESS) return st;
+  }
+  return HALO_SUCCESS;
 }
 
 /* The modeled exchange times of every strategy and path (--params); halo
@@ -145,20 +171,20 @@ void report_print(const report *r) {
   for (int i = 0; i < r->n_rows; i++) {
     const report_row *w = &r->rows[i];
     const halo_stats *s = &w->stats;
-    const halo_phase_stats *g = global_phase(s);
+    const halo_phase_stats *g = global_phase(w);
     if (w->timed)
       printf("%-9s %-10s %10.3e %12.3e %10.3e %10.3e %8lld %10lld %10lld %11lld %9lld %8s\n",
              halo_strategy_name(w->strategy), halo_transport_name(w->transport), w->t_spmv,
-             w->t_exchange, w->t_local, s->setup_seconds, (long long)sum_phases(s, 0),
-             (long long)sum_phases(s, 1), (long long)sum_phases(s, 2), (long long)sum_phases(s, 3),
+             w->t_exchange, w->t_local, s->setup_seconds, (long long)sum_phases(w, 0),
+             (long long)sum_phases(w, 1), (long long)sum_phases(w, 2), (long long)sum_phases(w, 3),
              (long long)g->max_inter_node_messages_per_node,
              !w->compared   ? "-"
              : w->identical ? "yes"
                             : "NO");
     else
       printf("%-9s %9lld %11lld %10lld %12lld %10lld %12lld %10lld %9.3f\n",
-             halo_strategy_name(w->strategy), (long long)sum_phases(s, 0),
-             (long long)sum_phases(s, 1), (long long)sum_phases(s, 2), (long long)sum_phases(s, 3),
+             halo_strategy_name(w->strategy), (long long)sum_phases(w, 0),
+             (long long)sum_phases(w, 1), (long long)sum_phases(w, 2), (long long)sum_phases(w, 3),
              (long long)g->max_inter_node_messages_per_node,
              (long long)g->max_inter_node_bytes_per_node, (long long)s->message_cap_used,
              s->setup_seconds);
@@ -174,7 +200,7 @@ void report_print(const report *r) {
   for (int i = 0; i < r->n_rows; i++) {
     const halo_stats *s = &r->rows[i].stats;
     for (int k = 0; k < s->n_phases; k++) {
-      const halo_phase_stats *p = &s->phase[k];
+      const halo_phase_stats *p = &r->rows[i].phase[k];
       printf("%-9s %-10s %5d %6s %9lld %11lld %9lld %11lld %10lld %12lld %10lld %12lld\n",
              halo_strategy_name(r->rows[i].strategy), halo_transport_name(p->transport), k,
              halo_scope_name(p->scope), (long long)p->messages, (long long)p->bytes,
@@ -287,7 +313,7 @@ void report_json(FILE *f, const report *r) {
     }
     json_begin_array(&w, "phases");
     for (int k = 0; k < s->n_phases; k++) {
-      const halo_phase_stats *p = &s->phase[k];
+      const halo_phase_stats *p = &row->phase[k];
       json_begin_object(&w, NULL);
       json_string(&w, "scope", halo_scope_name(p->scope));
       json_int(&w, "messages", p->messages);
@@ -342,7 +368,7 @@ void report_csv(FILE *f, const report *r) {
   for (int i = 0; i < r->n_rows; i++) {
     const report_row *w = &r->rows[i];
     const halo_stats *s = &w->stats;
-    const halo_phase_stats *g = global_phase(s);
+    const halo_phase_stats *g = global_phase(w);
     for (int m = 0; m < (w->n_model > 0 ? w->n_model : 1); m++) {
       fprintf(f, "%s,", r->command);
       csv_text(f, M->name);
@@ -353,8 +379,8 @@ void report_csv(FILE *f, const report *r) {
               halo_strategy_name(w->strategy), halo_transport_name(w->transport));
       if (w->asked_auto) csv_text(f, w->describe);
       fprintf(f, ",%lld,%lld,%d,%lld,%lld,%lld,%lld,%lld,%lld,", (long long)s->message_cap_used,
-              (long long)s->ghosts, s->n_phases, (long long)sum_phases(s, 0),
-              (long long)sum_phases(s, 1), (long long)sum_phases(s, 2), (long long)sum_phases(s, 3),
+              (long long)s->ghosts, s->n_phases, (long long)sum_phases(w, 0),
+              (long long)sum_phases(w, 1), (long long)sum_phases(w, 2), (long long)sum_phases(w, 3),
               (long long)g->max_inter_node_messages_per_node,
               (long long)g->max_inter_node_bytes_per_node);
       if (w->timed) csv_double(f, s->setup_seconds);

@@ -6,11 +6,18 @@
 #include <stdio.h>
 
 #include "driver.h"
+#include "halo/sim.h"
+
+/** Most phases a row keeps (halo_plan_phase_stats, halo_sim_phase_stats): as
+ *  many as a schedule of halo has today; a plan of more is refused with a
+ *  message. */
+#define REPORT_MAX_PHASES 8
 
 typedef struct {
   halo_strategy strategy;
   halo_transport transport;
   halo_stats stats;
+  halo_phase_stats phase[REPORT_MAX_PHASES]; /* each phase (stats.n_phases) */
   int timed;                          /* spmv: times below are measured */
   double t_spmv, t_exchange, t_local; /* per call: max over ranks of the per-rank average
                                          (--rounds: the median over the rounds) */
@@ -23,7 +30,7 @@ typedef struct {
   struct {
     halo_transport transport;
     double seconds;                /* the exchange */
-    double phase[HALO_MAX_PHASES]; /* each phase */
+    double phase[REPORT_MAX_PHASES]; /* each phase */
   } model[HALO_N_TRANSPORTS];
 } report_row;
 
@@ -45,6 +52,11 @@ typedef struct {
   int gpus_per_node;  /* simulate --gpus-per-node (spmv: 0) */
   int ranks_per_gpu;  /* most ranks sharing a GPU (gpus_per_node > 0) */
 } report;
+
+/* The phases of the row's plan (stats set), or of the simulation's last
+ * halo_sim_run, into w->phase. */
+halo_status report_row_plan_phases(report_row *w, halo_plan plan);
+halo_status report_row_sim_phases(report_row *w, halo_sim sim);
 
 void report_print(const report *r);
 void report_json(FILE *f, const report *r);

@@ -127,6 +127,8 @@ typedef struct {
   int64_t ranks_with_rows; /**< ranks with rows of its matrix */
   int planned;             /**< 1: a halo plan was made (the fields below are its) */
   halo_stats stats;        /**< the plan's statistics */
+  int64_t messages;        /**< the plan's messages, all phases (halo_plan_phase_stats()) */
+  int64_t inter_node_bytes; /**< the plan's bytes between nodes, all phases */
   double modeled;          /**< the plan's modeled seconds (halo_plan_model) */
   char plan[256];          /**< halo_plan_describe(), or why it was left to hypre */
   int64_t forward, reverse; /**< exchanges through halo since the last reset */

@@ -55,9 +55,21 @@ halo_status halo_sim_create_gen(const halo_gen *gen, int P, const int64_t *row_b
  * P ranks with the same options. opts->ranks_per_node must be positive:
  * virtual nodes of that many consecutive ranks. setup_seconds is the time the
  * simulation of this strategy took (in the call that built it, for a plan the
- * simulation had built before).
+ * simulation had built before). Each phase's statistics: halo_sim_phase_stats().
  */
 halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats *stats);
+
+/**
+ * Statistics of one phase of the strategy of the last successful
+ * halo_sim_run() on sim, as halo_plan_phase_stats() reports them in a run
+ * of P ranks. Not collective.
+ *
+ * @param phase    0 <= phase < the n_phases halo_sim_run() returned
+ * @param stats_p  the phase's statistics
+ * @return HALO_ERR_INVALID_ARG for a phase outside [0, n_phases) (the message
+ *         gives the range); HALO_ERR_STATE before any halo_sim_run()
+ */
+halo_status halo_sim_phase_stats(halo_sim sim, int phase, halo_phase_stats *stats_p);
 
 /**
  * Modeled time of one strategy's exchange (DESIGN.md §6): the schedules of
@@ -80,9 +92,11 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
  * @param gpus_per_node    GPUs per node (>= 1 for a device plan; unused by a host plan)
  * @param params           a built-in parameter set ("lassen", the node-aware
  *                         paper's Lassen) or the path of a parameter file
- * @param phase_seconds_p  HALO_MAX_PHASES entries: the modeled time of each phase
- *                         (0 past the last), or NULL
- * @param seconds_p        the modeled time of the exchange, in seconds
+ * @param max_phases       entries of phase_seconds_p (>= 0)
+ * @param phase_seconds_p  max_phases entries: the modeled time of each of the
+ *                         first min(n_phases, max_phases) phases, the rest 0;
+ *                         or NULL (then max_phases is not read)
+ * @param seconds_p        the modeled time of the exchange (all its phases), in seconds
  * @return HALO_ERR_INVALID_ARG for a device plan without GPUs, nccl with
  *         several ranks per GPU, a transport that does not fit the memory;
  *         HALO_ERR_IO for a name that is neither built in nor a file that can
@@ -90,7 +104,8 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
  *         names the file, the line and the key).
  */
 halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
-                           const char *params, double *phase_seconds_p, double *seconds_p);
+                           const char *params, int max_phases, double *phase_seconds_p,
+                           double *seconds_p);
 
 /**
  * Strategy AUTO in the simulator, as a plan of strategy AUTO chooses by the

@@ -20,6 +20,24 @@
 #define HALO_MODULE_API
 #endif
 
+/* ---- statistics ---------------------------------------------------------
+ * Bounds of the library's own arrays, out of the public headers (issue 41):
+ * the public API hands out phases and set-up parts one at a time
+ * (halo_plan_phase_stats, halo_plan_setup_part_seconds). */
+
+/** Most phases of any strategy's schedule. */
+#define HALO_MAX_PHASES 8
+/** The parts of a plan's set-up: halo_setup_part's values are 0 to this - 1. */
+#define HALO_SETUP_N_PARTS 8
+
+/** A plan's statistics: what halo_plan_stats gives, and each phase and
+ *  set-up part (halo_plan_phase_stats, halo_plan_setup_part_seconds). */
+typedef struct {
+  halo_stats s;
+  halo_phase_stats phase[HALO_MAX_PHASES];
+  double setup_part_seconds[HALO_SETUP_N_PARTS];
+} halo_stats_full;
+
 /* ---- errors -------------------------------------------------------------
  * Functions keep a local `halo_status st` and a `cleanup:` label that
  * unwinds in reverse order; the HALO_TRY family assigns st and jumps there. */

@@ -25,7 +25,16 @@ static const halo_name_entry scope_names[] = {
     {"node", HALO_SCOPE_NODE},
 };
 
+static const halo_name_entry setup_part_names[] = {
+    {"context", HALO_SETUP_CONTEXT},     {"pattern", HALO_SETUP_PATTERN},
+    {"choice", HALO_SETUP_CHOICE},       {"schedule", HALO_SETUP_SCHEDULE},
+    {"handshake", HALO_SETUP_HANDSHAKE}, {"executors", HALO_SETUP_EXECUTORS},
+    {"product", HALO_SETUP_PRODUCT},     {"stats", HALO_SETUP_STATS},
+};
+
 #define N_ENTRIES(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+_Static_assert(N_ENTRIES(setup_part_names) == HALO_SETUP_N_PARTS, "a name for every set-up part");
 
 static const char *name_of(const halo_name_entry *t, int n, int value) {
   for (int i = 0; i < n; i++)
@@ -57,6 +66,9 @@ const char *halo_memory_name(halo_memory m) {
 }
 const char *halo_scope_name(halo_scope s) {
   return name_of(scope_names, N_ENTRIES(scope_names), (int)s);
+}
+const char *halo_setup_part_name(halo_setup_part part) {
+  return name_of(setup_part_names, N_ENTRIES(setup_part_names), (int)part);
 }
 
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p) {

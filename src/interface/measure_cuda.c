@@ -167,13 +167,15 @@ static halo_status one_message(MPI_Comm pair, const halo_measure *c, const void 
     HALO_FAIL(st, "halo_plan_create (transport %s, %lld bytes) failed: %s",
               halo_transport_name(transport), (long long)bytes, halo_last_error());
   halo_stats s;
+  halo_phase_stats ps = {0};
   HALO_TRY(halo_plan_stats(plan, &s));
-  if (s.n_phases != 1 || s.phase[0].messages != 2 || s.phase[0].max_message_bytes != bytes)
+  if (s.n_phases > 0) HALO_TRY(halo_plan_phase_stats(plan, 0, &ps));
+  if (s.n_phases != 1 || ps.messages != 2 || ps.max_message_bytes != bytes)
     HALO_FAIL(HALO_ERR_INTERNAL,
               "the plan of a %lld-byte message has %d phase(s), %lld messages of at most %lld "
               "bytes, not one message each way",
-              (long long)bytes, s.n_phases, (long long)s.phase[0].messages,
-              (long long)s.phase[0].max_message_bytes);
+              (long long)bytes, s.n_phases, (long long)ps.messages,
+              (long long)ps.max_message_bytes);
   for (int it = -c->warmup; it < c->o.iterations; it++) {
     double v[2] = {0, 0}; /* the time, whether it failed */
     v[1] = MPI_Barrier(pair) != MPI_SUCCESS;

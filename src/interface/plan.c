@@ -282,13 +282,13 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   HALO_TRY(plan_products(P));
   PART_DONE(HALO_SETUP_PRODUCT);
   HALO_TRY(halo_schedule_stats(ctx->comm, P->topo, &P->sched, node_of_send, &P->stats));
-  P->stats.remove_duplicates = s.opts.remove_duplicates;
+  P->stats.s.remove_duplicates = s.opts.remove_duplicates;
   if (P->A && P->memory == HALO_MEMORY_DEVICE) {
-    P->stats.long_rows = halo_spmv_device_long_rows(P->dsp);
+    P->stats.s.long_rows = halo_spmv_device_long_rows(P->dsp);
     HALO_TRY_MPI(
-        MPI_Allreduce(MPI_IN_PLACE, &P->stats.long_rows, 1, MPI_INT64_T, MPI_SUM, ctx->comm));
+        MPI_Allreduce(MPI_IN_PLACE, &P->stats.s.long_rows, 1, MPI_INT64_T, MPI_SUM, ctx->comm));
   }
-  for (int k = 0; k < P->stats.n_phases; k++) P->stats.phase[k].transport = P->transport;
+  for (int k = 0; k < P->stats.s.n_phases; k++) P->stats.phase[k].transport = P->transport;
   PART_DONE(HALO_SETUP_STATS);
 #undef PART_DONE
   {
@@ -296,7 +296,7 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
     part[HALO_SETUP_N_PARTS] = halo_wtime() - t0;
     HALO_TRY_MPI(MPI_Allreduce(part, most, HALO_SETUP_N_PARTS + 1, MPI_DOUBLE, MPI_MAX, ctx->comm));
     memcpy(P->stats.setup_part_seconds, most, sizeof P->stats.setup_part_seconds);
-    P->stats.setup_seconds = most[HALO_SETUP_N_PARTS];
+    P->stats.s.setup_seconds = most[HALO_SETUP_N_PARTS];
   }
   *plan_p = P;
   P = NULL;

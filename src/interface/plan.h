@@ -55,7 +55,7 @@ struct halo_plan_s {
   halo_slot *sets;       /* max_exchanges of them */
   halo_spmv_device *dsp; /* device plans with a matrix: the local products */
   halo_timeline *tl;     /* the setting device.timeline */
-  halo_stats stats;
+  halo_stats_full stats; /* halo_plan_stats, halo_plan_phase_stats, ... */
   halo_choice choice; /* strategy AUTO: the candidates and the one chosen */
 };
 

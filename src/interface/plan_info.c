@@ -14,18 +14,41 @@ halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_g
 halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!stats_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "stats_p is NULL");
-  *stats_p = plan->stats;
+  *stats_p = plan->stats.s;
   return HALO_SUCCESS;
 }
 
-halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_seconds_p,
-                            double *seconds_p) {
+halo_status halo_plan_phase_stats(halo_plan plan, int phase, halo_phase_stats *stats_p) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  if (!stats_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "stats_p is NULL");
+  const int n = plan->stats.s.n_phases;
+  if (phase < 0 || phase >= n)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "phase %d: the plan has phases 0 to %d", phase, n - 1);
+  *stats_p = plan->stats.phase[phase];
+  return HALO_SUCCESS;
+}
+
+halo_status halo_plan_setup_part_seconds(halo_plan plan, halo_setup_part part, double *seconds_p) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  if (!seconds_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "seconds_p is NULL");
+  if ((int)part < 0 || (int)part >= HALO_SETUP_N_PARTS)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "set-up part %d: the parts are 0 (%s) to %d (%s)",
+                      (int)part, halo_setup_part_name((halo_setup_part)0), HALO_SETUP_N_PARTS - 1,
+                      halo_setup_part_name((halo_setup_part)(HALO_SETUP_N_PARTS - 1)));
+  *seconds_p = plan->stats.setup_part_seconds[part];
+  return HALO_SUCCESS;
+}
+
+halo_status halo_plan_model(halo_plan plan, const char *params, int max_phases,
+                            double *phase_seconds_p, double *seconds_p) {
   halo_status st = HALO_SUCCESS;
   halo_params prm;
   halo_model_rank *ranks = NULL;
   double phase[HALO_MAX_PHASES], total = 0.0;
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!seconds_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "seconds_p is NULL");
+  if (phase_seconds_p && max_phases < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "max_phases = %d: at least 0", max_phases);
   const MPI_Comm comm = plan->ctx->comm;
   HALO_CHECK(halo_plan_params(plan, params, &prm));
   st = HALO_ALLOC(ranks, plan->ctx->size);
@@ -36,7 +59,8 @@ halo_status halo_plan_model(halo_plan plan, const char *params, double *phase_se
                              ranks));
   HALO_TRY(halo_choose_model(comm, plan->topo, &prm, plan->transport, &plan->sched, ranks, phase,
                              &total));
-  if (phase_seconds_p) memcpy(phase_seconds_p, phase, sizeof phase);
+  for (int k = 0; phase_seconds_p && k < max_phases; k++)
+    phase_seconds_p[k] = k < HALO_MAX_PHASES ? phase[k] : 0.0;
   *seconds_p = total;
 cleanup:
   halo_free(ranks);

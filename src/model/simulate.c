@@ -186,7 +186,7 @@ cleanup:
  * n_models paths (no more than one node's schedules are kept). */
 typedef struct {
   const halo_plan_options *o;
-  halo_stats *t;
+  halo_stats_full *t;
   int P, n_models;
   halo_sim_model_result *model; /* n_models: params, transport; phases raised node by node */
   halo_model_rank **ranks;      /* per model: where each rank runs */
@@ -195,7 +195,8 @@ typedef struct {
 
 static halo_status count_node(void *ctx_, int node, int first, int n, halo_schedule *sched) {
   eval_ctx *ctx = ctx_;
-  halo_stats *t = ctx->t;
+  halo_stats *t = &ctx->t->s;
+  halo_phase_stats *phase = ctx->t->phase;
   const int K = ctx->o->ranks_per_node;
   int64_t node_msgs[HALO_MAX_PHASES] = {0}, node_bytes[HALO_MAX_PHASES] = {0};
   int *nodes = NULL;
@@ -216,7 +217,7 @@ static halo_status count_node(void *ctx_, int node, int first, int n, halo_sched
       if (!nodes) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory counting messages");
       for (int m = 0; m < ph->n_send; m++) nodes[m] = halo_virtual_node(ph->send[m].peer, K);
       halo_phase_count(ph, s->rank, halo_virtual_node(s->rank, K), nodes, &c);
-      halo_phase_stats *f = &t->phase[k];
+      halo_phase_stats *f = &phase[k];
       f->scope = ph->scope;
       f->messages += c.messages;
       f->bytes += c.bytes;
@@ -230,7 +231,7 @@ static halo_status count_node(void *ctx_, int node, int first, int n, halo_sched
     }
   }
   for (int k = 0; k < t->n_phases; k++) {
-    halo_phase_stats *f = &t->phase[k];
+    halo_phase_stats *f = &phase[k];
     if (node_msgs[k] > f->max_inter_node_messages_per_node)
       f->max_inter_node_messages_per_node = node_msgs[k];
     if (node_bytes[k] > f->max_inter_node_bytes_per_node)
@@ -308,16 +309,17 @@ static const halo_sim_model_result *find_model(const halo_sim_result *r, const h
  * n paths of model[] (params, gpus_per_node, device and transport set; the
  * times are filled), and keep them in the simulation's results. */
 static halo_status sim_evaluate(halo_sim sim, const halo_plan_options *o, int n,
-                                halo_sim_model_result *model, halo_stats *stats_p) {
+                                halo_sim_model_result *model, halo_stats_full *stats_p) {
   halo_status st = HALO_SUCCESS;
   halo_model_rank *ranks[HALO_SIM_MAX_MODELS] = {NULL};
-  halo_stats t;
+  halo_stats_full full;
+  halo_stats *const t = &full.s;
   const int K = o->ranks_per_node;
   if (n > HALO_SIM_MAX_MODELS)
     return HALO_ERROR(HALO_ERR_INTERNAL, "%d models of one plan: at most %d", n,
                       HALO_SIM_MAX_MODELS);
-  memset(&t, 0, sizeof t);
-  eval_ctx ctx = {.o = o, .t = &t, .P = sim->P, .n_models = n, .model = model, .ranks = ranks};
+  memset(&full, 0, sizeof full);
+  eval_ctx ctx = {.o = o, .t = &full, .P = sim->P, .n_models = n, .model = model, .ranks = ranks};
   for (int m = 0; m < n; m++) {
     int most;
     HALO_TRY(HALO_ALLOC(ranks[m], sim->P));
@@ -327,12 +329,12 @@ static halo_status sim_evaluate(halo_sim sim, const halo_plan_options *o, int n,
   }
   double t0 = halo_wtime();
   HALO_TRY(sim_build(sim, o, count_node, &ctx));
-  t.strategy = o->strategy;
-  t.ranks = sim->P;
-  t.nodes = (sim->P + K - 1) / K;
-  t.ranks_per_node = K < sim->P ? K : sim->P;
-  t.remove_duplicates = o->remove_duplicates;
-  t.setup_seconds = halo_wtime() - t0;
+  t->strategy = o->strategy;
+  t->ranks = sim->P;
+  t->nodes = (sim->P + K - 1) / K;
+  t->ranks_per_node = K < sim->P ? K : sim->P;
+  t->remove_duplicates = o->remove_duplicates;
+  t->setup_seconds = halo_wtime() - t0;
   for (int m = 0; m < n; m++) {
     model[m].seconds = 0.0;
     for (int k = 0; k < ctx.n_phases[m]; k++) model[m].seconds += model[m].phase[k];
@@ -349,13 +351,13 @@ static halo_status sim_evaluate(halo_sim sim, const halo_plan_options *o, int n,
     r->ranks_per_node = K;
     r->message_cap = o->message_cap;
     r->remove_duplicates = o->remove_duplicates;
-    r->stats = t;
+    r->stats = full;
   }
   for (int m = 0; m < n; m++) /* models past the room are not kept */
     if (r->n_models < HALO_SIM_MAX_MODELS &&
         !find_model(r, &model[m].prm, model[m].gpus_per_node, model[m].device, model[m].transport))
       r->model[r->n_models++] = model[m];
-  if (stats_p) *stats_p = t;
+  if (stats_p) *stats_p = full;
 cleanup:
   for (int m = 0; m < n; m++) halo_free(ranks[m]);
   return st;
@@ -365,7 +367,7 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
   if (!sim || !stats) return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_run: NULL argument");
   const halo_plan_options o = opts ? *opts : halo_plan_options_default();
   const halo_sim_result *r = find_result(sim, &o);
-  halo_stats t;
+  halo_stats_full t;
   if (r) /* built before: its statistics, and the time that build took */
     t = r->stats;
   else
@@ -374,9 +376,24 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
   const halo_transport tr = o.transport == HALO_TRANSPORT_AUTO /* what a host run reports */
                                 ? halo_transport_default(HALO_MEMORY_HOST, &where)
                                 : o.transport;
-  for (int k = 0; k < t.n_phases; k++) /* transports are not simulated */
+  for (int k = 0; k < t.s.n_phases; k++) /* transports are not simulated */
     t.phase[k].transport = tr;
-  *stats = t;
+  sim->last = t;
+  sim->have_last = 1;
+  *stats = t.s;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_sim_phase_stats(halo_sim sim, int phase, halo_phase_stats *stats_p) {
+  if (!sim || !stats_p)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_phase_stats: NULL argument");
+  if (!sim->have_last)
+    return HALO_ERROR(HALO_ERR_STATE, "halo_sim_phase_stats before any halo_sim_run");
+  const int n = sim->last.s.n_phases;
+  if (phase < 0 || phase >= n)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "phase %d: the last run's plan has phases 0 to %d",
+                      phase, n - 1);
+  *stats_p = sim->last.phase[phase];
   return HALO_SUCCESS;
 }
 
@@ -404,13 +421,16 @@ halo_status halo_sim_schedules(halo_sim sim, const halo_plan_options *opts, halo
 /* ---- the modeled time of a plan ------------------------------------------ */
 
 halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
-                           const char *params, double *phase_seconds_p, double *seconds_p) {
+                           const char *params, int max_phases, double *phase_seconds_p,
+                           double *seconds_p) {
   halo_status st = HALO_SUCCESS;
   halo_params prm;
   halo_model_rank *ranks = NULL;
   halo_sim_model_result model[HALO_SIM_MAX_MODELS];
   if (!sim || !params || !seconds_p)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "halo_sim_model: NULL argument");
+  if (phase_seconds_p && max_phases < 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG, "max_phases = %d: at least 0", max_phases);
   const halo_plan_options o = opts ? *opts : halo_plan_options_default();
   const int P = sim->P, K = o.ranks_per_node, G = gpus_per_node;
   const int device = o.memory == HALO_MEMORY_DEVICE;
@@ -459,7 +479,8 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
     HALO_TRY(sim_evaluate(sim, &o, n, model, NULL));
     m = &model[0];
   }
-  if (phase_seconds_p) memcpy(phase_seconds_p, m->phase, sizeof m->phase);
+  for (int k = 0; phase_seconds_p && k < max_phases; k++)
+    phase_seconds_p[k] = k < HALO_MAX_PHASES ? m->phase[k] : 0.0;
   *seconds_p = m->seconds;
 cleanup:
   halo_free(ranks);
@@ -507,7 +528,7 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
         halo_candidate *k = &ch.c[ch.n++];
         *k = (halo_candidate){co.strategy, paths[t], co.message_cap, 0.0, 0.0, 0.0};
         k->setup_seconds = halo_model_setup(&prm, paths[t], (int)sim->P); /* a new communicator */
-        HALO_CHECK(halo_sim_model(sim, &co, gpus_per_node, params, NULL, &k->seconds));
+        HALO_CHECK(halo_sim_model(sim, &co, gpus_per_node, params, 0, NULL, &k->seconds));
       }
   const halo_candidate *b = &ch.c[halo_choice_best(&ch)];
   *chosen_p = o;

@@ -27,7 +27,7 @@ typedef struct {
   halo_strategy strategy;
   int ranks_per_node, remove_duplicates;
   int64_t message_cap;
-  halo_stats stats; /* as halo_sim_run returns them, less the transports */
+  halo_stats_full stats; /* as halo_sim_run returns them, less the transports */
   int n_models;
   halo_sim_model_result model[HALO_SIM_MAX_MODELS];
 } halo_sim_result;
@@ -51,6 +51,8 @@ struct halo_sim_s {
   int n_results;       /* the plans built so far */
   halo_sim_result *results;
   halo_sim_links *links; /* of the last node-aware plan, or NULL */
+  int have_last;         /* a halo_sim_run succeeded: */
+  halo_stats_full last;  /* ... its statistics (halo_sim_phase_stats) */
 };
 
 /** The schedules of all P ranks (sched[r], to free with halo_schedule_free). */

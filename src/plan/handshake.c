@@ -127,7 +127,7 @@ cleanup:
 }
 
 halo_status halo_schedule_stats(MPI_Comm comm, const halo_topology *topo, const halo_schedule *s,
-                                int *node_of_send[HALO_MAX_PHASES], halo_stats *t) {
+                                int *node_of_send[HALO_MAX_PHASES], halo_stats_full *full) {
   enum { NSUM = 4, NMAX = 5 };
   const int np = s->n_phases;
   int64_t sum_in[NSUM * HALO_MAX_PHASES + 1] = {0}, sum_out[NSUM * HALO_MAX_PHASES + 1] = {0};
@@ -155,7 +155,8 @@ halo_status halo_schedule_stats(MPI_Comm comm, const halo_topology *topo, const 
   }
   HALO_MPI(MPI_Allreduce(sum_in, sum_out, NSUM * np + 1, MPI_INT64_T, MPI_SUM, comm));
   HALO_MPI(MPI_Allreduce(max_in, max_out, NMAX * np + 1, MPI_INT64_T, MPI_MAX, comm));
-  memset(t, 0, sizeof *t);
+  memset(full, 0, sizeof *full);
+  halo_stats *t = &full->s;
   t->strategy = s->strategy;
   HALO_MPI(MPI_Comm_size(comm, &t->ranks));
   t->nodes = topo->n_nodes;
@@ -164,7 +165,7 @@ halo_status halo_schedule_stats(MPI_Comm comm, const halo_topology *topo, const 
   t->message_cap_used = max_out[NMAX * np];
   t->ghosts = sum_out[NSUM * np];
   for (int k = 0; k < np; k++) {
-    halo_phase_stats *f = &t->phase[k];
+    halo_phase_stats *f = &full->phase[k];
     f->scope = s->phase[k].scope;
     f->messages = sum_out[NSUM * k + 0];
     f->bytes = sum_out[NSUM * k + 1];

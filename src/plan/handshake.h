@@ -19,10 +19,10 @@
 halo_status halo_schedule_handshake(MPI_Comm comm, const halo_topology *t, const halo_schedule *s,
                                     int *node_of_send[HALO_MAX_PHASES]);
 
-/** The statistics of the schedules of all ranks (what halo_plan_stats
- *  reports; remove_duplicates, the transport and the set-up time are the
- *  caller's to fill). */
+/** The statistics of the schedules of all ranks (what halo_plan_stats and
+ *  halo_plan_phase_stats report; remove_duplicates, the transport and the
+ *  set-up times are the caller's to fill). */
 halo_status halo_schedule_stats(MPI_Comm comm, const halo_topology *t, const halo_schedule *s,
-                                int *node_of_send[HALO_MAX_PHASES], halo_stats *stats);
+                                int *node_of_send[HALO_MAX_PHASES], halo_stats_full *stats);
 
 #endif

@@ -114,6 +114,8 @@ typedef struct {
   int planned;             /* 1: a halo plan was made */
   char left_why[96];       /* why the package's exchanges were left to hypre */
   halo_stats stats;        /* of the plan */
+  int64_t messages, inter_node_bytes; /* of the plan, all phases */
+  char phases[160];        /* "msgs m1/m2/.. bytes b1/b2/.." (HALO_HYPRE_VIEW), from its phases */
   double modeled;          /* its modeled seconds (HALO_HYPRE_VIEW), else 0 */
   char describe[256];      /* halo_plan_describe */
   int64_t n_forward, n_reverse; /* exchanges through halo */
@@ -177,6 +179,8 @@ hh_pkg *hh_pkg_of_handle(hypre_ParCSRCommHandle *handle);
 int hh_record_new(void);
 /** Record i (valid until the next hh_record_new). */
 hh_record *hh_record_at(int i);
+/** Fill r's messages, inter_node_bytes and phases from plan's phases (r->stats set). */
+void hh_record_phases(halo_plan plan, hh_record *r);
 /** Print the report at MPI_Finalize when HALO_HYPRE_VIEW (arms the hook). */
 void hh_view_arm(void);
 /** Counters of exchanges left to hypre that belong to no record. */

@@ -397,10 +397,11 @@ static void make_plan(hh_pkg *e, int mem)
   /* the report shows the last plan made (the device's, in a GPU solve) */
   r->planned = 1;
   halo_plan_stats(e->plan[mem], &r->stats);
+  hh_record_phases(e->plan[mem], r);
   halo_plan_describe(e->plan[mem], r->describe, sizeof r->describe);
   if (s->view) hh_view_arm();
   double seconds = 0; /* collective, as the plan's creation */
-  if (halo_plan_model(e->plan[mem], s->opts.params, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
+  if (halo_plan_model(e->plan[mem], s->opts.params, 0, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
   r->modeled = seconds;
 }
 

@@ -48,19 +48,24 @@ void halo_hypre_view_reset(void)
   other_values = other_values_setup = other_setup = 0;
 }
 
-/* Phases as "m1/m2/m3 msgs b1/b2/b3 B". */
-static void phases(const halo_stats *s, char *buf, size_t len)
+/* The plan's phases in the record: their sums, and the text "msgs m1/m2/m3
+ * bytes b1/b2/b3" of the view. */
+void hh_record_phases(halo_plan plan, hh_record *r)
 {
   char m[96] = "", b[128] = "";
   size_t lm = 0, lb = 0;
-  for (int p = 0; p < s->n_phases && p < HALO_MAX_PHASES; p++) {
-    lm += (size_t)snprintf(m + lm, sizeof m - lm, "%s%lld", p ? "/" : "",
-                           (long long)s->phase[p].messages);
-    lb += (size_t)snprintf(b + lb, sizeof b - lb, "%s%lld", p ? "/" : "",
-                           (long long)s->phase[p].bytes);
-    if (lm >= sizeof m || lb >= sizeof b) break;
+  r->messages = r->inter_node_bytes = 0;
+  for (int p = 0; p < r->stats.n_phases; p++) {
+    halo_phase_stats ps;
+    if (halo_plan_phase_stats(plan, p, &ps) != HALO_SUCCESS) break;
+    r->messages += ps.messages;
+    r->inter_node_bytes += ps.inter_node_bytes;
+    if (lm >= sizeof m || lb >= sizeof b) continue; /* the text is full; the sums go on */
+    lm += (size_t)snprintf(m + lm, sizeof m - lm, "%s%lld", p ? "/" : "", (long long)ps.messages);
+    lb += (size_t)snprintf(b + lb, sizeof b - lb, "%s%lld", p ? "/" : "", (long long)ps.bytes);
   }
-  snprintf(buf, len, "msgs %s bytes %s", s->n_phases ? m : "0", s->n_phases ? b : "0");
+  snprintf(r->phases, sizeof r->phases, "msgs %s bytes %s", r->stats.n_phases ? m : "0",
+           r->stats.n_phases ? b : "0");
 }
 
 /* The records with the sums and maxima over the ranks of comm (collective);
@@ -106,6 +111,8 @@ static halo_status gather(MPI_Comm comm, halo_hypre_record **out_p, int *n_p, in
     o->planned = r->planned;
     if (r->planned) {
       o->stats = r->stats;
+      o->messages = r->messages;
+      o->inter_node_bytes = r->inter_node_bytes;
       o->modeled = r->modeled;
       snprintf(o->plan, sizeof o->plan, "%s", r->describe);
     } else {
@@ -181,9 +188,8 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
     char ph[160] = "-", lvl[16] = "-", set[16] = "-", mod[48] = "";
     int64_t inter = 0;
     if (r->planned) {
-      phases(&r->stats, ph, sizeof ph);
-      for (int p = 0; p < r->stats.n_phases && p < HALO_MAX_PHASES; p++)
-        inter += r->stats.phase[p].inter_node_bytes;
+      snprintf(ph, sizeof ph, "%s", records[i].phases);
+      inter = r->inter_node_bytes;
       if (r->modeled > 0) snprintf(mod, sizeof mod, " modeled %.2f us", r->modeled * 1e6);
     }
     if (r->level >= 0) snprintf(lvl, sizeof lvl, "%d", r->level);

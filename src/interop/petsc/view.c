@@ -17,6 +17,7 @@ typedef struct HaloViewPlan {
   char owner[32];
   char describe[256];
   halo_stats stats;
+  int64_t messages, bytes, inter_messages, inter_bytes; /* all phases */
   double modeled_seconds;
   PetscInt64 n_forward, n_reverse;
 } HaloViewPlan;
@@ -31,7 +32,7 @@ PetscErrorCode HaloPetscViewModel(MPI_Comm comm, halo_plan plan, double *seconds
   PetscFunctionBegin;
   *seconds_p = 0;
   if (!halo_petsc_config.view) PetscFunctionReturn(0);
-  HaloPetscCall(halo_plan_model(plan, halo_petsc_config.opts.params, NULL, seconds_p));
+  HaloPetscCall(halo_plan_model(plan, halo_petsc_config.opts.params, 0, NULL, seconds_p));
   PetscFunctionReturn(0);
 }
 
@@ -44,6 +45,15 @@ PetscErrorCode HaloPetscViewRecordPlan(const char *owner, halo_plan plan, double
   PetscCall(PetscNew(&p));
   PetscCall(PetscStrncpy(p->owner, owner, sizeof p->owner));
   HaloPetscCall(halo_plan_stats(plan, &p->stats));
+  for (int k = 0; k < p->stats.n_phases; k++) {
+    halo_phase_stats ps;
+
+    HaloPetscCall(halo_plan_phase_stats(plan, k, &ps));
+    p->messages += ps.messages;
+    p->bytes += ps.bytes;
+    p->inter_messages += ps.inter_node_messages;
+    p->inter_bytes += ps.inter_node_bytes;
+  }
   HaloPetscCall(halo_plan_describe(plan, p->describe, sizeof p->describe));
   p->modeled_seconds = modeled_seconds;
   p->n_forward = n_forward;
@@ -74,14 +84,9 @@ PetscErrorCode HaloPetscViewFinalize(void) {
   PetscFunctionBegin;
   for (HaloViewPlan *p = view_first; p; p = p->next) {
     const halo_stats *s = &p->stats;
-    int64_t msgs = 0, bytes = 0, inter_msgs = 0, inter_bytes = 0;
+    const int64_t msgs = p->messages, bytes = p->bytes, inter_msgs = p->inter_messages,
+                  inter_bytes = p->inter_bytes;
 
-    for (int i = 0; i < s->n_phases; i++) {
-      msgs += s->phase[i].messages;
-      bytes += s->phase[i].bytes;
-      inter_msgs += s->phase[i].inter_node_messages;
-      inter_bytes += s->phase[i].inter_node_bytes;
-    }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "halo_sf_view: %s plan %d: %s; %d ranks on %d nodes, %d phases, %" PRId64
                           " messages, %" PRId64 " bytes (inter-node %" PRId64 " messages, %" PRId64
