@@ -1,22 +1,10 @@
 /* CUDA backend of the executor. Every phase packs its sends on the device in
  * one launch (a copy when the map is one contiguous run), moves its messages
- * by their channel, and unpacks in one launch:
- *
- *   staged   the packed staged messages go down in one copy to a pinned
- *            buffer; host MPI (persistent requests) starts once that copy's
- *            event completes; the received ones go up in one copy;
- *   mpi      device buffers handed to a CUDA-aware MPI;
- *   nccl     ncclSend/ncclRecv grouped per phase on the exchange stream;
- *   ipc      (ranks of one machine) the receiver copies from the sender's
- *            device buffer, opened through a CUDA IPC handle at plan time;
- *            interprocess events order the copy after the pack and the next
- *            pack after the copy, 0-byte MPI messages say they were recorded;
- *   nvshmem  one launch packs and puts the phase's messages into the
- *            receivers' symmetric buffers with a signal, which the
- *            receivers' streams wait for on the GPU;
- *   rma      staged through pinned host memory, MPI_Put into the
- *            receivers' windows (made at plan time), active target
- *            synchronisation on the phase's neighbours.
+ * by their channel, and unpacks in one launch. Each transport has its file,
+ * its table of hooks and its private state (cuda_exec.h; the table of all in
+ * cuda_transports.c), where its file's head comment says how it moves a
+ * phase's messages: host MPI, staged through pinned host memory or on device
+ * buffers (cuda_mpi.c), and one file for each device transport.
  *
  * The exchange runs on the communicator's exchange stream, after an event
  * recorded on the plan's compute stream at begin; the compute stream waits
@@ -29,13 +17,9 @@
  * result is the host backend's, bit for bit, on every run. Its additions into
  * x_local wait for the work enqueued on the compute stream before the end.
  *
- * Each transport has its file and its table of hooks (cuda_exec.h): staged
- * and mpi-device in cuda_mpi.c, nccl in cuda_nccl.c, ipc in cuda_ipc.c,
- * nvshmem in cuda_nvshmem.c (its kernels in libhalo_nvshmem), rma in
- * cuda_rma.c. This
- * file runs the phases, packing and unpacking, and calls the hooks. A rank
- * without rows and ghosts (a communication helper) runs its phases on the
- * host (cuda_helper.c). */
+ * This file runs the phases, packing and unpacking, and calls the hooks. A
+ * rank without rows and ghosts (a communication helper) runs its phases on
+ * the host (cuda_helper.c). */
 #include "halo_impl.h"
 
 #include "exec/exec.h"
@@ -54,7 +38,7 @@ static halo_status phase_start(halo_exec *ex, cuda_data *d, int k) {
   cudaStream_t cs = d->xs;
   HALO_CUDA_EACH(before_pack, ex, d, k);
   const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
-  if (p->n_pack && !p->nccl_from_run && !p->n_nv_send) { /* nvshmem packs as it puts */
+  if (p->n_pack && !p->transport_packs) {
     if (p->pack_run) {
       HALO_CUDA(cudaMemcpyAsync(p->d_send, run, (size_t)p->n_pack * sizeof(double),
                                 cudaMemcpyDeviceToDevice, cs));
@@ -77,7 +61,7 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
   cudaStream_t cs = d->xs;
   HALO_CUDA_EACH(receive, ex, d, k);
   HALO_CUDA_EACH(land, ex, d, k);
-  if (p->n_unpack && !p->n_nv_recv) /* nvshmem unpacks as its wait ends */
+  if (p->n_unpack && !p->transport_unpacks)
     HALO_CUDA(halo_cuda_scatter(p->d_recv, p->d_unpack_src, p->d_unpack_dst, p->n_unpack, ex->ghost,
                                 d->work, s->n_ghost, cs));
   if (p->n_add_u)
@@ -88,15 +72,10 @@ static halo_status phase_finish(halo_exec *ex, cuda_data *d, int k) {
 
 static halo_status cuda_copy_times(halo_exec *ex, double *t_down, double *t_up, int64_t *bytes_down,
                                    int64_t *bytes_up) {
-  cuda_data *d = ex->data;
-  if (!d || !d->timing)
-    return HALO_ERROR(HALO_ERR_STATE, "the plan was made without the setting staged.copy_timing "
-                                      "(HALO_EXEC_TIMING=1)");
-  HALO_CHECK(halo_cuda_harvest_times(d, S(ex)->n_phases));
-  *t_down = d->t_down, *t_up = d->t_up, *bytes_down = d->bytes_down, *bytes_up = d->bytes_up;
-  d->t_down = d->t_up = 0.0;
-  d->bytes_down = d->bytes_up = d->n_down = d->n_up = 0;
-  return HALO_SUCCESS;
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+    if (halo_cuda_transports[t]->copy_times)
+      return halo_cuda_transports[t]->copy_times(ex, ex->data, t_down, t_up, bytes_down, bytes_up);
+  return HALO_ERROR(HALO_ERR_UNSUPPORTED, "no transport of the CUDA executor times its copies");
 }
 
 static halo_status cuda_mark_start(halo_exec *ex, int on) {
@@ -116,7 +95,7 @@ static halo_status cuda_begin(halo_exec *ex, const double *src, double *dst) {
   cuda_data *d = ex->data;
   d->x = src;
   d->dst = dst;
-  if (d->timing) HALO_CHECK(halo_cuda_harvest_times(d, s->n_phases));
+  HALO_CUDA_EACH(begin, ex, d);
   if (d->start_marked) /* halo_spmv marked it before enqueueing the local product */
     d->start_marked = 0;
   else
@@ -134,7 +113,6 @@ static halo_status cuda_begin(halo_exec *ex, const double *src, double *dst) {
         HALO_CUDA(cudaMemsetAsync(d->work, 0, (size_t)s->n_work * sizeof *d->work, d->xs));
     }
   }
-  d->epoch++; /* the exchange's number (ipc signals on the GPU) */
   for (int k = 0; k < s->n_phases; k++) HALO_CUDA_EACH(arm, ex, d, k);
   return phase_start(ex, d, 0);
 }
@@ -174,18 +152,10 @@ static halo_status cuda_stream_ordered(const halo_exec *ex, int capture) {
     return HALO_ERROR(HALO_ERR_UNSUPPORTED, "a communication helper (a rank without rows and "
                                             "ghosts) runs its phases on the host");
   if (d->host_waits & HOST_WAIT_MPI)
-    return HALO_ERROR(
-        HALO_ERR_UNSUPPORTED, "transport %s: the host waits for MPI between the device's copies%s",
-        t, ex->cfg.transport == HALO_TRANSPORT_IPC ? " (messages to other machines)" : "");
-  if (d->host_waits & HOST_WAIT_IPC_EVENTS)
     return HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                      "transport ipc with its signals on the host (events and MPI: ipc_signal "
-                      "host, or ranks that share a GPU): ipc_signal device keeps them on the GPU");
-  if (capture && d->numbered)
-    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                      "transport ipc's signals on the GPU carry each exchange's number, which a "
-                      "captured graph would replay unchanged: capture with transport nccl or "
-                      "nvshmem");
+                      "transport %s: the host waits for MPI between the device's copies%s", t,
+                      d->tr->host_mpi_note ? d->tr->host_mpi_note : "");
+  HALO_CUDA_EACH(stream_ordered, ex, d, capture);
   return HALO_SUCCESS;
 }
 
@@ -198,44 +168,47 @@ static int release_writes(cudaStream_t s, uint64_t *abort, void *sig, size_t byt
   return 1;
 }
 
-/* After a failed or timed-out exchange: every signal this rank's streams
- * may wait for (ipc's flags on the GPU, nvshmem's ready and done signals,
- * all in this rank's memory) set past any number a peer writes or a wait
- * asks (0x7f7f... > 2^62; the waits compare "at least"), from a stream of
- * its own that waits for nothing; NCCL's communicator aborted (its kernels,
- * those enqueued after included, stop without sending). The streams then
+/* After a failed or timed-out exchange: what the transports abort (once:
+ * e.g. a communicator, whose kernels, those enqueued after included, stop
+ * without sending), then every signal this rank's streams may wait for (the
+ * transports' signals, all in this rank's memory) set past any number a
+ * peer writes or a wait asks (0x7f7f... > 2^62; the waits compare "at
+ * least"), from a stream of its own that waits for nothing. The streams then
  * run to their end with meaningless values. Where the executor forwards,
  * its later phases, already enqueued, would give peers values never
- * received as if they were right: there an abort word is written before
- * the signals, and nvshmem's puts and ipc's ready signals after the first
- * phase (a kernel each, halo_cuda_post) read it and send nothing.
+ * received as if they were right: there a transport's abort word is written
+ * before its signals, and its later phases' sends read it and send nothing.
  * Best effort: what fails here leaves the wait as it was. */
 static int cuda_unblock(halo_exec *ex, int again) {
   cuda_data *d = ex->data;
   cudaStream_t s = NULL;
-  const int has_flags = d->flags && d->flags_bytes, has_sig = d->nv_sig && d->nv_n_sig;
-  /* the communicator this executor used, not a new one made since */
-  if (!again && ex->cfg.transport == HALO_TRANSPORT_NCCL &&
-      halo_device_nccl_current(ex->cfg.dev, d->nccl_gen))
-    halo_device_nccl_abort(ex->cfg.dev);
-  /* an epoch of rma's window may be open: never freed */
-  if (!again && d->rma_set && d->rma_win_id >= 0)
-    halo_rma_windows_break(*ex->cfg.state, d->rma_win_id);
-  if (!has_flags && !has_sig) return 1;
+  void *sig[HALO_CUDA_N_TRANSPORTS];
+  size_t bytes[HALO_CUDA_N_TRANSPORTS];
+  uint64_t *abort_w[HALO_CUDA_N_TRANSPORTS];
+  int has[HALO_CUDA_N_TRANSPORTS], any = 0;
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) {
+    const cuda_transport *tr = halo_cuda_transports[t];
+    sig[t] = NULL, bytes[t] = 0, abort_w[t] = NULL;
+    has[t] = tr->signals && tr->signals(ex, d, &sig[t], &bytes[t], &abort_w[t]);
+    any |= has[t];
+  }
+  if (!again)
+    for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+      if (halo_cuda_transports[t]->unblock) halo_cuda_transports[t]->unblock(ex, d);
+  if (!any) return 1;
   const int fwd = halo_cuda_forwards(S(ex));
-  if (fwd && ((has_flags && !d->ipc_abort) || (has_sig && !d->nv_abort))) return 0;
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+    if (fwd && has[t] && !abort_w[t]) return 0;
   if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
     (void)cudaGetLastError();
     return -1;
   }
-  if ((has_flags &&
-       !release_writes(s, d->ipc_abort, d->flags, (size_t)d->n_flags * sizeof *d->flags, fwd)) ||
-      (has_sig &&
-       !release_writes(s, d->nv_abort, d->nv_sig, (size_t)d->nv_n_sig * sizeof *d->nv_sig, fwd))) {
-    (void)cudaStreamDestroy(s);
-    (void)cudaGetLastError();
-    return 0;
-  }
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+    if (has[t] && !release_writes(s, abort_w[t], sig[t], bytes[t], fwd)) {
+      (void)cudaStreamDestroy(s);
+      (void)cudaGetLastError();
+      return 0;
+    }
   /* within a bound: the writes may queue behind the very wait they release
    * where the GPU's work queues are fewer than the streams (seen under MPS,
    * whose clients share one pool of them, and gone there with

@@ -1,15 +1,18 @@
 /* A communication helper of the CUDA executor: a rank without rows and
- * ghosts only forwards, and, unless the transport is NCCL, its forwarded
- * values stay in pinned host memory. Its messages go by host MPI (the
+ * ghosts only forwards, and, unless the plan's transport keeps device buffers
+ * there (cuda_transport.device_helpers), its forwarded values stay in pinned
+ * host memory. Its messages go by host MPI (the
  * requests of cuda_mpi.c, on pinned buffers), and it receives the ipc
  * messages of the GPU ranks of its machine by copying them from their device
- * buffers straight into host memory (Split+DD, halo_cuda_ipc_pull); with the
+ * buffers straight into host memory (Split+DD, halo_cuda_ipc_receive); with the
  * staged transport the GPU ranks send it their share by host MPI (Split+MD).
  * It packs, copies and unpacks on the host from the schedule's maps. */
 #include "halo_impl.h"
 
 #if HALO_HAVE_CUDA
 #include "exec/cuda_exec.h"
+#include "exec/cuda_ipc.h"
+#include "exec/cuda_mpi.h"
 
 /* A helper's phase k, on the host: pack from work, copy to itself (forward),
  * send. */
@@ -17,6 +20,7 @@ halo_status halo_cuda_helper_start(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
+  double *h_send = halo_cuda_mpi_host_send(d, k);
   const int64_t nl = s->n_local, ng = s->n_ghost;
   int self_recv = -1;
   for (int i = 0; i < ph->n_recv; i++)
@@ -32,11 +36,10 @@ halo_status halo_cuda_helper_start(halo_exec *ex, cuda_data *d, int k) {
       for (int64_t t = 0; t < m->count; t++) d->work[dst[t] - ng] = d->work[src[t] - nl];
       continue;
     }
-    double *to = p->h_send + p->send[i].buf_off;
+    double *to = h_send + p->send[i].buf_off;
     for (int64_t t = 0; t < m->count; t++) to[t] = d->work[src[t] - nl];
   }
-  if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
-  return HALO_SUCCESS;
+  return halo_cuda_mpi_start_sends(ex, d, k);
 }
 
 /* A helper's phase k, on the host: ipc messages copied from the senders'
@@ -46,20 +49,21 @@ halo_status halo_cuda_helper_finish(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
   cphase *p = &d->ph[k];
-  if (p->n_ipc_from) HALO_CHECK(halo_cuda_ipc_pull(ex, d, k));
-  if (p->n_recv_req) HALO_CHECK(halo_exec_waitall(ex, p->n_recv_req, d->req + p->recv_req_begin));
-  if (p->n_ipc_from) HALO_CUDA(cudaEventSynchronize(p->ev_done));
+  const double *h_recv = halo_cuda_mpi_host_recv(d, k);
+  HALO_CHECK(halo_cuda_ipc_receive(ex, d, k));
+  HALO_CHECK(halo_cuda_mpi_wait_receives(ex, d, k));
+  HALO_CHECK(halo_cuda_ipc_copied(ex, d, k));
   if (s->add) {
     for (int64_t i = 0; i < p->n_add; i++) {
       const int64_t a = p->h_add_src[i];
-      d->work[p->h_add_dst[i] - s->n_ghost] += a >= 0 ? p->h_recv[a] : d->work[-1 - a - s->n_local];
+      d->work[p->h_add_dst[i] - s->n_ghost] += a >= 0 ? h_recv[a] : d->work[-1 - a - s->n_local];
     }
     return HALO_SUCCESS;
   }
   for (int i = 0; i < ph->n_recv; i++) {
     const halo_msg *m = &ph->recv[i];
     if (m->peer == s->rank) continue;
-    const double *from = p->h_recv + p->recv[i].buf_off;
+    const double *from = h_recv + p->recv[i].buf_off;
     const int64_t *dst = ph->unpack + m->offset;
     for (int64_t t = 0; t < m->count; t++) d->work[dst[t] - s->n_ghost] = from[t];
   }

@@ -36,7 +36,58 @@
 #include <string.h>
 
 #include "exec/cuda_exec.h"
+#include "exec/cuda_ipc.h"
+#include "exec/cuda_mpi.h"
 #include "tags.h"
+
+extern const cuda_transport halo_cuda_ipc; /* its hooks, at the end */
+
+enum { CH_IPC = 3 }; /* the receiver copies from the sender's device buffer */
+
+typedef struct {
+  int peer; /* plan rank */
+  MPI_Request ready, done;
+  cudaEvent_t remote_event; /* opened: the peer's ready (we receive) or done (we send) */
+  /* signals on the GPU (ipc_signal "device"; neither side a helper): the
+   * sender writes the exchange's number into the receiver's ready flag after
+   * its pack, the receiver into the sender's done flag after its copy */
+  int sig;
+  uint64_t *flag;        /* ours, in device memory: the peer writes it */
+  uint64_t *flag_remote; /* the peer's, opened: we write it */
+} ipc_peer;
+
+/* The executor's: the flags of the signals on the GPU of every phase (ready
+ * per sender, then done per receiver), carved from the IPC chunks; the
+ * number of the exchange in flight, counted from a base agreed at set-up
+ * above any number an earlier plan on this memory wrote. */
+typedef struct {
+  uint64_t *flags;
+  size_t flags_bytes; /* the signals' (n_flags) and, where the executor forwards, ipc_abort */
+  int64_t n_flags;
+  uint64_t *ipc_abort; /* 0x7f7f...: released after a failure, later phases post nothing */
+  int flags_chunk;
+  int64_t flags_off;
+  uint64_t epoch;
+} ipc_exec;
+
+/* A phase's. */
+typedef struct {
+  int n_ipc_to, n_ipc_from; /* peers we send to / receive from over ipc */
+  ipc_peer *ipc_to, *ipc_from;
+  cudaEvent_t ev_ready, ev_done; /* interprocess: ours as sender, ours as receiver */
+  /* per receive of the phase (where it has ipc receives): the opened sender
+   * (its slot in ipc_from), the message in the sender's buffer, opened */
+  int *ipc_slot;
+  const char **remote;
+  /* the ipc receives copied by one kernel from the senders' buffers (a rank
+   * with rows; a helper copies each to the host) */
+  int n_pull;
+  int64_t pull_max;
+  halo_cuda_piece *d_pull;
+} ipc_phase;
+
+static ipc_exec *X(const cuda_data *d) { return halo_cuda_tx(d, &halo_cuda_ipc); }
+static ipc_phase *P(const cuda_data *d, int k) { return halo_cuda_tp(d, &halo_cuda_ipc, k); }
 
 typedef CUresult (*sig_wait_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 typedef CUresult (*sig_write_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
@@ -105,8 +156,10 @@ static void ipc_peers_free(ipc_peer *q, int n) {
 }
 
 static void ipc_destroy(halo_exec *ex, cuda_data *d) {
+  ipc_exec *x = X(d);
+  if (!x) return;
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
-    cphase *p = &d->ph[k];
+    ipc_phase *p = P(d, k);
     ipc_peers_free(p->ipc_to, p->n_ipc_to);
     ipc_peers_free(p->ipc_from, p->n_ipc_from);
     p->ipc_to = p->ipc_from = NULL;
@@ -116,14 +169,18 @@ static void ipc_destroy(halo_exec *ex, cuda_data *d) {
     p->ev_ready = p->ev_done = NULL;
   }
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
-    halo_dev_free(d->ph[k].d_pull);
-    d->ph[k].d_pull = NULL;
-    d->ph[k].n_pull = 0;
+    ipc_phase *p = P(d, k);
+    halo_dev_free(p->d_pull);
+    p->d_pull = NULL;
+    p->n_pull = 0;
+    halo_free(p->ipc_slot);
+    halo_free(p->remote);
+    p->ipc_slot = NULL, p->remote = NULL;
   }
-  halo_device_ipc_release(ex->cfg.dev, d->flags, d->flags_bytes);
-  d->flags = d->ipc_abort = NULL;
-  d->flags_bytes = 0;
-  d->n_flags = 0;
+  halo_device_ipc_release(ex->cfg.dev, x->flags, x->flags_bytes);
+  x->flags = x->ipc_abort = NULL;
+  x->flags_bytes = 0;
+  x->n_flags = 0;
 }
 
 /* Where a flag is, for the peer that writes it. */
@@ -148,7 +205,7 @@ typedef struct {
 } ipc_back;
 
 /* Add peer to a phase's ipc peer list (unique). */
-halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
+static halo_status ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot) {
   for (int i = 0; i < *n; i++)
     if ((*list)[i].peer == peer) {
       *slot = i;
@@ -164,15 +221,54 @@ halo_status halo_cuda_ipc_peer_add(ipc_peer **list, int *n, int peer, int *slot)
   return HALO_SUCCESS;
 }
 
+/* The ranks of this machine, unless the sender is a helper (its values are
+ * on the host): the others go staged. */
+static halo_status ipc_channel(const halo_exec *ex, const cuda_data *d, const cuda_groups *g,
+                               int peer, int send, channel *ch) {
+  (void)ex;
+  const int sender_on_host = send ? d->host_fwd : d->peer_host_fwd[peer];
+  int r = MPI_UNDEFINED;
+  /* a failure is the set-up's: a channel taken by one side alone would
+   * leave the other waiting for the peer's ipc records */
+  if (!sender_on_host) HALO_MPI(MPI_Group_translate_ranks(g->plan, 1, &peer, g->machine, &r));
+  *ch = sender_on_host || r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
+  return HALO_SUCCESS;
+}
+
+/* Each phase's ipc peers, and the sender of each ipc receive (this rank
+ * alone). */
+static halo_status ipc_layout(halo_exec *ex, cuda_data *d) {
+  const halo_schedule *s = S(ex);
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    const cphase *c = &d->ph[k];
+    ipc_phase *p = P(d, k);
+    int slot, n_in = 0;
+    for (int i = 0; i < ph->n_send; i++)
+      if (ph->send[i].peer != s->rank && c->send[i].ch == CH_IPC)
+        HALO_CHECK(ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
+    for (int i = 0; i < ph->n_recv; i++)
+      n_in += ph->recv[i].peer != s->rank && c->recv[i].ch == CH_IPC;
+    if (n_in == 0) continue;
+    HALO_CHECK(HALO_CALLOC(p->ipc_slot, ph->n_recv));
+    HALO_CHECK(HALO_CALLOC(p->remote, ph->n_recv));
+    for (int i = 0; i < ph->n_recv; i++)
+      if (ph->recv[i].peer != s->rank && c->recv[i].ch == CH_IPC)
+        HALO_CHECK(ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &p->ipc_slot[i]));
+  }
+  return HALO_SUCCESS;
+}
+
 /* The flags of the peers that signal on the GPU: carved from the IPC chunks
  * (ready per sender, done per receiver, phase by phase), set to the base. */
 static halo_status flags_make(halo_exec *ex, cuda_data *d, uint64_t base) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
+  ipc_exec *x = X(d);
   int64_t n = 0;
   uint64_t *h = NULL;
   for (int k = 0; k < s->n_phases; k++) {
-    const cphase *p = &d->ph[k];
+    const ipc_phase *p = P(d, k);
     for (int i = 0; i < p->n_ipc_from; i++) n += p->ipc_from[i].sig;
     for (int i = 0; i < p->n_ipc_to; i++) n += p->ipc_to[i].sig;
   }
@@ -180,34 +276,34 @@ static halo_status flags_make(halo_exec *ex, cuda_data *d, uint64_t base) {
   /* where the executor forwards, one more word after the flags: the abort
    * word its later phases' ready signals read (halo_cuda_post) */
   const int64_t n_all = n + (halo_cuda_forwards(s) ? 1 : 0);
-  d->n_flags = n;
-  d->flags_bytes = (size_t)n_all * sizeof *d->flags;
-  HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->flags_bytes, (void **)&d->flags, &d->flags_chunk,
-                                 &d->flags_off));
+  x->n_flags = n;
+  x->flags_bytes = (size_t)n_all * sizeof *x->flags;
+  HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, x->flags_bytes, (void **)&x->flags, &x->flags_chunk,
+                                 &x->flags_off));
   HALO_TRY(HALO_ALLOC(h, n_all));
   for (int64_t i = 0; i < n; i++) h[i] = base;
-  if (n_all > n) h[n] = 0, d->ipc_abort = d->flags + n;
+  if (n_all > n) h[n] = 0, x->ipc_abort = x->flags + n;
   /* done before any peer hears where the flags are, and may write them */
-  HALO_TRY_CUDA(cudaMemcpyAsync(d->flags, h, d->flags_bytes, cudaMemcpyHostToDevice, d->xs));
+  HALO_TRY_CUDA(cudaMemcpyAsync(x->flags, h, x->flags_bytes, cudaMemcpyHostToDevice, d->xs));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
   int64_t f = 0;
   for (int k = 0; k < s->n_phases; k++) {
-    cphase *p = &d->ph[k];
+    ipc_phase *p = P(d, k);
     for (int i = 0; i < p->n_ipc_from; i++)
-      if (p->ipc_from[i].sig) p->ipc_from[i].flag = d->flags + f++;
+      if (p->ipc_from[i].sig) p->ipc_from[i].flag = x->flags + f++;
     for (int i = 0; i < p->n_ipc_to; i++)
-      if (p->ipc_to[i].sig) p->ipc_to[i].flag = d->flags + f++;
+      if (p->ipc_to[i].sig) p->ipc_to[i].flag = x->flags + f++;
   }
 cleanup:
   halo_free(h);
   return st;
 }
 
-static halo_status flag_at(const cuda_data *d, const unsigned char *handle, const uint64_t *flag,
+static halo_status flag_at(const ipc_exec *x, const unsigned char *handle, const uint64_t *flag,
                            ipc_flag_at *at) {
   memcpy(at->mem, handle, HALO_IPC_HANDLE_BYTES);
-  at->chunk = d->flags_chunk;
-  at->offset = d->flags_off + (int64_t)((const char *)flag - (const char *)d->flags);
+  at->chunk = x->flags_chunk;
+  at->offset = x->flags_off + (int64_t)((const char *)flag - (const char *)x->flags);
   return HALO_SUCCESS;
 }
 
@@ -231,21 +327,22 @@ static halo_status pull_make(halo_exec *ex, cuda_data *d) {
   if (d->host_fwd || halo_device_ranks_per_gpu(ex->cfg.dev) > 1) return HALO_SUCCESS;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
-    cphase *p = &d->ph[k];
+    const cphase *cp = &d->ph[k];
+    ipc_phase *p = P(d, k);
     int n = 0;
     for (int i = 0; i < ph->n_recv; i++)
-      n += ph->recv[i].peer != s->rank && p->recv[i].ch == CH_IPC && ph->recv[i].count > 0;
+      n += ph->recv[i].peer != s->rank && cp->recv[i].ch == CH_IPC && ph->recv[i].count > 0;
     if (n == 0 || n > HALO_CUDA_MAX_PIECES) continue; /* none, or copies one by one */
     HALO_FREE(h);
     HALO_TRY(HALO_ALLOC(h, n));
     n = 0;
     p->pull_max = 0;
     for (int i = 0; i < ph->n_recv; i++) {
-      const cmsg *c = &p->recv[i];
+      const cmsg *c = &cp->recv[i];
       const int64_t cnt = ph->recv[i].count;
       if (ph->recv[i].peer == s->rank || c->ch != CH_IPC || cnt == 0) continue;
-      h[n].src = (const double *)(const void *)c->remote;
-      h[n].dst = c->direct ? c->direct : p->d_recv + c->buf_off;
+      h[n].src = (const double *)(const void *)p->remote[i];
+      h[n].dst = c->direct ? c->direct : cp->d_recv + c->buf_off;
       h[n++].n = cnt;
       if (cnt > p->pull_max) p->pull_max = cnt;
     }
@@ -273,6 +370,7 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
   const MPI_Comm setup = ex->cfg.comm, comm = ex->cfg.comm;
+  ipc_exec *x = X(d);
   int n_out = 0, n_in = 0, n_req = 0, n_back_out = 0, n_back_in = 0;
   ipc_record *out = NULL, *in = NULL;
   ipc_back *back_out = NULL, *back_in = NULL;
@@ -281,7 +379,7 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   memset(arena_handle, 0, sizeof arena_handle);
   memset(flags_handle, 0, sizeof flags_handle);
   int any = 0;
-  for (int k = 0; k < s->n_phases; k++) any |= d->ph[k].n_ipc_to + d->ph[k].n_ipc_from;
+  for (int k = 0; k < s->n_phases; k++) any |= P(d, k)->n_ipc_to + P(d, k)->n_ipc_from;
   /* most of: any ipc, a GPU that cannot signal, the next base */
   const int want = ex->cfg.ipc_signal == 1 ||
                    (ex->cfg.ipc_signal == 2 && halo_device_ranks_per_gpu(ex->cfg.dev) == 1);
@@ -293,9 +391,9 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   const int sig = want && !most[1];
   const uint64_t base = (uint64_t)most[2];
   sig_next = base + SIG_SPAN;
-  d->epoch = base;
+  x->epoch = base;
   for (int k = 0; k < s->n_phases; k++) { /* both sides of a pair decide alike */
-    cphase *p = &d->ph[k];
+    ipc_phase *p = P(d, k);
     for (int i = 0; i < p->n_ipc_to; i++)
       p->ipc_to[i].sig = sig && !d->host_fwd && !d->peer_host_fwd[p->ipc_to[i].peer];
     for (int i = 0; i < p->n_ipc_from; i++)
@@ -305,8 +403,8 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
    * agreed before any set-up message goes: a rank that failed sends none */
   if ((st = flags_make(ex, d, base)) != HALO_SUCCESS) goto agree;
   if (d->arena) st = halo_device_ipc_handle(ex->cfg.dev, d->arena_chunk, arena_handle);
-  if (st == HALO_SUCCESS && d->flags)
-    st = halo_device_ipc_handle(ex->cfg.dev, d->flags_chunk, flags_handle);
+  if (st == HALO_SUCCESS && x->flags)
+    st = halo_device_ipc_handle(ex->cfg.dev, x->flags_chunk, flags_handle);
   if (st != HALO_SUCCESS) goto agree;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
@@ -316,14 +414,14 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   if ((st = HALO_CALLOC(out, n_out)) != HALO_SUCCESS) goto agree;
   if ((st = HALO_CALLOC(in, n_in)) != HALO_SUCCESS) goto agree;
   for (int k = 0; k < s->n_phases; k++)
-    n_back_out += d->ph[k].n_ipc_from, n_back_in += d->ph[k].n_ipc_to;
+    n_back_out += P(d, k)->n_ipc_from, n_back_in += P(d, k)->n_ipc_to;
   if ((st = HALO_CALLOC(back_out, n_back_out)) != HALO_SUCCESS) goto agree;
   if ((st = HALO_CALLOC(back_in, n_back_in)) != HALO_SUCCESS) goto agree;
   if ((st = HALO_ALLOC(req, n_out + n_in + n_back_out + n_back_in)) != HALO_SUCCESS) goto agree;
   /* events of this rank, for the peers that signal on the host: ready (as
    * sender) and done (as receiver) */
   for (int k = 0; k < s->n_phases; k++) {
-    cphase *p = &d->ph[k];
+    ipc_phase *p = P(d, k);
     int host_to = 0, host_from = 0;
     for (int i = 0; i < p->n_ipc_to; i++) host_to += !p->ipc_to[i].sig;
     for (int i = 0; i < p->n_ipc_from; i++) host_from += !p->ipc_from[i].sig;
@@ -335,9 +433,10 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
   int a = 0, c = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
-    cphase *p = &d->ph[k];
+    const cphase *cp = &d->ph[k];
+    ipc_phase *p = P(d, k);
     for (int i = 0; i < ph->n_send; i++) {
-      const cmsg *m = &p->send[i];
+      const cmsg *m = &cp->send[i];
       if (m->ch != CH_IPC) continue;
       const ipc_peer *q = NULL;
       for (int j = 0; j < p->n_ipc_to; j++)
@@ -347,16 +446,17 @@ static halo_status ipc_setup(halo_exec *ex, cuda_data *d) {
         goto agree;
       }
       memcpy(out[a].mem, arena_handle, sizeof arena_handle);
-      st = q->sig ? flag_at(d, flags_handle, q->flag, &out[a].done)
+      st = q->sig ? flag_at(x, flags_handle, q->flag, &out[a].done)
                   : event_handle(&out[a].event, p->ev_ready);
       if (st != HALO_SUCCESS) goto agree;
       out[a].chunk = d->arena_chunk;
-      out[a].offset = d->arena_off + (int64_t)((char *)(p->d_send + m->buf_off) - (char *)d->arena);
+      out[a].offset =
+          d->arena_off + (int64_t)((char *)(cp->d_send + m->buf_off) - (char *)d->arena);
       a++;
     }
     for (int i = 0; i < p->n_ipc_from; i++, c++) {
       const ipc_peer *q = &p->ipc_from[i];
-      st = q->sig ? flag_at(d, flags_handle, q->flag, &back_out[c].ready)
+      st = q->sig ? flag_at(x, flags_handle, q->flag, &back_out[c].ready)
                   : event_handle(&back_out[c].event, p->ev_done);
       if (st != HALO_SUCCESS) goto agree;
     }
@@ -367,13 +467,14 @@ agree:
   a = 0, c = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
-    const cphase *p = &d->ph[k];
+    const cphase *cp = &d->ph[k];
+    const ipc_phase *p = P(d, k);
     for (int i = 0; i < ph->n_send; i++)
-      if (p->send[i].ch == CH_IPC)
+      if (cp->send[i].ch == CH_IPC)
         HALO_TRY_MPI(MPI_Isend(&out[a++], (int)sizeof *out, MPI_BYTE, ph->send[i].peer,
                                HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
     for (int i = 0; i < ph->n_recv; i++)
-      if (p->recv[i].ch == CH_IPC)
+      if (cp->recv[i].ch == CH_IPC)
         HALO_TRY_MPI(MPI_Irecv(&in[b++], (int)sizeof *in, MPI_BYTE, ph->recv[i].peer,
                                HALO_TAG_IPC_SETUP, setup, &req[n_req++]));
     for (int i = 0; i < p->n_ipc_from; i++)
@@ -388,15 +489,16 @@ agree:
   b = 0, e = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
-    cphase *p = &d->ph[k];
+    const cphase *cp = &d->ph[k];
+    ipc_phase *p = P(d, k);
     for (int i = 0; i < ph->n_recv; i++) {
-      cmsg *m = &p->recv[i];
+      const cmsg *m = &cp->recv[i];
       if (m->ch != CH_IPC) continue;
-      ipc_peer *q = &p->ipc_from[m->ipc_slot];
+      ipc_peer *q = &p->ipc_from[p->ipc_slot[i]];
       char *base_p;
       HALO_TRY(halo_device_ipc_open(ex->cfg.dev, ph->recv[i].peer, (int)in[b].chunk, in[b].mem,
                                     &base_p));
-      m->remote = base_p + in[b].offset;
+      p->remote[i] = base_p + in[b].offset;
       if (q->sig && !q->flag_remote) {
         HALO_TRY(flag_open(ex, q->peer, &in[b].done, &q->flag_remote));
       } else if (!q->sig && !q->remote_event) {
@@ -447,12 +549,13 @@ cleanup:
  * 0-byte message (done to a sender, ready to a receiver). gated: a
  * forwarding phase's ready signals, written by a kernel that reads the
  * abort word first (a released exchange sends nothing it never received). */
-static halo_status signal_peers(cuda_data *d, ipc_peer *q, int n, int as_sender, int gated) {
+static halo_status signal_peers(const cuda_data *d, ipc_peer *q, int n, int as_sender, int gated) {
+  const ipc_exec *x = X(d);
   for (int i = 0; i < n; i++) {
     if (q[i].sig && gated)
-      HALO_CUDA(halo_cuda_post(q[i].flag_remote, d->epoch, d->ipc_abort, d->xs));
+      HALO_CUDA(halo_cuda_post(q[i].flag_remote, x->epoch, x->ipc_abort, d->xs));
     else if (q[i].sig)
-      HALO_CHECK(sig_post(d->xs, q[i].flag_remote, d->epoch));
+      HALO_CHECK(sig_post(d->xs, q[i].flag_remote, x->epoch));
     else
       HALO_MPI(MPI_Start(as_sender ? &q[i].ready : &q[i].done));
   }
@@ -463,15 +566,17 @@ static halo_status signal_peers(cuda_data *d, ipc_peer *q, int n, int as_sender,
  * copy it from the sender's buffer (into device memory, or a helper's host
  * memory), then tell the senders the copies are done (on the GPU) or
  * enqueued after our done event (on the host). */
-halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
+static halo_status ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
-  cphase *p = &d->ph[k];
+  const cphase *cp = &d->ph[k];
+  ipc_phase *p = P(d, k);
+  const uint64_t epoch = X(d)->epoch;
   int host = 0;
   for (int i = 0; i < p->n_ipc_from; i++) {
     ipc_peer *q = &p->ipc_from[i];
     if (q->sig) {
-      HALO_CHECK(sig_wait_for(d->xs, q->flag, d->epoch));
+      HALO_CHECK(sig_wait_for(d->xs, q->flag, epoch));
       continue;
     }
     host = 1;
@@ -481,12 +586,12 @@ halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   if (!d->host_fwd) HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
   if (p->n_pull) HALO_CUDA(halo_cuda_pull(p->d_pull, p->n_pull, p->pull_max, d->xs));
   for (int i = 0; i < ph->n_recv && !p->n_pull; i++) {
-    const cmsg *c = &p->recv[i];
+    const cmsg *c = &cp->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_IPC) continue;
-    double *to = d->host_fwd ? p->h_recv + c->buf_off
+    double *to = d->host_fwd ? halo_cuda_mpi_host_recv(d, k) + c->buf_off
                  : c->direct ? c->direct
-                             : p->d_recv + c->buf_off;
-    HALO_CUDA(cudaMemcpyAsync(to, c->remote, (size_t)ph->recv[i].count * sizeof(double),
+                             : cp->d_recv + c->buf_off;
+    HALO_CUDA(cudaMemcpyAsync(to, p->remote[i], (size_t)ph->recv[i].count * sizeof(double),
                               d->host_fwd ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice,
                               d->xs));
   }
@@ -495,9 +600,45 @@ halo_status halo_cuda_ipc_pull(halo_exec *ex, cuda_data *d, int k) {
   return signal_peers(d, p->ipc_from, p->n_ipc_from, 0, 0);
 }
 
+halo_status halo_cuda_ipc_receive(halo_exec *ex, cuda_data *d, int k) {
+  return P(d, k)->n_ipc_from ? ipc_pull(ex, d, k) : HALO_SUCCESS;
+}
+
+halo_status halo_cuda_ipc_copied(halo_exec *ex, cuda_data *d, int k) {
+  (void)ex;
+  const ipc_phase *p = P(d, k);
+  if (p->n_ipc_from) HALO_CUDA(cudaEventSynchronize(p->ev_done));
+  return HALO_SUCCESS;
+}
+
+/* What makes an exchange wait on the host (signals through events and MPI),
+ * and whether signals carry the exchange's number. */
+static int ipc_host_waits(const halo_exec *ex, const cuda_data *d, int *numbered) {
+  int w = 0;
+  for (int k = 0; k < S(ex)->n_phases; k++) {
+    const ipc_phase *p = P(d, k);
+    for (int i = 0; i < p->n_ipc_to; i++) {
+      if (!p->ipc_to[i].sig) w |= HOST_WAIT_SIGNALS;
+      *numbered |= p->ipc_to[i].sig;
+    }
+    for (int i = 0; i < p->n_ipc_from; i++) {
+      if (!p->ipc_from[i].sig) w |= HOST_WAIT_SIGNALS;
+      *numbered |= p->ipc_from[i].sig;
+    }
+  }
+  return w;
+}
+
+/* The exchange's number (signals on the GPU). */
+static halo_status ipc_begin(halo_exec *ex, cuda_data *d) {
+  (void)ex;
+  X(d)->epoch++;
+  return HALO_SUCCESS;
+}
+
 static halo_status ipc_arm(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
-  cphase *p = &d->ph[k];
+  ipc_phase *p = P(d, k);
   for (int i = 0; i < p->n_ipc_from; i++)
     if (!p->ipc_from[i].sig) HALO_MPI(MPI_Start(&p->ipc_from[i].ready));
   for (int i = 0; i < p->n_ipc_to; i++)
@@ -508,11 +649,12 @@ static halo_status ipc_arm(halo_exec *ex, cuda_data *d, int k) {
 /* A receiver of the last exchange may still read our send buffer. */
 static halo_status ipc_before_pack(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
-  cphase *p = &d->ph[k];
+  const ipc_phase *p = P(d, k);
+  const uint64_t epoch = X(d)->epoch;
   for (int i = 0; i < p->n_ipc_to; i++) {
     const ipc_peer *q = &p->ipc_to[i];
     if (q->sig)
-      HALO_CHECK(sig_wait_for(d->xs, q->flag, d->epoch - 1));
+      HALO_CHECK(sig_wait_for(d->xs, q->flag, epoch - 1));
     else
       HALO_CUDA(cudaStreamWaitEvent(d->xs, q->remote_event, 0));
   }
@@ -522,20 +664,20 @@ static halo_status ipc_before_pack(halo_exec *ex, cuda_data *d, int k) {
 /* The pack is enqueued: say so to the receivers. */
 static halo_status ipc_send(halo_exec *ex, cuda_data *d, int k) {
   (void)ex;
-  cphase *p = &d->ph[k];
+  ipc_phase *p = P(d, k);
   if (p->ev_ready) HALO_CUDA(cudaEventRecord(p->ev_ready, d->xs));
-  return signal_peers(d, p->ipc_to, p->n_ipc_to, 1, k > 0 && d->ipc_abort);
+  return signal_peers(d, p->ipc_to, p->n_ipc_to, 1, k > 0 && X(d)->ipc_abort);
 }
 
 static halo_status ipc_receive(halo_exec *ex, cuda_data *d, int k) {
-  return d->ph[k].n_ipc_from ? halo_cuda_ipc_pull(ex, d, k) : HALO_SUCCESS;
+  return halo_cuda_ipc_receive(ex, d, k);
 }
 
 /* Every signal on the host of the exchange went: the receivers' copies are
  * enqueued. */
 static halo_status ipc_complete(halo_exec *ex, cuda_data *d) {
   for (int k = 0; k < S(ex)->n_phases; k++) {
-    cphase *p = &d->ph[k];
+    ipc_phase *p = P(d, k);
     for (int i = 0; i < p->n_ipc_to; i++) {
       if (p->ipc_to[i].sig) continue;
       HALO_CHECK(halo_exec_waitall(ex, 1, &p->ipc_to[i].ready));
@@ -547,14 +689,51 @@ static halo_status ipc_complete(halo_exec *ex, cuda_data *d) {
   return HALO_SUCCESS;
 }
 
+static halo_status ipc_stream_ordered(const halo_exec *ex, const cuda_data *d, int capture) {
+  (void)ex;
+  if (d->host_waits & HOST_WAIT_SIGNALS)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "transport ipc with its signals on the host (events and MPI: ipc_signal "
+                      "host, or ranks that share a GPU): ipc_signal device keeps them on the GPU");
+  if (capture && d->numbered)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "transport ipc's signals on the GPU carry each exchange's number, which a "
+                      "captured graph would replay unchanged: capture with transport nccl or "
+                      "nvshmem");
+  return HALO_SUCCESS;
+}
+
+/* After a failure: the flags on the GPU, in this rank's memory, and the
+ * abort word its later phases' ready signals read (halo_cuda_post). */
+static int ipc_signals(halo_exec *ex, cuda_data *d, void **sig_p, size_t *bytes_p,
+                       uint64_t **abort_p) {
+  (void)ex;
+  const ipc_exec *x = X(d);
+  if (!(x->flags && x->flags_bytes)) return 0;
+  *sig_p = x->flags;
+  *bytes_p = (size_t)x->n_flags * sizeof *x->flags;
+  *abort_p = x->ipc_abort;
+  return 1;
+}
+
 const cuda_transport halo_cuda_ipc = {
     .name = "ipc",
+    .serves = {HALO_TRANSPORT_IPC},
+    .host_mpi_note = " (messages to other machines)",
+    .exec_bytes = sizeof(ipc_exec),
+    .phase_bytes = sizeof(ipc_phase),
+    .channel = ipc_channel,
+    .layout = ipc_layout,
     .setup = ipc_setup,
+    .host_waits = ipc_host_waits,
+    .begin = ipc_begin,
     .arm = ipc_arm,
     .before_pack = ipc_before_pack,
     .send = ipc_send,
     .receive = ipc_receive,
     .complete = ipc_complete,
+    .stream_ordered = ipc_stream_ordered,
+    .signals = ipc_signals,
     .destroy = ipc_destroy,
 };
 

@@ -11,6 +11,62 @@
 #include "exec/cuda_exec.h"
 
 #if HALO_HAVE_NCCL
+extern const cuda_transport halo_cuda_nccl; /* its hooks, at the end */
+
+enum { CH_NCCL = 2 };
+
+/* The executor's: the device's communicator, its number (halo_device_nccl). */
+typedef struct {
+  ncclComm_t nccl;
+  int nccl_gen;
+} nccl_exec;
+
+/* A phase's: its messages, and whether it sends from the source's run. */
+typedef struct {
+  int n_nccl_send, n_nccl_recv;
+  int nccl_from_run; /* the pack is one run and every send goes by NCCL: sent from the run */
+} nccl_phase;
+
+static nccl_exec *X(const cuda_data *d) { return halo_cuda_tx(d, &halo_cuda_nccl); }
+static nccl_phase *P(const cuda_data *d, int k) { return halo_cuda_tp(d, &halo_cuda_nccl, k); }
+
+/* Every message (helpers keep device buffers). */
+static halo_status nccl_channel(const halo_exec *ex, const cuda_data *d, const cuda_groups *g,
+                                int peer, int send, channel *ch) {
+  (void)ex, (void)d, (void)g, (void)peer, (void)send;
+  *ch = CH_NCCL;
+  return HALO_SUCCESS;
+}
+
+static halo_status nccl_layout(halo_exec *ex, cuda_data *d) {
+  const halo_schedule *s = S(ex);
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    const cphase *p = &d->ph[k];
+    nccl_phase *q = P(d, k);
+    for (int i = 0; i < ph->n_send; i++)
+      q->n_nccl_send += ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL;
+    for (int i = 0; i < ph->n_recv; i++)
+      q->n_nccl_recv += ph->recv[i].peer != s->rank && p->recv[i].ch == CH_NCCL;
+  }
+  return HALO_SUCCESS;
+}
+
+/* Once the pack's map is known: a pack that is one run, where every send
+ * goes by NCCL, is sent from the run without a copy. */
+static halo_status nccl_phase_local(halo_exec *ex, cuda_data *d, int k) {
+  const halo_schedule *s = S(ex);
+  const halo_phase *ph = &s->phase[k];
+  cphase *p = &d->ph[k];
+  nccl_phase *q = P(d, k);
+  int all = q->n_nccl_send > 0;
+  for (int i = 0; i < ph->n_send && all; i++)
+    all = ph->send[i].peer == s->rank || p->send[i].ch == CH_NCCL;
+  q->nccl_from_run = p->pack_run && all;
+  if (q->nccl_from_run) p->transport_packs = 1;
+  return HALO_SUCCESS;
+}
+
 /* The communicator, and its connections to this executor's peers made now:
  * NCCL connects a pair at its first send or receive, and the host waits in
  * ncclGroupEnd for the peer to connect. At plan time every rank is here
@@ -22,11 +78,12 @@ static halo_status nccl_setup(halo_exec *ex, cuda_data *d) {
   if (ex->cfg.transport != HALO_TRANSPORT_NCCL) return HALO_SUCCESS;
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
+  nccl_exec *x = X(d);
   void *nccl;
   double *scratch = NULL;
   int grouped = 0;
-  HALO_TRY(halo_device_nccl(ex->cfg.dev, &nccl, &d->nccl_gen));
-  d->nccl = (ncclComm_t)nccl;
+  HALO_TRY(halo_device_nccl(ex->cfg.dev, &nccl, &x->nccl_gen));
+  x->nccl = (ncclComm_t)nccl;
   HALO_TRY(halo_agree(ex->cfg.comm, halo_dev_malloc((void **)&scratch, 2 * sizeof(double))));
   HALO_TRY_NCCL(ncclGroupStart());
   grouped = 1;
@@ -35,10 +92,10 @@ static halo_status nccl_setup(halo_exec *ex, cuda_data *d) {
     const cphase *p = &d->ph[k];
     for (int i = 0; i < ph->n_send; i++)
       if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
-        HALO_TRY_NCCL(ncclSend(scratch, 1, ncclDouble, ph->send[i].peer, d->nccl, d->xs));
+        HALO_TRY_NCCL(ncclSend(scratch, 1, ncclDouble, ph->send[i].peer, x->nccl, d->xs));
     for (int i = 0; i < ph->n_recv; i++)
       if (ph->recv[i].peer != s->rank && p->recv[i].ch == CH_NCCL)
-        HALO_TRY_NCCL(ncclRecv(scratch + 1, 1, ncclDouble, ph->recv[i].peer, d->nccl, d->xs));
+        HALO_TRY_NCCL(ncclRecv(scratch + 1, 1, ncclDouble, ph->recv[i].peer, x->nccl, d->xs));
   }
   grouped = 0;
   HALO_TRY_NCCL(ncclGroupEnd());
@@ -53,9 +110,11 @@ static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
   const halo_phase *ph = &s->phase[k];
-  cphase *p = &d->ph[k];
-  if (!(p->n_nccl_send + p->n_nccl_recv)) return HALO_SUCCESS;
-  if (!halo_device_nccl_current(ex->cfg.dev, d->nccl_gen))
+  const cphase *p = &d->ph[k];
+  const nccl_exec *x = X(d);
+  const nccl_phase *q = P(d, k);
+  if (!(q->n_nccl_send + q->n_nccl_recv)) return HALO_SUCCESS;
+  if (!halo_device_nccl_current(ex->cfg.dev, x->nccl_gen))
     return HALO_ERROR(HALO_ERR_STATE,
                       "transport nccl: the communicator's NCCL communicator this plan was made "
                       "with was aborted after a failed or timed-out exchange: destroy this plan "
@@ -67,15 +126,15 @@ static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
   grouped = 1;
   for (int i = 0; i < ph->n_send; i++)
     if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
-      HALO_TRY_NCCL(ncclSend((p->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
-                             (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, d->nccl,
+      HALO_TRY_NCCL(ncclSend((q->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
+                             (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, x->nccl,
                              d->xs));
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_NCCL) continue;
     double *buf = c->direct ? c->direct : p->d_recv + c->buf_off;
     HALO_TRY_NCCL(
-        ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, d->nccl, d->xs));
+        ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, x->nccl, d->xs));
   }
   grouped = 0;
   HALO_TRY_NCCL(ncclGroupEnd());
@@ -83,6 +142,15 @@ static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
 cleanup:
   if (grouped) (void)ncclGroupEnd(); /* a failed call inside the group: close it */
   return st;
+}
+
+/* After a failed exchange: the communicator this executor used, not a new
+ * one made since, aborted (its kernels, those enqueued after included, stop
+ * without sending). */
+static void nccl_unblock(halo_exec *ex, cuda_data *d) {
+  if (ex->cfg.transport == HALO_TRANSPORT_NCCL &&
+      halo_device_nccl_current(ex->cfg.dev, X(d)->nccl_gen))
+    halo_device_nccl_abort(ex->cfg.dev);
 }
 
 /* The device's NCCL communicator, made by the first nccl plan of a communicator. */
@@ -96,8 +164,16 @@ const cuda_transport halo_cuda_nccl = {
     .name = "nccl",
     .transport = HALO_TRANSPORT_NCCL,
     .open = nccl_open,
+    .serves = {HALO_TRANSPORT_NCCL},
+    .device_helpers = 1,
+    .exec_bytes = sizeof(nccl_exec),
+    .phase_bytes = sizeof(nccl_phase),
+    .channel = nccl_channel,
+    .layout = nccl_layout,
+    .phase_local = nccl_phase_local,
     .setup = nccl_setup,
     .send = nccl_send,
+    .unblock = nccl_unblock,
 };
 #else
 const cuda_transport halo_cuda_nccl = {.name = "nccl"}; /* not compiled in: never chosen */

@@ -41,6 +41,68 @@
 #if HALO_HAVE_NVSHMEM
 #include <string.h>
 
+#include "exec/nvshmem_lib.h"
+
+extern const cuda_transport halo_cuda_nvshmem; /* its hooks, at the end */
+
+enum { CH_NVSHMEM = 4 };
+
+/* The executor's symmetric chunk (send and receive buffers, ready and done
+ * signals); its descriptors on the device: the exchange counter, the puts
+ * and waits of the phases, the acknowledgements of all phases (sent at the
+ * exchange's end). */
+typedef struct {
+  char *nv_block;
+  uint64_t *nv_sig; /* the ready and done signals (nv_n_sig), in nv_block */
+  int64_t nv_n_sig;
+  int nv_chunk, nv_active;
+  void *nv_desc;
+  uint64_t *nv_ep;
+  unsigned int *nv_count; /* the blocks done of a fused end (zero between launches) */
+  uint64_t *nv_abort;     /* nonzero: released after a failure, nothing more is put: nv_ep[2] */
+  halo_nv_ack *nv_acks;
+  int nv_n_acks;
+  int nv_ended; /* the exchange's end went with the last phase's unpack */
+} nv_exec;
+
+/* A phase's sends packed and put by one launch of nv_blocks blocks (d_send
+ * and d_recv are symmetric), its receives' signals waited for on the GPU
+ * (device arrays). */
+typedef struct {
+  int n_nv_send, n_nv_recv, nv_blocks;
+  halo_nv_put *d_nv_put;
+  halo_nv_wait *d_nv_wait;
+} nv_phase;
+
+static nv_exec *X(const cuda_data *d) { return halo_cuda_tx(d, &halo_cuda_nvshmem); }
+static nv_phase *P(const cuda_data *d, int k) { return halo_cuda_tp(d, &halo_cuda_nvshmem, k); }
+
+/* Every message (helpers keep device buffers). */
+static halo_status nv_channel(const halo_exec *ex, const cuda_data *d, const cuda_groups *g,
+                              int peer, int send, channel *ch) {
+  (void)ex, (void)d, (void)g, (void)peer, (void)send;
+  *ch = CH_NVSHMEM;
+  return HALO_SUCCESS;
+}
+
+/* Each phase's messages; the pack goes with the puts, the unpack with the
+ * waits. */
+static halo_status nv_layout(halo_exec *ex, cuda_data *d) {
+  const halo_schedule *s = S(ex);
+  for (int k = 0; k < s->n_phases; k++) {
+    const halo_phase *ph = &s->phase[k];
+    cphase *p = &d->ph[k];
+    nv_phase *q = P(d, k);
+    for (int i = 0; i < ph->n_send; i++)
+      q->n_nv_send += ph->send[i].peer != s->rank && p->send[i].ch == CH_NVSHMEM;
+    for (int i = 0; i < ph->n_recv; i++)
+      q->n_nv_recv += ph->recv[i].peer != s->rank && p->recv[i].ch == CH_NVSHMEM;
+    if (q->n_nv_send) p->transport_packs = 1;
+    if (q->n_nv_recv) p->transport_unpacks = 1;
+  }
+  return HALO_SUCCESS;
+}
+
 /* Pieces (puts) of a message of count values. */
 static int64_t pieces(int64_t count) {
   const int64_t p = (count + HALO_NV_BLOCK_VALUES - 1) / HALO_NV_BLOCK_VALUES;
@@ -48,15 +110,18 @@ static int64_t pieces(int64_t count) {
 }
 
 static void nv_destroy(halo_exec *ex, cuda_data *d) {
+  nv_exec *x = X(d);
+  if (!x) return;
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     cphase *p = &d->ph[k];
-    if (d->nv_block) p->d_send = p->d_recv = NULL; /* in the chunk, not the executor's */
-    p->d_nv_put = NULL, p->d_nv_wait = NULL;
+    nv_phase *q = P(d, k);
+    if (x->nv_block) p->d_send = p->d_recv = NULL; /* in the chunk, not the executor's */
+    q->d_nv_put = NULL, q->d_nv_wait = NULL;
   }
-  halo_dev_free(d->nv_desc);
-  d->nv_desc = NULL, d->nv_ep = NULL, d->nv_abort = NULL, d->nv_acks = NULL;
-  halo_device_nvshmem_release(ex->cfg.dev, d->nv_block);
-  d->nv_block = NULL;
+  halo_dev_free(x->nv_desc);
+  x->nv_desc = NULL, x->nv_ep = NULL, x->nv_abort = NULL, x->nv_acks = NULL;
+  halo_device_nvshmem_release(ex->cfg.dev, x->nv_block);
+  x->nv_block = NULL;
 }
 
 static halo_status nv_error(const char *what) {
@@ -78,21 +143,23 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
   halo_nv_put *puts = NULL;
   halo_nv_wait *waits = NULL;
   halo_nv_ack *acks = NULL;
+  nv_exec *x = X(d);
 
   /* the layout of the chunk: sends, receives, ready signals, done signals */
   int64_t n_send_vals = 0, n_recv_vals = 0, n_ready = 0, n_done = 0, n_blocks = 0;
   int n_sends = 0, n_recvs = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
-    cphase *p = &d->ph[k];
+    const cphase *p = &d->ph[k];
+    nv_phase *q = P(d, k);
     n_send_vals += p->n_pack;
     n_recv_vals += p->n_recvbuf;
-    n_ready += p->n_nv_recv;
-    n_done += p->n_nv_send;
-    p->nv_blocks = 0;
+    n_ready += q->n_nv_recv;
+    n_done += q->n_nv_send;
+    q->nv_blocks = 0;
     for (int i = 0; i < ph->n_send; i++)
-      if (p->send[i].ch == CH_NVSHMEM) p->nv_blocks += (int)pieces(ph->send[i].count);
-    n_blocks += p->nv_blocks;
+      if (p->send[i].ch == CH_NVSHMEM) q->nv_blocks += (int)pieces(ph->send[i].count);
+    n_blocks += q->nv_blocks;
     n_sends += ph->n_send, n_recvs += ph->n_recv;
   }
   const size_t bytes = (size_t)(n_send_vals + n_recv_vals + n_ready + n_done) * 8;
@@ -122,12 +189,12 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
   }
   if (st == HALO_SUCCESS) halo_nvshmem_quiet();
   HALO_TRY(halo_agree(comm, st));
-  HALO_TRY(halo_device_nvshmem_alloc(ex->cfg.dev, bytes, (void **)&d->nv_block, &d->nv_chunk));
+  HALO_TRY(halo_device_nvshmem_alloc(ex->cfg.dev, bytes, (void **)&x->nv_block, &x->nv_chunk));
 
-  double *vals = (double *)(void *)d->nv_block;
-  uint64_t *ready = (uint64_t *)(void *)(d->nv_block + (n_send_vals + n_recv_vals) * 8);
+  double *vals = (double *)(void *)x->nv_block;
+  uint64_t *ready = (uint64_t *)(void *)(x->nv_block + (n_send_vals + n_recv_vals) * 8);
   uint64_t *done = ready + n_ready;
-  d->nv_sig = ready, d->nv_n_sig = n_ready + n_done;
+  x->nv_sig = ready, x->nv_n_sig = n_ready + n_done;
   {
     int64_t so = 0, ro = n_send_vals;
     for (int k = 0; k < s->n_phases; k++) {
@@ -150,7 +217,7 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
   /* receivers tell their senders where each message goes; senders tell
    * their receivers where their done signal is. Two rounds: messages
    * between one pair of one phase share tags, which MPI keeps in order. */
-  const int64_t base = (int64_t)(d->nv_block - halo_device_nvshmem_base(ex->cfg.dev, d->nv_chunk));
+  const int64_t base = (int64_t)(x->nv_block - halo_device_nvshmem_base(ex->cfg.dev, x->nv_chunk));
   for (int round = 0; round < 2; round++) {
     int nr = 0, so = 0, ro = 0; /* the phase's first send and receive in sseq, rseq */
     int64_t r_ready = 0, r_done = 0;
@@ -182,12 +249,12 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
         if (cm[i].ch == CH_NVSHMEM) {
           int64_t j = round == 0 ? r_ready : r_done;
           int64_t *o = out + TO_SENDER * j;
-          o[0] = d->nv_chunk;
+          o[0] = x->nv_chunk;
           if (round == 0) { /* as receiver: the values, the ready signal */
-            o[1] = base + (int64_t)((char *)(p->d_recv + cm[i].buf_off) - d->nv_block);
-            o[2] = base + (int64_t)((char *)(ready + j) - d->nv_block);
+            o[1] = base + (int64_t)((char *)(p->d_recv + cm[i].buf_off) - x->nv_block);
+            o[2] = base + (int64_t)((char *)(ready + j) - x->nv_block);
           } else { /* as sender: the done signal */
-            o[1] = base + (int64_t)((char *)(done + j) - d->nv_block);
+            o[1] = base + (int64_t)((char *)(done + j) - x->nv_block);
           }
           HALO_TRY_MPI(MPI_Isend(o, w_out, MPI_INT64_T, mine[i].peer, halo_exec_tag(ex, k, seq[i]),
                                  comm, &req[nr++]));
@@ -259,25 +326,25 @@ static halo_status nv_setup(halo_exec *ex, cuda_data *d) {
     const size_t b_ep = 256, b_put = (size_t)n_blocks * sizeof *puts;
     const size_t b_wait = (size_t)n_ready * sizeof *waits, b_ack = (size_t)n_ready * sizeof *acks;
     char *dv = NULL;
-    HALO_TRY(halo_dev_malloc(&d->nv_desc, b_ep + b_put + b_wait + b_ack));
-    dv = d->nv_desc;
+    HALO_TRY(halo_dev_malloc(&x->nv_desc, b_ep + b_put + b_wait + b_ack));
+    dv = x->nv_desc;
     HALO_TRY(halo_dev_zero(dv, b_ep));
     HALO_TRY(halo_host_to_dev(dv + b_ep, puts, b_put));
     HALO_TRY(halo_host_to_dev(dv + b_ep + b_put, waits, b_wait));
     HALO_TRY(halo_host_to_dev(dv + b_ep + b_put + b_wait, acks, b_ack));
-    d->nv_ep = (uint64_t *)(void *)dv;
-    d->nv_count = (unsigned int *)(void *)(dv + 8);
-    d->nv_abort = (uint64_t *)(void *)(dv + 16); /* ep[2] */
-    d->nv_acks = (halo_nv_ack *)(void *)(dv + b_ep + b_put + b_wait);
-    d->nv_n_acks = (int)n_ready;
-    d->nv_active = n_blocks + n_ready > 0;
+    x->nv_ep = (uint64_t *)(void *)dv;
+    x->nv_count = (unsigned int *)(void *)(dv + 8);
+    x->nv_abort = (uint64_t *)(void *)(dv + 16); /* ep[2] */
+    x->nv_acks = (halo_nv_ack *)(void *)(dv + b_ep + b_put + b_wait);
+    x->nv_n_acks = (int)n_ready;
+    x->nv_active = n_blocks + n_ready > 0;
     int64_t b = 0, j = 0;
     for (int k = 0; k < s->n_phases; k++) {
-      cphase *p = &d->ph[k];
-      p->d_nv_put = (halo_nv_put *)(void *)(dv + b_ep) + b;
-      p->d_nv_wait = (halo_nv_wait *)(void *)(dv + b_ep + b_put) + j;
-      b += p->nv_blocks;
-      j += p->n_nv_recv;
+      nv_phase *q = P(d, k);
+      q->d_nv_put = (halo_nv_put *)(void *)(dv + b_ep) + b;
+      q->d_nv_wait = (halo_nv_wait *)(void *)(dv + b_ep + b_put) + j;
+      b += q->nv_blocks;
+      j += q->n_nv_recv;
     }
   }
 cleanup:
@@ -293,13 +360,15 @@ cleanup:
 }
 
 static halo_status nv_send(halo_exec *ex, cuda_data *d, int k) {
-  cphase *p = &d->ph[k];
-  if (!p->nv_blocks) return HALO_SUCCESS;
+  const cphase *p = &d->ph[k];
+  const nv_exec *x = X(d);
+  const nv_phase *q = P(d, k);
+  if (!q->nv_blocks) return HALO_SUCCESS;
   const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
   HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
-  if (halo_nvshmem_pack_put(p->d_nv_put, p->nv_blocks, p->pack_run ? NULL : p->d_pack,
+  if (halo_nvshmem_pack_put(q->d_nv_put, q->nv_blocks, p->pack_run ? NULL : p->d_pack,
                             p->pack_run ? run : NULL, d->x, d->work, S(ex)->n_local, p->d_send,
-                            d->nv_ep, halo_device_ranks_per_gpu(ex->cfg.dev) > 1, d->xs) != 0)
+                            x->nv_ep, halo_device_ranks_per_gpu(ex->cfg.dev) > 1, d->xs) != 0)
     return nv_error("phase start");
   return HALO_SUCCESS;
 }
@@ -309,42 +378,67 @@ static halo_status nv_send(halo_exec *ex, cuda_data *d, int k) {
  * counter); reverse, a wait, then the executor's additions. */
 static halo_status nv_receive(halo_exec *ex, cuda_data *d, int k) {
   const halo_schedule *s = S(ex);
-  cphase *p = &d->ph[k];
-  if (!p->n_nv_recv) return HALO_SUCCESS;
+  const cphase *p = &d->ph[k];
+  nv_exec *x = X(d);
+  const nv_phase *q = P(d, k);
+  if (!q->n_nv_recv) return HALO_SUCCESS;
   if (s->add) {
-    if (halo_nvshmem_wait(p->d_nv_wait, p->n_nv_recv, d->nv_ep, d->xs) != 0)
+    if (halo_nvshmem_wait(q->d_nv_wait, q->n_nv_recv, x->nv_ep, d->xs) != 0)
       return nv_error("phase end");
     return halo_timeline_mark(ex->cfg.tl, 3);
   }
   const int end = k == s->n_phases - 1;
-  if (halo_nvshmem_wait_scatter(p->d_nv_wait, p->n_nv_recv, d->nv_ep, p->d_recv, p->d_unpack_src,
+  if (halo_nvshmem_wait_scatter(q->d_nv_wait, q->n_nv_recv, x->nv_ep, p->d_recv, p->d_unpack_src,
                                 p->d_unpack_dst, p->n_unpack, ex->ghost, d->work, s->n_ghost,
-                                d->nv_acks, d->nv_n_acks, end ? d->nv_count : NULL,
+                                x->nv_acks, x->nv_n_acks, end ? x->nv_count : NULL,
                                 halo_device_ranks_per_gpu(ex->cfg.dev) > 1, d->xs) != 0)
     return nv_error("phase end");
-  d->nv_ended = end;
+  x->nv_ended = end;
   return halo_timeline_mark(ex->cfg.tl, 3); /* with the unpack */
 }
 
 static halo_status nv_complete(halo_exec *ex, cuda_data *d) {
   (void)ex;
-  if (d->nv_ended) {
-    d->nv_ended = 0;
+  nv_exec *x = X(d);
+  if (x->nv_ended) {
+    x->nv_ended = 0;
     return HALO_SUCCESS;
   }
-  if (d->nv_active && halo_nvshmem_finish(d->nv_acks, d->nv_n_acks, d->nv_ep, d->xs) != 0)
+  if (x->nv_active && halo_nvshmem_finish(x->nv_acks, x->nv_n_acks, x->nv_ep, d->xs) != 0)
     return nv_error("exchange end");
   return HALO_SUCCESS;
+}
+
+/* After a failure: the ready and done signals, in this rank's chunk, and
+ * the abort word its puts read (nv_ep[2]). */
+static int nv_signals(halo_exec *ex, cuda_data *d, void **sig_p, size_t *bytes_p,
+                      uint64_t **abort_p) {
+  (void)ex;
+  const nv_exec *x = X(d);
+  if (!(x->nv_sig && x->nv_n_sig)) return 0;
+  *sig_p = x->nv_sig;
+  *bytes_p = (size_t)x->nv_n_sig * sizeof *x->nv_sig;
+  *abort_p = x->nv_abort;
+  return 1;
 }
 
 const cuda_transport halo_cuda_nvshmem = {
     .name = "nvshmem",
     .transport = HALO_TRANSPORT_NVSHMEM,
     .open = halo_device_nvshmem,
+    .serves = {HALO_TRANSPORT_NVSHMEM},
+    .device_helpers = 1,
+    .symmetric = 1,
+    .recv_buffered = 1,
+    .exec_bytes = sizeof(nv_exec),
+    .phase_bytes = sizeof(nv_phase),
+    .channel = nv_channel,
+    .layout = nv_layout,
     .setup = nv_setup,
     .send = nv_send,
     .receive = nv_receive,
     .complete = nv_complete,
+    .signals = nv_signals,
     .destroy = nv_destroy,
 };
 #else

@@ -104,29 +104,29 @@ static void map_batch_free(map_batch *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* The channel of a message to (send = 1) or from peer: one transport for
- * all, except ipc, which serves the ranks of this machine and leaves the
- * others staged. A helper's values are on the host: it sends by host MPI,
- * and receives ipc messages into host memory. */
-static halo_status channel_of(const halo_exec *ex, const cuda_data *d, MPI_Group g_plan,
-                              MPI_Group g_shared, int peer, int send, channel *ch) {
-  const int sender_on_host = send ? d->host_fwd : d->peer_host_fwd[peer];
-  const int receiver_on_host = send ? d->peer_host_fwd[peer] : d->host_fwd;
-  int r = MPI_UNDEFINED;
-  switch (ex->cfg.transport) {
-  case HALO_TRANSPORT_NCCL: *ch = CH_NCCL; break;       /* helpers keep device buffers */
-  case HALO_TRANSPORT_NVSHMEM: *ch = CH_NVSHMEM; break; /* likewise */
-  case HALO_TRANSPORT_RMA: *ch = CH_RMA; break;         /* likewise */
-  case HALO_TRANSPORT_MPI_DEVICE:
-    *ch = sender_on_host || (!send && receiver_on_host) ? CH_STAGED : CH_MPI;
-    break;
-  case HALO_TRANSPORT_IPC:
-    /* a failure is the set-up's: a channel taken by one side alone would
-     * leave the other waiting for the peer's ipc records */
-    if (!sender_on_host) HALO_MPI(MPI_Group_translate_ranks(g_plan, 1, &peer, g_shared, &r));
-    *ch = sender_on_host || r == MPI_UNDEFINED ? CH_STAGED : CH_IPC;
-    break;
-  default: *ch = CH_STAGED;
+/* The transport that gives the plan's messages their channels: the one that
+ * serves the plan's transport, else the first (staged, on the host). */
+static const cuda_transport *plan_transport(halo_transport t) {
+  for (int i = 0; i < HALO_CUDA_N_TRANSPORTS; i++)
+    for (int j = 0; j < 2; j++)
+      if (halo_cuda_transports[i]->serves[j] && halo_cuda_transports[i]->serves[j] == t)
+        return halo_cuda_transports[i];
+  return halo_cuda_transports[0];
+}
+
+/* Each transport's private state: one allocation, the executor's part, then
+ * each phase's (zeroed). */
+static halo_status state_alloc(cuda_data *d) {
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) {
+    const cuda_transport *tr = halo_cuda_transports[t];
+    const size_t a = 16, eb = (tr->exec_bytes + a - 1) / a * a,
+                 pb = (tr->phase_bytes + a - 1) / a * a;
+    d->tx_of[t] = tr;
+    if (eb + pb == 0) continue;
+    char *b = halo_calloc(1, eb + HALO_MAX_PHASES * pb);
+    if (!b) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
+    d->tx[t] = b;
+    for (int k = 0; k < HALO_MAX_PHASES; k++) d->ph[k].tp[t] = pb ? b + eb + k * pb : NULL;
   }
   return HALO_SUCCESS;
 }
@@ -136,24 +136,18 @@ void halo_cuda_exec_destroy(halo_exec *ex) {
   if (!d) return;
   for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
     if (halo_cuda_transports[t]->destroy) halo_cuda_transports[t]->destroy(ex, d);
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++) halo_free(d->tx[t]);
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     cphase *p = &d->ph[k];
-    if (p->ev_packed) cudaEventDestroy(p->ev_packed);
-    for (int e = 0; e < 4; e++)
-      if (p->ev_t[e]) cudaEventDestroy(p->ev_t[e]);
-    if (p->ev_up) cudaEventDestroy(p->ev_up);
     halo_free(p->send);
     halo_free(p->recv);
     halo_free(p->h_add_src);
     halo_free(p->h_add_dst);
     halo_dev_free(p->d_recv);
-    halo_device_pinned_release(ex->cfg.dev, p->h_send, (size_t)p->n_staged_send * sizeof(double));
-    halo_device_pinned_release(ex->cfg.dev, p->h_recv, (size_t)p->n_staged_recv * sizeof(double));
   }
   if (d->ev_start) cudaEventDestroy(d->ev_start);
   if (d->ev_end) cudaEventDestroy(d->ev_end);
   if (d->ev_dst) cudaEventDestroy(d->ev_dst);
-  halo_free(d->req);
   halo_free(d->peer_host_fwd);
   halo_device_ipc_release(ex->cfg.dev, d->arena, d->arena_bytes);
   halo_dev_free(d->maps);
@@ -235,28 +229,26 @@ cleanup:
   return st;
 }
 
-/* What makes the host wait in an exchange, on any rank: host MPI (staged and
- * mpi channels), ipc signals through events, a helper's phases on the host;
- * and whether ipc signals carry the exchange's number. */
+/* What makes the host wait in an exchange, on any rank: a helper's phases
+ * on the host, and what each transport says (host MPI, signals through
+ * events); and whether a transport's signals carry the exchange's number. */
 static halo_status host_waits_agree(const halo_exec *ex, cuda_data *d) {
   int mine[2] = {d->host_fwd ? HOST_WAIT_HELPER : 0, 0}, all[2];
-  for (int k = 0; k < S(ex)->n_phases; k++) {
-    const cphase *p = &d->ph[k];
-    if (p->n_send_req || p->n_recv_req || p->rma_send || p->rma_recv) mine[0] |= HOST_WAIT_MPI;
-    for (int i = 0; i < p->n_ipc_to; i++) {
-      if (!p->ipc_to[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
-      mine[1] |= p->ipc_to[i].sig;
-    }
-    for (int i = 0; i < p->n_ipc_from; i++) {
-      if (!p->ipc_from[i].sig) mine[0] |= HOST_WAIT_IPC_EVENTS;
-      mine[1] |= p->ipc_from[i].sig;
-    }
-  }
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+    if (halo_cuda_transports[t]->host_waits)
+      mine[0] |= halo_cuda_transports[t]->host_waits(ex, d, &mine[1]);
   HALO_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_BOR, ex->cfg.comm));
   d->host_waits = all[0];
   d->numbered = all[1];
   return HALO_SUCCESS;
 }
+
+/* Run hook h (plan time, this rank alone) of every transport that has it. */
+#define EACH_LOCAL(h, ...)                                                                         \
+  do {                                                                                             \
+    for (int t_ = 0; t_ < HALO_CUDA_N_TRANSPORTS; t_++)                                            \
+      if (halo_cuda_transports[t_]->h) HALO_TRY(halo_cuda_transports[t_]->h(__VA_ARGS__));         \
+  } while (0)
 
 /* The executor's state made on this rank alone: buffers, channels, layouts,
  * maps, requests' counts (the transports' set-up and the agreements come
@@ -266,7 +258,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   const halo_schedule *s = S(ex);
   int64_t *idx = NULL, *src = NULL;
   map_batch mb;
-  MPI_Group g_plan = MPI_GROUP_NULL, g_shared = MPI_GROUP_NULL;
+  cuda_groups g = {MPI_GROUP_NULL, MPI_GROUP_NULL};
   memset(&mb, 0, sizeof mb);
   /* the batch, in the scratch, sized once for all maps: the slots' (at most a
    * gather map, or the sums' two), then at most a pack and a copy map of the
@@ -290,18 +282,17 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
                                       (void **)&d->work));
   else
     HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
-  HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &g_plan));
-  HALO_TRY_MPI(MPI_Comm_group(halo_device_machine_comm(ex->cfg.dev), &g_shared));
+  HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &g.plan));
+  HALO_TRY_MPI(MPI_Comm_group(halo_device_machine_comm(ex->cfg.dev), &g.machine));
 
-  /* channels, buffer layouts, request counts */
+  /* channels, buffer layouts */
   int64_t arena_total = 0;
-  int n_recv_req = 0, n_send_req = 0;
   for (int k = 0; k < s->n_phases; k++) {
     const halo_phase *ph = &s->phase[k];
     cphase *p = &d->ph[k];
     HALO_TRY(HALO_CALLOC(p->send, ph->n_send));
     HALO_TRY(HALO_CALLOC(p->recv, ph->n_recv));
-    int64_t per_ch[N_CH] = {0};
+    int64_t per_ch[HALO_CUDA_N_CH] = {0};
     for (int i = 0; i < ph->n_send; i++) {
       cmsg *m = &p->send[i];
       m->index = i;
@@ -309,21 +300,15 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         if (!s->add) p->n_copy += ph->send[i].count; /* reverse: added in receive order */
         continue;
       }
-      HALO_TRY(channel_of(ex, d, g_plan, g_shared, ph->send[i].peer, 1, &m->ch));
+      HALO_TRY(d->tr->channel(ex, d, &g, ph->send[i].peer, 1, &m->ch));
+      if (m->ch < 0 || m->ch >= HALO_CUDA_N_CH)
+        HALO_FAIL(HALO_ERR_INTERNAL, "transport %s: channel %d", d->tr->name, (int)m->ch);
       per_ch[m->ch] += ph->send[i].count;
-      if (m->ch == CH_STAGED || m->ch == CH_MPI)
-        p->n_send_req += halo_exec_chunks(ex, ph->send[i].count);
-      if (m->ch == CH_NCCL) p->n_nccl_send++;
-      if (m->ch == CH_NVSHMEM) p->n_nv_send++;
-      if (m->ch == CH_IPC) {
-        int slot;
-        HALO_TRY(halo_cuda_ipc_peer_add(&p->ipc_to, &p->n_ipc_to, ph->send[i].peer, &slot));
-      }
     }
-    int64_t off[N_CH];
+    int64_t off[HALO_CUDA_N_CH];
     off[0] = 0;
-    for (int c = 1; c < N_CH; c++) off[c] = off[c - 1] + per_ch[c - 1];
-    p->n_pack = off[N_CH - 1] + per_ch[N_CH - 1];
+    for (int c = 1; c < HALO_CUDA_N_CH; c++) off[c] = off[c - 1] + per_ch[c - 1];
+    p->n_pack = off[HALO_CUDA_N_CH - 1] + per_ch[HALO_CUDA_N_CH - 1];
     p->n_staged_send = per_ch[CH_STAGED];
     for (int i = 0; i < ph->n_send; i++)
       if (ph->send[i].peer != s->rank) {
@@ -338,15 +323,11 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       cmsg *m = &p->recv[i];
       m->index = i;
       if (ph->recv[i].peer == s->rank) continue;
-      HALO_TRY(channel_of(ex, d, g_plan, g_shared, ph->recv[i].peer, 0, &m->ch));
-      if (m->ch == CH_STAGED || (d->host_fwd && m->ch == CH_IPC)) staged += ph->recv[i].count;
-      if (m->ch == CH_STAGED || m->ch == CH_MPI)
-        p->n_recv_req += halo_exec_chunks(ex, ph->recv[i].count);
-      if (m->ch == CH_NCCL) p->n_nccl_recv++;
-      if (m->ch == CH_NVSHMEM) p->n_nv_recv++;
-      if (m->ch == CH_IPC)
-        HALO_TRY(
-            halo_cuda_ipc_peer_add(&p->ipc_from, &p->n_ipc_from, ph->recv[i].peer, &m->ipc_slot));
+      HALO_TRY(d->tr->channel(ex, d, &g, ph->recv[i].peer, 0, &m->ch));
+      if (m->ch < 0 || m->ch >= HALO_CUDA_N_CH)
+        HALO_FAIL(HALO_ERR_INTERNAL, "transport %s: channel %d", d->tr->name, (int)m->ch);
+      /* a helper receives everything in host memory */
+      if (m->ch == CH_STAGED || d->host_fwd) staged += ph->recv[i].count;
     }
     p->n_staged_recv = staged;
     other = staged;
@@ -360,31 +341,19 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         so += r->count;
         continue;
       }
-      /* nvshmem puts only into symmetric memory, rma into its window: the
-       * receive buffer, in receive order */
-      m->direct = m->ch == CH_NVSHMEM || m->ch == CH_RMA
-                      ? NULL
-                      : run_target(ex, d, ph->unpack + r->offset, r->count);
+      /* a transport that puts into memory of its own (symmetric memory, a
+       * window): the receive buffer, in receive order */
+      m->direct = d->tr->recv_buffered ? NULL : run_target(ex, d, ph->unpack + r->offset, r->count);
       if (!m->direct) {
         m->buf_off = other;
         other += r->count;
       }
-      if (m->ch == CH_MPI) p->has_device_mpi_recv = 1;
     }
     p->n_recvbuf = other;
-    p->recv_req_begin = n_recv_req;
-    n_recv_req += p->n_recv_req;
   }
-  d->n_recv_req = n_recv_req;
-  for (int k = 0; k < s->n_phases; k++) {
-    d->ph[k].send_req_begin = n_recv_req + n_send_req;
-    n_send_req += d->ph[k].n_send_req;
-  }
-  d->n_req = n_recv_req + n_send_req;
-  HALO_TRY(HALO_ALLOC(d->req, d->n_req));
-  for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
-  /* nvshmem: the send and receive buffers are symmetric, made by its set-up */
-  const int symmetric = ex->cfg.transport == HALO_TRANSPORT_NVSHMEM;
+  EACH_LOCAL(layout, ex, d); /* the transports' counts, peers, requests */
+  /* the send and receive buffers are the transport's, made by its set-up */
+  const int symmetric = d->tr->symmetric;
   d->arena_bytes = symmetric ? 0 : (size_t)arena_total * sizeof(double);
   HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
                                  &d->arena_off));
@@ -408,11 +377,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
     cphase *p = &d->ph[k];
     if (d->host_fwd) {
       /* packed, copied and unpacked on the host from the schedule's maps */
-      HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
-                                        (void **)&p->h_send));
-      HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
-                                        (void **)&p->h_recv));
-      HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
+      EACH_LOCAL(phase_local, ex, d, k); /* the transports' buffers of the phase */
       if (s->add) {
         p->n_add = ph->recv_total;
         HALO_TRY(HALO_ALLOC(p->h_add_src, p->n_add));
@@ -451,7 +416,6 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       p->run_off = p->run_from_work ? pk[0] - s->n_local : pk[0];
     }
     if (p->pack_run) map_drop_last(&mb, &p->d_pack);
-    p->nccl_from_run = p->pack_run && p->n_send_req == 0 && p->n_ipc_to == 0 && p->n_nccl_send > 0;
     if (p->n_copy) {
       HALO_TRY(map_add(&mb, &p->d_copy_src, src, p->n_copy));
       nc = 0;
@@ -495,21 +459,14 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
     }
     if (!symmetric)
       HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
-    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
-                                      (void **)&p->h_send));
-    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
-                                      (void **)&p->h_recv));
-    HALO_TRY(halo_event_create(&p->ev_packed, cudaEventDisableTiming));
-    HALO_TRY(halo_event_create(&p->ev_up, cudaEventDisableTiming));
-    if (d->timing)
-      for (int e = 0; e < 4; e++) HALO_TRY(halo_event_create(&p->ev_t[e], cudaEventDefault));
+    EACH_LOCAL(phase_local, ex, d, k); /* the transports' buffers of the phase */
   }
   HALO_TRY(map_upload(&mb, &d->maps));
   HALO_TRY(group_adds(ex, d));
 cleanup:
   map_batch_free(&mb);
-  if (g_shared != MPI_GROUP_NULL) MPI_Group_free(&g_shared);
-  if (g_plan != MPI_GROUP_NULL) MPI_Group_free(&g_plan);
+  if (g.machine != MPI_GROUP_NULL) MPI_Group_free(&g.machine);
+  if (g.plan != MPI_GROUP_NULL) MPI_Group_free(&g.plan);
   return st;
 }
 
@@ -524,13 +481,12 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
   cuda_data *d = halo_calloc(1, sizeof *d);
   ex->data = d;
   if (!d) st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the CUDA executor");
+  if (st == HALO_SUCCESS) st = state_alloc(d);
   if (st == HALO_SUCCESS) {
-    d->timing = ex->cfg.copy_timing;
     d->xs = (cudaStream_t)halo_device_exchange_stream(ex->cfg.dev);
     d->comp = (cudaStream_t)ex->cfg.comp;
-    d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && ex->cfg.transport != HALO_TRANSPORT_NCCL &&
-                  ex->cfg.transport != HALO_TRANSPORT_NVSHMEM &&
-                  ex->cfg.transport != HALO_TRANSPORT_RMA;
+    d->tr = plan_transport(ex->cfg.transport);
+    d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && !d->tr->device_helpers;
     st = check_int32(s->n_local + s->n_work, "a source space");
   }
   if (st == HALO_SUCCESS) st = check_int32(s->n_ghost + s->n_work, "a destination space");
@@ -545,8 +501,8 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
     if (halo_cuda_transports[t]->setup)
       HALO_TRY(halo_agree(comm, halo_cuda_transports[t]->setup(ex, d)));
   HALO_TRY(host_waits_agree(ex, d));
-  /* the receive buffers of an exchange are free at its start */
-  for (int k = 0; k < s->n_phases; k++) HALO_TRY_CUDA(cudaEventRecord(d->ph[k].ev_up, d->xs));
+  for (int t = 0; t < HALO_CUDA_N_TRANSPORTS; t++)
+    if (halo_cuda_transports[t]->setup_end) HALO_TRY(halo_cuda_transports[t]->setup_end(ex, d));
   HALO_TRY_CUDA(cudaStreamSynchronize(d->xs));
 cleanup:
   /* what failed on one rank after the last agreement (the calls above) is

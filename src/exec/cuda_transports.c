@@ -11,6 +11,19 @@
 #if HALO_HAVE_CUDA
 #include "exec/cuda_exec.h"
 
+/** Host MPI with persistent requests, for the channels staged (pinned host
+ *  buffers, copied down and up on the exchange stream) and mpi (device
+ *  buffers handed to a CUDA-aware MPI): cuda_mpi.c. */
+extern const cuda_transport halo_cuda_mpi;
+/** ncclSend/ncclRecv grouped per phase: cuda_nccl.c. */
+extern const cuda_transport halo_cuda_nccl;
+/** CUDA IPC between the ranks of one machine: cuda_ipc.c. */
+extern const cuda_transport halo_cuda_ipc;
+/** NVSHMEM puts with signals, from the GPU: cuda_nvshmem.c. */
+extern const cuda_transport halo_cuda_nvshmem;
+/** MPI one-sided puts between pinned host buffers (staged): cuda_rma.c. */
+extern const cuda_transport halo_cuda_rma;
+
 /* The transports, in the order their hooks run: the staged copy down and
  * the point MPI sends may start come before NCCL's group and ipc's signal;
  * MPI's sends start before ipc's pulls, its receives land after them. */
