@@ -31,11 +31,12 @@ const cuda_transport *const halo_cuda_transports[HALO_CUDA_N_TRANSPORTS] = {
     &halo_cuda_mpi, &halo_cuda_nccl, &halo_cuda_ipc, &halo_cuda_nvshmem, &halo_cuda_rma};
 
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
-                                  halo_transport *chosen_p) {
+                                  const int *made, halo_transport *chosen_p) {
   const halo_transport_where where = {.own_gpu = halo_device_ranks_per_gpu(d) == 1,
                                       .gpu_aware_mpi = halo_device_mpi_aware(d, aware),
                                       .compiled_only = 1,
-                                      .named = requested != HALO_TRANSPORT_AUTO};
+                                      .named = requested != HALO_TRANSPORT_AUTO,
+                                      .made = made};
   const halo_transport t = requested == HALO_TRANSPORT_AUTO
                                ? halo_transport_default(HALO_MEMORY_DEVICE, &where)
                                : requested;
@@ -52,8 +53,8 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
 #else /* no CUDA */
 
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
-                                  halo_transport *chosen_p) {
-  (void)d, (void)requested, (void)aware, (void)chosen_p;
+                                  const int *made, halo_transport *chosen_p) {
+  (void)d, (void)requested, (void)aware, (void)made, (void)chosen_p;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 #endif

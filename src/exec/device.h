@@ -80,11 +80,13 @@ void halo_device_nvshmem_release(halo_device *d, void *p);
  * Resolve the requested transport (AUTO, STAGED, NCCL, MPI_DEVICE, IPC) for a
  * device plan: clear errors when a transport cannot serve (NCCL not compiled
  * or several ranks per GPU, MPI not CUDA-aware, host). Makes the NCCL
- * communicator when NCCL is chosen. aware: the gpu_aware_mpi setting.
+ * communicator when NCCL is chosen. aware: the gpu_aware_mpi setting; made:
+ * the transports whose state the communicator has made (AUTO prefers one
+ * without a set-up to pay: halo_transport_default), or NULL.
  * Collective over the device's communicator.
  */
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
-                                  halo_transport *chosen_p);
+                                  const int *made, halo_transport *chosen_p);
 
 /* ---- memory shared by a communicator's executors -----------------------
  * Executors carve their buffers from chunks the communicator keeps, and give

@@ -105,11 +105,16 @@ halo_transport halo_transport_default(halo_memory memory, const halo_transport_w
   const halo_transport_desc *best = NULL;
   char why[320];
   if (memory != HALO_MEMORY_DEVICE) return HALO_TRANSPORT_HOST;
-  for (int i = 0; i < N_REGISTERED; i++) {
-    const halo_transport_desc *t = registry[i];
-    if (t->default_rank <= 0 || check(t, memory, where, why, sizeof why) != HALO_SUCCESS) continue;
-    if (!best || t->default_rank < best->default_rank) best = t;
-  }
+  for (int paid_only = 1; paid_only >= 0 && !best; paid_only--)
+    for (int i = 0; i < N_REGISTERED; i++) {
+      const halo_transport_desc *t = registry[i];
+      const int to_pay = (t->model.setup_alpha > 0 || t->model.setup_per_rank > 0) &&
+                         !(where->made && where->made[t->id]);
+      if (t->default_rank <= 0 || (paid_only && to_pay) ||
+          check(t, memory, where, why, sizeof why) != HALO_SUCCESS)
+        continue;
+      if (!best || t->default_rank < best->default_rank) best = t;
+    }
   return best ? best->id : HALO_TRANSPORT_STAGED;
 }
 

@@ -110,6 +110,8 @@ typedef struct {
   int compiled_only; /* 1: a transport not built in does not meet its needs (a run); 0: the
                         simulator, which models any */
   int named;         /* the caller named the transport (HALO_NEEDS_OWN_GPU_AUTO is open's) */
+  const int *made;   /* HALO_N_TRANSPORTS flags: the communicator has made the transport's
+                        state (its set-up is paid); NULL: none made */
 } halo_transport_where;
 
 /**
@@ -123,7 +125,10 @@ HALO_MODULE_API halo_status halo_transport_check(const halo_transport_desc *t, h
                                                  const halo_transport_where *where, int record);
 
 /** The transport AUTO stands for when nothing chooses among candidates: host
- *  memory host, device memory the lowest default_rank whose needs are met. */
+ *  memory host; device memory the lowest default_rank whose needs are met
+ *  among those without a set-up still to pay (model.setup_*: none, or
+ *  where->made), else among all: a communicator whose plans made NCCL's
+ *  communicator keeps NCCL, a new one does not pay for it (issue 42). */
 HALO_MODULE_API halo_transport halo_transport_default(halo_memory memory,
                                                       const halo_transport_where *where);
 

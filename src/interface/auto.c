@@ -406,7 +406,8 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   o->message_cap = ch->c[ch->best].message_cap;
   if (transport_deferred && device) {
     HALO_TRY(
-        halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, &P->transport));
+        halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, NULL,
+                              &P->transport));
     P->ctx->transport_made[P->transport] = 1;
   } else if (transport_deferred)
     P->transport = ch->c[ch->best].transport;

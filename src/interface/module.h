@@ -47,8 +47,9 @@
   S(halo_device_compute_stream, (halo_device * d, int nonblocking, void **stream_p),               \
     (d, nonblocking, stream_p))                                                                    \
   S(halo_device_transport,                                                                         \
-    (halo_device * d, halo_transport requested, int aware, halo_transport *chosen_p),              \
-    (d, requested, aware, chosen_p))                                                               \
+    (halo_device * d, halo_transport requested, int aware, const int *made,                        \
+     halo_transport *chosen_p),                                                                    \
+    (d, requested, aware, made, chosen_p))                                                               \
   S(halo_device_streams_wait, (void *const *streams, int n, int64_t timeout_ms),                   \
     (streams, n, timeout_ms))                                                                      \
   S(halo_timeline_create, (void *comp, void *xstream, halo_timeline **tl_p),                       \

@@ -121,7 +121,8 @@ static halo_status plan_memory(halo_plan P, const halo_settings *s, int transpor
     HALO_CHECK(halo_agree(P->ctx->comm, st));
     if (P->A) HALO_CHECK(halo_agree(P->ctx->comm, halo_matrix_upload(P->A)));
     if (!transport_deferred) {
-      HALO_CHECK(halo_device_transport(P->dev, o->transport, s->gpu_aware_mpi, &P->transport));
+      HALO_CHECK(halo_device_transport(P->dev, o->transport, s->gpu_aware_mpi,
+                                       P->ctx->transport_made, &P->transport));
       P->ctx->transport_made[P->transport] = 1;
     }
     return HALO_SUCCESS;
