@@ -163,6 +163,8 @@ typedef struct {
                                 HALO_ERR_NOT_COMPILED) */
   int needs_own_gpu;       /**< 1: needs one rank per GPU */
   int needs_gpu_aware_mpi; /**< 1: needs a CUDA-aware MPI */
+  const char *const *settings; /**< the settings it reads (halo_setting_get_info(): their
+                                    component is its name), NULL-terminated */
 } halo_transport_info;
 
 /**
@@ -360,6 +362,14 @@ typedef struct {
    *  kept per communicator for this value. -1 (default): HALO_EXPECTED_USES,
    *  else HALO_DEFAULT_EXPECTED_USES. */
   int64_t expected_uses;
+  /** Strategy AUTO: a file of remembered choices ("wisdom"): a plan whose key (the
+   *  machine's parameters, the communicator's layout, these options and its pattern's
+   *  signature: per rank its message counts and volumes rounded to powers of two) is in
+   *  the file takes the choice with no modeling or trial; a plan that chooses adds its
+   *  choice. Read and written on rank 0 only (written to a temporary file renamed over
+   *  it); a file that is corrupt or of another version is ignored, which
+   *  halo_plan_describe says. NULL (default): HALO_WISDOM, else none. */
+  const char *wisdom;
   /** Exchanges of this plan that may be in flight at once, each with its own
    *  buffers and requests made at plan time: the plan's own (halo_spmv,
    *  halo_exchange_begin) and those of halo_exchange_create(), which needs

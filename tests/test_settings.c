@@ -34,6 +34,7 @@ static const variable variables[] = {
     {"HALO_EXEC_TIMING", "1", "-1", "HALO_EXEC_TIMING='-1' (setting staged.copy_timing): expected 0 or 1", 0},
     {"HALO_IPC_SIGNAL", "host", "gpu", "HALO_IPC_SIGNAL='gpu' (setting ipc.signal): expected host, device or auto", 0},
     {"HALO_AUTOTUNE", "model", "fast", "HALO_AUTOTUNE='fast' (option autotune): expected model or a number, 0 to 1000000", 1},
+    {"HALO_EXPECTED_USES", "1000", "0", "HALO_EXPECTED_USES='0' (option expected_uses): expected 1 or more", 1},
     {"HALO_DEBUG_MAX_COUNT", "7", "0", "HALO_DEBUG_MAX_COUNT='0' (setting exec.max_message_count): expected 1 or more", 0},
 };
 
@@ -106,6 +107,30 @@ int main(int argc, char **argv) {
         CHECK(setting(&d, info.name) == declared_settings[k].deflt);
       }
     CHECK(known && info.component && info.doc && info.deflt && info.values[0]);
+  }
+  /* a transport's descriptor lists the settings of its component, and only those */
+  for (int t = 0; t < HALO_N_TRANSPORTS; t++) {
+    halo_transport_info ti;
+    if (halo_transport_get_info((halo_transport)t, &ti) != HALO_SUCCESS) continue; /* auto */
+    int listed = 0;
+    for (; ti.settings[listed]; listed++) {
+      int found = 0;
+      for (int i = 0; i < halo_setting_count() && !found; i++) {
+        halo_setting_info info;
+        CHECK_OK(halo_setting_get_info(i, &info));
+        found = strcmp(info.name, ti.settings[listed]) == 0 && strcmp(info.component, ti.name) == 0;
+      }
+      CHECK_MSG(found, "transport %s lists %s, no setting of its component", ti.name,
+                ti.settings[listed]);
+    }
+    int of_component = 0;
+    for (int i = 0; i < halo_setting_count(); i++) {
+      halo_setting_info info;
+      CHECK_OK(halo_setting_get_info(i, &info));
+      of_component += strcmp(info.component, ti.name) == 0;
+    }
+    CHECK_MSG(of_component == listed, "transport %s lists %d settings; %d are of its component",
+              ti.name, listed, of_component);
   }
   {
     halo_setting_info info;

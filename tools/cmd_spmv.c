@@ -57,6 +57,8 @@ static void usage(void) {
          "                         model alone [HALO_AUTOTUNE, else the candidates modeled\n"
          "                         within 2x of the lowest (at most 4) and each transport's\n"
          "                         lowest are timed]\n"
+         "  --wisdom FILE          auto: a file of remembered choices, taken without modeling\n"
+         "                         or trial where the key matches, and added to [HALO_WISDOM]\n"
          "  --expected-uses N      auto: the products the plan is expected to serve; the\n"
          "                         choice minimises set-up (NCCL's communicator) + N x time\n"
          "                         [HALO_EXPECTED_USES, else 100]\n"
@@ -248,6 +250,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     } else if ((m = args_take(&a, "--params"))) {
       if (m < 0) return EXIT_USAGE;
       opts.params = rep_params = a.value;
+    } else if ((m = args_take(&a, "--wisdom"))) {
+      if (m < 0) return EXIT_USAGE;
+      opts.wisdom = a.value;
     } else if ((m = args_take(&a, "--autotune"))) {
       if (m < 0) return EXIT_USAGE;
       if (strcmp(a.value, "model") == 0)

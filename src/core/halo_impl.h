@@ -145,6 +145,8 @@ HALO_MODULE_API int halo_debug_alloc_fails(void);
 void halo_debug_fail_alloc(int64_t k);
 /** Patterns learned by plans (sparse data exchanges), in this process. */
 int64_t halo_debug_patterns_learned(void);
+/** Calls strategy AUTO's trials made in this process (tests: a remembered choice times none). */
+int64_t halo_debug_trial_calls(void);
 /** Failure injection (tests): the CUDA calls checked by HALO_CUDA and
  *  HALO_TRY_CUDA are counted; the k-th from now on (halo_debug_fail_cuda,
  *  0: none) is not made and fails with cudaErrorUnknown. */

@@ -107,6 +107,7 @@ halo_plan_options halo_plan_options_default(void) {
   o.params = NULL;
   o.autotune = -1;
   o.expected_uses = -1;
+  o.wisdom = NULL;
   /* -1: the environment variable, else the default (settings.c) */
   o.max_exchanges = -1;
   o.reverse = -1;

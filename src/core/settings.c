@@ -278,7 +278,7 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
                           1000000, 0, autotune_words, &v));
   o.autotune = (int)v;
   HALO_CHECK(halo_env_int("option expected_uses", o.expected_uses, "HALO_EXPECTED_USES",
-                          HALO_DEFAULT_EXPECTED_USES, 1, INT64_C(1) << 50, 0, NULL, &v));
+                          HALO_DEFAULT_EXPECTED_USES, 1, INT64_MAX, 0, NULL, &v));
   o.expected_uses = v;
   HALO_CHECK(halo_env_int("option max_exchanges", o.max_exchanges, NULL, 1, 1, HALO_MAX_EXCHANGES,
                           0, NULL, &v));
@@ -286,6 +286,8 @@ halo_status halo_settings_resolve(const halo_plan_options *opts, halo_settings *
   HALO_CHECK(halo_env_int("option reverse", o.reverse, NULL, 1, 0, 1, 0, NULL, &v));
   o.reverse = (int)v;
   s->params = o.params && *o.params ? o.params : halo_env_word("HALO_PARAMS");
+  s->wisdom = o.wisdom && *o.wisdom ? o.wisdom : halo_env_word("HALO_WISDOM");
+  o.wisdom = s->wisdom;
   if (halo_params_cache_path(s->params_file, sizeof s->params_file) != HALO_SUCCESS)
     s->params_file[0] = '\0'; /* a path too long: no file of the machine */
   HALO_CHECK(settings_resolve(o.settings, s));
@@ -359,12 +361,14 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                             {"max_exchanges", NULL},
                             {"reverse", NULL},
                             {"exchange_timeout_ms", "HALO_EXCHANGE_TIMEOUT"},
+                            {"wisdom", "HALO_WISDOM"},
                             {"params", "HALO_PARAMS"}};
   enum { N_OPT = sizeof names / sizeof names[0], N = N_OPT + N_SETTINGS };
   int64_t v[N] = {o->strategy,         o->ranks_per_node, o->message_cap,
                   o->remove_duplicates, o->memory,         o->transport,
                   o->autotune,         o->expected_uses,  o->max_exchanges,  o->reverse,
-                  s->timeout_ms,       hash_string(s->params ? s->params : "(the machine's file)")};
+                  s->timeout_ms,       hash_string(s->wisdom ? s->wisdom : ""),
+                  hash_string(s->params ? s->params : "(the machine's file)")};
   for (int i = 0; i < N_SETTINGS; i++) v[N_OPT + i] = setting_load(s, &settings_decl[i]);
   int64_t lo[N], hi[N];
   HALO_MPI(MPI_Allreduce(v, lo, N, MPI_INT64_T, MPI_MIN, comm));
@@ -391,6 +395,11 @@ halo_status halo_settings_agree(MPI_Comm comm, const halo_settings *s) {
                         d->name, a, b, from);
     }
     if (names[i][1]) snprintf(from, sizeof from, " (the option, or %s)", names[i][1]);
+    if (strcmp(names[i][0], "wisdom") == 0)
+      return HALO_ERROR(HALO_ERR_INCONSISTENT,
+                        "plan options differ across ranks: wisdom names another file (or none) "
+                        "on some ranks%s",
+                        from);
     option_value(names[i][0], lo[i], a, sizeof a);
     option_value(names[i][0], hi[i], b, sizeof b);
     return HALO_ERROR(HALO_ERR_INCONSISTENT,

@@ -20,6 +20,7 @@ enum { HALO_LOCAL_KERNEL_HALO = 0, HALO_LOCAL_KERNEL_CUSPARSE = 1 };
  *  variable) below the options. */
 typedef struct {
   halo_plan_options opts; /* the caller's options, with every unset value resolved below */
+  const char *wisdom;     /* the wisdom file (option wisdom, HALO_WISDOM); NULL: none */
   const char *params;     /* parameter set of the model: a name or a path; NULL: the machine's
                              file (params_file) when it exists, else the built-in default */
   char params_file[1024]; /* the machine's parameter file (halo_params_cache_path); "" when

@@ -168,7 +168,7 @@ static int release_writes(cudaStream_t s, uint64_t *abort, void *sig, size_t byt
   return 1;
 }
 
-/* After a failed or timed-out exchange: what the transports abort (once:
+/* After a failed or timed-out exchange: what the transports stop (once:
  * e.g. a communicator, whose kernels, those enqueued after included, stop
  * without sending), then every signal this rank's streams may wait for (the
  * transports' signals, all in this rank's memory) set past any number a

@@ -745,6 +745,7 @@ const halo_transport_desc halo_transport_desc_ipc = {
     .id = HALO_TRANSPORT_IPC,
     .memory = HALO_TMEM_DEVICE,
     .summary = "device-to-device copies through CUDA IPC within a machine, the rest staged",
+    .settings = (const char *const[]){"ipc.signal", NULL},
     .compiled = HALO_HAVE_CUDA,
     .build_hint = "HALO_ENABLE_CUDA=ON",
     .default_rank = 2,

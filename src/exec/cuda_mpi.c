@@ -338,6 +338,7 @@ const halo_transport_desc halo_transport_desc_staged = {
     .id = HALO_TRANSPORT_STAGED,
     .memory = HALO_TMEM_DEVICE,
     .summary = "packed on the GPU, copied to pinned host buffers, MPI on the host, copied back",
+    .settings = (const char *const[]){"staged.copy_timing", NULL},
     .compiled = HALO_HAVE_CUDA,
     .build_hint = "HALO_ENABLE_CUDA=ON",
     .auto_policy = HALO_AUTO_ALWAYS,

@@ -197,5 +197,7 @@ halo_status halo_transport_get_info(halo_transport transport, halo_transport_inf
   info_p->compiled = d->compiled;
   info_p->needs_own_gpu = (d->needs & HALO_NEEDS_OWN_GPU) != 0;
   info_p->needs_gpu_aware_mpi = (d->needs & HALO_NEEDS_GPU_AWARE_MPI) != 0;
+  static const char *const none[] = {NULL};
+  info_p->settings = d->settings ? d->settings : none;
   return HALO_SUCCESS;
 }

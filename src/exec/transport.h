@@ -74,6 +74,9 @@ typedef struct {
   int default_rank;
   halo_auto_policy auto_policy;
   halo_transport_model model;
+  /* the settings it reads (declared in src/core/settings.c under the component of its
+   * name), NULL-terminated; NULL: none. halo_transport_get_info lists them */
+  const char *const *settings;
   /* the executor of a host plan (memory HOST); a device plan runs the CUDA executor,
    * whose hooks for this transport (cuda_transport, with what a device makes for it
    * before its first plan: the NCCL communicator) are in the transport's file, in the

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "interface/plan.h"
+#include "model/wisdom.h"
 
 /* The model is within a factor 2 of the measured exchange for most plans
  * (bench/results/model.md): candidates modeled within this factor of the
@@ -149,7 +150,11 @@ static void memo_keep(halo_context *ctx, uint64_t key, const halo_choice *ch) {
 
 /* One call of a candidate's plan: an SpMV when the plan has a matrix, else
  * an exchange. */
+static int64_t trial_calls;
+int64_t halo_debug_trial_calls(void) { return trial_calls; }
+
 static halo_status trial_call(halo_plan sub, const double *x, double *y) {
+  trial_calls++;
   if (sub->A) return halo_spmv(sub, 1.0, x, 0.0, y);
   HALO_CHECK(halo_exchange_begin(sub, x, NULL));
   return halo_exchange_end(sub);
@@ -354,52 +359,86 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
     } else {
       tr[n_tr++] = P->transport;
     }
-    int64_t caps[5];
-    const int n_caps = halo_choose_caps(o->message_cap, caps);
-    const int per_tr = HALO_N_STRATEGIES - 1 + n_caps; /* candidates of one transport */
-    const size_t size = (size_t)P->ctx->size;
-    if (n_tr * per_tr > HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
-    st = HALO_ALLOC(ranks, (size_t)n_tr * size);
-    HALO_TRY(halo_agree(comm, st));
-    for (int a = 0; a < n_tr; a++)
-      HALO_TRY(halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a],
-                                 ranks + (size_t)a * size));
-    /* a schedule does not depend on the transport: each is built once and modeled on every
-     * transport; the candidates stay in the order transport, strategy, message_cap */
-    ch->n = n_tr * per_tr;
-    for (int sg = 0, j = 0; sg < HALO_N_STRATEGIES; sg++)
-      for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++, j++) {
-        halo_settings cs = *s;
-        halo_schedule sched;
-        cs.opts.strategy = (halo_strategy)sg, cs.opts.message_cap = caps[b];
-        HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
-        for (int a = 0; a < n_tr && st == HALO_SUCCESS; a++) {
-          halo_candidate *c = &ch->c[a * per_tr + j];
-          double phase[HALO_MAX_PHASES];
-          *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0, 0.0};
-          /* the transport's state, where this communicator has none yet */
-          if (!P->ctx->transport_made[tr[a]])
-            c->setup_seconds = halo_model_setup(&prm, tr[a], P->ctx->size);
-          st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks + (size_t)a * size,
-                                 phase, &c->seconds);
-          st = halo_agree(comm, st);
-          if (st == HALO_SUCCESS) st = candidate_runs(comm, tr[a], &sched, s->max_count, c);
-        }
-        halo_schedule_free(&sched);
-        HALO_TRY(st);
+    /* a choice remembered in the wisdom file, for a transport this plan can use */
+    uint64_t wkey = 0;
+    int from_wisdom = 0;
+    ch->note[0] = '\0';
+    if (s->wisdom) {
+      const halo_wisdom_where ww = {&prm, P->topo, (int)P->memory, rpg, P->A != NULL, o};
+      halo_wisdom_entry we;
+      HALO_TRY(halo_wisdom_key(comm, pattern, &ww, &wkey));
+      HALO_TRY(halo_wisdom_find(comm, s->wisdom, wkey, &we, &from_wisdom, ch->note,
+                                sizeof ch->note));
+      int usable = 0;
+      for (int a = 0; a < n_tr; a++) usable |= tr[a] == we.transport;
+      if (from_wisdom && !usable) {
+        snprintf(ch->note, sizeof ch->note,
+                 "wisdom file's choice for this key ignored: transport %s cannot serve it",
+                 halo_transport_name(we.transport));
+        from_wisdom = 0;
       }
-    int idx[HALO_MAX_CANDIDATES], n_timed = 0;
-    if (o->autotune > 0) { /* every candidate that can run */
-      for (int i = 0; i < ch->n; i++)
-        if (isfinite(ch->c[i].seconds)) idx[n_timed++] = i;
-      HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, o->autotune, 1));
-    } else if (o->autotune == HALO_AUTOTUNE_CLOSE && P->ctx->size > 1) {
-      n_timed = close_candidates(ch, idx);
-      if (n_timed > 1) HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 5));
+      if (from_wisdom) {
+        ch->how = 4, ch->n = 1, ch->n_timed = 0, ch->best = 0;
+        ch->c[0] = (halo_candidate){we.strategy, we.transport, we.message_cap, 0.0, 0.0, 0.0};
+        snprintf(ch->note, sizeof ch->note, "%.180s", s->wisdom);
+      }
     }
-    ch->how = o->autotune > 0 ? 2 : n_timed > 1 ? 3 : 1;
-    ch->n_timed = n_timed > 1 ? n_timed : 0;
-    halo_choice_best(ch);
+    if (!from_wisdom) {
+      int64_t caps[5];
+      const int n_caps = halo_choose_caps(o->message_cap, caps);
+      const int per_tr = HALO_N_STRATEGIES - 1 + n_caps; /* candidates of one transport */
+      const size_t size = (size_t)P->ctx->size;
+      if (n_tr * per_tr > HALO_MAX_CANDIDATES) HALO_FAIL(HALO_ERR_INTERNAL, "too many candidates");
+      st = HALO_ALLOC(ranks, (size_t)n_tr * size);
+      HALO_TRY(halo_agree(comm, st));
+      for (int a = 0; a < n_tr; a++)
+        HALO_TRY(halo_choose_ranks(comm, P->topo, &prm, device, halo_plan_is_helper(P), rpg, tr[a],
+                                   ranks + (size_t)a * size));
+      /* a schedule does not depend on the transport: each is built once and modeled on every
+       * transport; the candidates stay in the order transport, strategy, message_cap */
+      ch->n = n_tr * per_tr;
+      for (int sg = 0, j = 0; sg < HALO_N_STRATEGIES; sg++)
+        for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++, j++) {
+          halo_settings cs = *s;
+          halo_schedule sched;
+          cs.opts.strategy = (halo_strategy)sg, cs.opts.message_cap = caps[b];
+          HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
+          for (int a = 0; a < n_tr && st == HALO_SUCCESS; a++) {
+            halo_candidate *c = &ch->c[a * per_tr + j];
+            double phase[HALO_MAX_PHASES];
+            *c = (halo_candidate){(halo_strategy)sg, tr[a], caps[b], 0.0, 0.0, 0.0};
+            /* the transport's state, where this communicator has none yet */
+            if (!P->ctx->transport_made[tr[a]])
+              c->setup_seconds = halo_model_setup(&prm, tr[a], P->ctx->size);
+            st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks + (size_t)a * size,
+                                   phase, &c->seconds);
+            st = halo_agree(comm, st);
+            if (st == HALO_SUCCESS) st = candidate_runs(comm, tr[a], &sched, s->max_count, c);
+          }
+          halo_schedule_free(&sched);
+          HALO_TRY(st);
+        }
+      int idx[HALO_MAX_CANDIDATES], n_timed = 0;
+      if (o->autotune > 0) { /* every candidate that can run */
+        for (int i = 0; i < ch->n; i++)
+          if (isfinite(ch->c[i].seconds)) idx[n_timed++] = i;
+        HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, o->autotune, 1));
+      } else if (o->autotune == HALO_AUTOTUNE_CLOSE && P->ctx->size > 1) {
+        n_timed = close_candidates(ch, idx);
+        if (n_timed > 1) HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 5));
+      }
+      ch->how = o->autotune > 0 ? 2 : n_timed > 1 ? 3 : 1;
+      ch->n_timed = n_timed > 1 ? n_timed : 0;
+      halo_choice_best(ch);
+      if (s->wisdom) { /* remembered for later plans, runs and re-set-ups (rank 0 writes) */
+        const halo_candidate *b = &ch->c[ch->best];
+        const halo_wisdom_entry we = {b->strategy, b->transport, b->message_cap, ch->uses};
+        if (halo_wisdom_store(P->ctx->rank, s->wisdom, wkey, &we) != HALO_SUCCESS) {
+          snprintf(ch->note, sizeof ch->note, "not remembered: %.200s", halo_last_error());
+          halo_error_clear();
+        }
+      }
+    }
     memo_keep(P->ctx, key, ch);
   }
   o->strategy = ch->c[ch->best].strategy;

@@ -46,6 +46,8 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
   if (s == HALO_STRATEGY_SPLIT && cap > 0) HALO_PUT(", message_cap %lld B", (long long)cap);
   if (ch->how == 0) {
     HALO_PUT(": as asked");
+  } else if (ch->how == 4) {
+    HALO_PUT(": remembered in the wisdom file %s (for %lld uses)", ch->note, (long long)ch->uses);
   } else {
     /* with set-ups, the choice is by cost over the expected uses; without, by time */
     int setups = 0;
@@ -74,6 +76,7 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
       if (c->setup_seconds > 0) HALO_PUT(" + set-up %.3g s", c->setup_seconds);
       HALO_PUT("%s", i + 1 < ch->n ? "," : "");
     }
+    if (ch->note[0]) HALO_PUT(" [%s]", ch->note);
   }
 #undef HALO_PUT
 }

@@ -14,7 +14,9 @@
 /** How a plan was chosen (strategy AUTO), for halo_plan_describe. */
 typedef struct {
   int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial of every
-              candidate; 3: by a timed trial of the n_timed the model could not tell apart */
+              candidate; 3: by a timed trial of the n_timed the model could not tell apart;
+              4: remembered in the wisdom file (note) */
+  char note[256]; /* how 4: the file; else what became of the wisdom file, or "" */
   char params[64];
   int64_t uses; /* the plan's expected uses (halo_plan_options.expected_uses) */
   int n, n_timed;

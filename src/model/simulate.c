@@ -513,7 +513,7 @@ halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpu
   memset(&ch, 0, sizeof ch);
   ch.how = 1;
   HALO_CHECK(halo_env_int("option expected_uses", o.expected_uses, "HALO_EXPECTED_USES",
-                          HALO_DEFAULT_EXPECTED_USES, 1, INT64_C(1) << 50, 0, NULL, &ch.uses));
+                          HALO_DEFAULT_EXPECTED_USES, 1, INT64_MAX, 0, NULL, &ch.uses));
   snprintf(ch.params, sizeof ch.params, "%s", params);
   const int n_caps = halo_choose_caps(o.message_cap, caps);
   for (int sg = 0; sg < HALO_N_STRATEGIES; sg++)

@@ -65,6 +65,8 @@ static PetscErrorCode HaloPetscReadOptions(void) {
   if (set) cfg->opts.message_cap = message_cap;
   PetscCall(PetscOptionsString("-halo_sf_params", "The model's machine parameters (strategy auto): a built-in name or a file of halo params measure", "HaloPetscInitialize", cfg->params, cfg->params, sizeof cfg->params, &set));
   if (set) cfg->opts.params = cfg->params;
+  PetscCall(PetscOptionsString("-halo_sf_wisdom", "A file of remembered choices of strategy auto, read and added to (default HALO_WISDOM)", "HaloPetscInitialize", cfg->wisdom, cfg->wisdom, sizeof cfg->wisdom, &set));
+  if (set) cfg->opts.wisdom = cfg->wisdom;
   PetscCall(PetscOptionsString("-halo_sf_settings", "halo's components' settings, NAME=VALUE,... (halo spmv --list-settings lists them; default HALO_SETTINGS)", "HaloPetscInitialize", cfg->settings, cfg->settings, sizeof cfg->settings, &set));
   if (set) cfg->opts.settings = cfg->settings;
   PetscCall(PetscOptionsBool("-halo_sf_verify", "Run PETSc's basic too and compare (a check; slow)", "HaloPetscInitialize", cfg->verify, &cfg->verify, NULL));

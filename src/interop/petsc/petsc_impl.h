@@ -47,6 +47,7 @@ typedef struct {
   PetscBool view;           /* -halo_sf_view */
   halo_plan_options opts;   /* strategy, transport, ranks_per_node, message_cap, params */
   char params[PETSC_MAX_PATH_LEN];
+  char wisdom[PETSC_MAX_PATH_LEN]; /* -halo_sf_wisdom */
   char settings[HALO_SETTINGS_MAX + 1]; /* -halo_sf_settings */
 } HaloPetscConfig;
 
