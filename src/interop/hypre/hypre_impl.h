@@ -36,6 +36,9 @@ void *hh_device_stream(void);
 /** Zero bytes of device memory at p, in stream order: 0, or nonzero when CUDA
  *  refused. */
 int hh_device_zero(void *p, size_t bytes, void *stream);
+/** Whether some rank of comm shares its GPU with another rank (the current
+ *  device's PCI address among the ranks of each machine). Collective. */
+int hh_device_shared(MPI_Comm comm);
 #endif
 
 /* Interposed functions are exported; everything else of the library is

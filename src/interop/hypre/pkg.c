@@ -318,17 +318,22 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
   return st;
 }
 
-/* The transport of device plans left at auto: nccl where each rank has a
- * GPU of its own, else staged (nccl's plans are refused when ranks share a
- * GPU, on every rank alike: then staged from there on). Not the model's
- * choice of transport, which prices a lone exchange: in hypre's solve the
- * exchange sits between hypre's kernels on one stream, and measured there
- * (bench/results/amg-gpu.md, lap3d27 160^3 on 2 H200) nccl beats ipc and
- * staged at a rank per GPU (0.77x hypre's solve, against 0.84x and 0.95x),
+/* The transport of device plans left at auto, decided at the first one: ipc
+ * where each rank has a GPU of its own, else staged. Not the model's choice
+ * of transport, which prices a lone exchange: in hypre's solve the exchange
+ * sits between hypre's kernels on one stream, and measured there
+ * (bench/results/amg-gpu.md, lap3d27 160^3 on 2 H200) ipc and nccl beat
+ * staged at a rank per GPU (solve 0.84x and 0.77x hypre's, against 0.95x),
  * where the model prefers staged for the small messages of coarse levels;
  * with 4 ranks per GPU, ipc's solve takes 10x hypre's and staged's 1.01x.
- * The strategy and message_cap are still the model's. */
-static halo_transport device_auto = HALO_TRANSPORT_NCCL;
+ * Not nccl (issue 42): its communicator, made in the first AMG set-up, cost
+ * 0.5 s at 2 ranks and 1.7 s at 4, more than its faster solve saves (whole
+ * set-up + solve 1.42x and 3.1x hypre's; bench/results/time-to-solution.md).
+ * HALO_TRANSPORT=nccl still asks for it. The strategy and message_cap are
+ * the model's. */
+#if HH_DEVICE
+static halo_transport device_auto = HALO_TRANSPORT_AUTO;
+#endif
 
 /* A transport moves host memory (host, rma, neighbor: the registry says) or
  * device memory (the others). */
@@ -343,7 +348,7 @@ static int host_transport(halo_transport t)
  * other's plans take host, or staged, the road through host memory), and in
  * device memory hypre's compute stream, so that the exchange is ordered
  * after hypre's packing and before its product of the off-diagonal block. */
-static const char *plan_options(int mem, halo_plan_options *o)
+static const char *plan_options(MPI_Comm comm, int mem, halo_plan_options *o)
 {
   *o = hh_settings_get()->opts;
   const int named = o->transport != HALO_TRANSPORT_AUTO;
@@ -355,12 +360,15 @@ static const char *plan_options(int mem, halo_plan_options *o)
 #if HH_DEVICE
   o->memory = HALO_MEMORY_DEVICE;
   if (named && host_transport(o->transport)) o->transport = HALO_TRANSPORT_STAGED;
+  if (!named && device_auto == HALO_TRANSPORT_AUTO) /* the first device plan: collective */
+    device_auto = hh_device_shared(comm) ? HALO_TRANSPORT_STAGED : HALO_TRANSPORT_IPC;
   if (!named) o->transport = device_auto;
   /* NULL (hypre on the legacy default stream): halo's own blocking stream,
    * which is ordered with that one */
   o->stream = hh_device_stream();
   return NULL;
 #else
+  (void)comm;
   return "libhalo_hypre was built without device support (halo without CUDA, or a hypre "
          "without it)";
 #endif
@@ -373,15 +381,10 @@ static void make_plan(hh_pkg *e, int mem)
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
   const char *where = mem == HH_HOST ? "host" : "device";
   halo_plan_options o;
-  const char *why = plan_options(mem, &o); /* the same on every rank */
+  /* the same on every rank */
+  const char *why = plan_options(hypre_ParCSRCommPkgComm(e->pkg), mem, &o);
   halo_status st = why ? HALO_ERR_NOT_COMPILED
                        : halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
-  if (st != HALO_SUCCESS && mem == HH_DEVICE_MEM && o.transport == HALO_TRANSPORT_NCCL &&
-      device_auto == HALO_TRANSPORT_NCCL && s->opts.transport == HALO_TRANSPORT_AUTO) {
-    device_auto = HALO_TRANSPORT_STAGED; /* ranks share a GPU, or no NCCL */
-    o.transport = device_auto;
-    st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->plan[mem]);
-  }
   if (st != HALO_SUCCESS) {
     e->state[mem] = -1;
     hh_warn(0, "a package's plan in %s memory could not be made (%s): its exchanges there are "
