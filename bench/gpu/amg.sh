@@ -17,7 +17,8 @@
 #                            HALO_HYPRE_VIEW's count of the exchanges that went through halo
 #   bench/gpu/amg.sh bench   build, then the solve and set-up times of lap3d27 AMG_N^3 (160)
 #                            with hypre's exchange and halo's, alternated, AMG_REPS (5) times,
-#                            at 2 ranks (2 GPUs) and 8 ranks (4 per GPU); the per-level table
+#                            at 2 ranks (2 GPUs), 4 ranks (4 GPUs where the machine has them) and
+#                            8 ranks (4 per GPU) as AMG_NP says; the per-level table
 #                            of exchanges (HALO_HYPRE_VIEW) of each road; plan set-up against
 #                            one PCG iteration (AMG_NP: the rank counts, "2 8")
 #   bench/gpu/amg.sh all     both
@@ -189,11 +190,14 @@ bench() {
   say ""
   local cases=(${AMG_CASES:-hypre halo-auto:auto halo-nccl:nccl halo-ipc:ipc halo-staged:staged})
   for np in ${AMG_NP:-2 8}; do
-    local P="2 1 1" rpn=1 rows=()
+    local P="2 1 1" rpn=1 rows=() vis=0,1 gpus=2
     [ $np -eq 8 ] && P="2 2 2" && rpn=4
+    # 4 ranks: on 4 GPUs where the machine has them (a rank each), else 2 a GPU
+    [ $np -eq 4 ] && P="2 2 1" && gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU) &&
+      { [ "$gpus" -ge 4 ] && vis=0,1,2,3 && gpus=4 || { gpus=2; rpn=2; }; }
     for r in $(seq 1 "$reps"); do
       for c in "${cases[@]}"; do
-        local label=${c%%:*} rest=${c#*:} env="CUDA_VISIBLE_DEVICES=0,1" extra=
+        local label=${c%%:*} rest=${c#*:} env="CUDA_VISIBLE_DEVICES=$vis" extra=
         local t=${rest%%:*}
         [[ $rest == *:* ]] && extra=${rest#*:} && extra=${extra//,/ }
         [ $np -eq 8 ] && [ "$t" = nccl ] && continue
@@ -206,7 +210,7 @@ bench() {
         ij "b${np}_${label}_$r" $np "$env" "${AMG[@]}" -n $n $n $n -P $P
       done
     done
-    say "### $np ranks on 2 GPUs"
+    say "### $np ranks on $gpus GPUs"
     say ""
     for c in "${cases[@]}"; do # each road's first run against hypre's: PCG's residual history
       local lab=${c%%:*} ref=hypre ex=${c#*:}
