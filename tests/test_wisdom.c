@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "halo_impl.h"
+#include "interface/plan.h"
 #include "model/wisdom.h"
 #include "verify.h"
 
@@ -29,10 +30,10 @@ static void rows_of(MPI_Comm comm, const char *spec, local_rows *r) {
   CHECK_OK(halo_gen_distributed(comm, &gen, HALO_PARTITION_NNZ, NULL, &r->rb, &r->rows));
 }
 
-/* A plan of the rows on comm with options o: its description, its ghosts checked
- * against the standard exchange's; the trial calls it made. */
-static int64_t plan_once(MPI_Comm comm, const local_rows *r, const halo_plan_options *o,
-                         char *text, size_t len, halo_candidate *chosen) {
+/* A plan of the rows on comm with options o that serves n exchanges: its description, its
+ * ghosts checked against the standard exchange's; the trial calls it made. */
+static int64_t plan_uses(MPI_Comm comm, const local_rows *r, const halo_plan_options *o,
+                         int n_uses, char *text, size_t len, halo_candidate *chosen) {
   halo_matrix A;
   halo_plan plan, std;
   const int64_t *rb = r->rb;
@@ -60,15 +61,23 @@ static int64_t plan_once(MPI_Comm comm, const local_rows *r, const halo_plan_opt
   CHECK_OK(halo_plan_get_candidates(plan, 64, c, &n_c, &best));
   CHECK(n_c > 0 && best >= 0 && best < n_c && n_c <= 64);
   *chosen = c[best];
-  for (int64_t k = 0; k < ng; k++) g[k] = -1.0;
-  CHECK_OK(halo_exchange_begin(plan, x, g));
-  CHECK_OK(halo_exchange_end(plan));
-  CHECK_MSG(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0,
-            "ghosts differ from standard's: %.600s", text);
+  for (int use = 0; use < n_uses; use++) {
+    for (int64_t k = 0; k < ng; k++) g[k] = -1.0;
+    CHECK_OK(halo_exchange_begin(plan, x, g));
+    CHECK_OK(halo_exchange_end(plan));
+    CHECK_MSG(ng == 0 || memcmp(g, g_std, (size_t)ng * sizeof *g) == 0,
+              "ghosts differ from standard's: %.600s", text);
+  }
   halo_plan_destroy(&plan);
   halo_matrix_destroy(&A);
   free(x), free(g), free(g_std);
   return calls;
+}
+
+/* The same, one exchange. */
+static int64_t plan_once(MPI_Comm comm, const local_rows *r, const halo_plan_options *o,
+                         char *text, size_t len, halo_candidate *chosen) {
+  return plan_uses(comm, r, o, 1, text, len, chosen);
 }
 
 /* On rank 0, the file's text is text. */
@@ -95,7 +104,8 @@ int main(int argc, char **argv) {
   halo_plan_options o = halo_plan_options_default();
   o.ranks_per_node = 1;
   o.params = "lassen";
-  o.autotune = 2; /* every candidate timed: the first plan makes trial calls */
+  o.autotune = 2;      /* every candidate timed: the first plan makes trial calls */
+  o.expected_uses = 1; /* what plan_once serves: its measured uses keep the choice */
   o.wisdom = path;
   halo_candidate first, again;
 
@@ -137,11 +147,13 @@ int main(int argc, char **argv) {
       {"halo-wisdom 2\n", "another version"},
       {"", "line 1: not 'halo-wisdom 1'"},
       {"halo-wisdom 1\n0123456789abcdef standard\n", "line 2: not KEY"},
-      {"halo-wisdom 1\n0123456789abcdef nearest host 16384 100\n", "unknown strategy 'nearest'"},
-      {"halo-wisdom 1\n0123456789abcdef standard pigeon 16384 100\n",
+      {"halo-wisdom 1\n0123456789abcdef nearest host 16384 100 0\n", "unknown strategy 'nearest'"},
+      {"halo-wisdom 1\n0123456789abcdef standard pigeon 16384 100 0\n",
        "unknown transport 'pigeon'"},
-      {"halo-wisdom 1\n0123456789abcdef standard host 0 100\n", "out of range"},
-      {"halo-wisdom 1\n0123456789abcdef standard host 16384 100 extra\n", "line 2: not KEY"},
+      {"halo-wisdom 1\n0123456789abcdef standard host 0 100 0\n", "out of range"},
+      {"halo-wisdom 1\n0123456789abcdef standard host 16384 100 -1\n", "out of range"},
+      {"halo-wisdom 1\n0123456789abcdef standard host 16384 100 0 extra\n", "line 2: not KEY"},
+      {"halo-wisdom 1\n0123456789abcdef standard host 16384 100\n", "line 2: not KEY"},
       {"halo-wisdom 1\nzz\n", "line 2"},
   };
   for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
@@ -185,6 +197,44 @@ int main(int argc, char **argv) {
     CHECK_MSG(strstr(text, "remembered"), "not remembered after a rewrite: %.600s", text);
     MPI_Comm_free(&cb);
   }
+  /* measured uses replace the expected ones: a plan that served 40 exchanges makes the next
+   * plan of its key choose again for 40 (its choice was for 1); the one after takes it */
+  {
+    write_file(world, path, "halo-wisdom 1\n");
+    MPI_Comm ca, cb2, cc;
+    MPI_Comm_dup(world, &ca);
+    CHECK(plan_uses(ca, &lap, &o, 40, text, sizeof text, &first) > 0);
+    halo_wisdom_entry e;
+    int found = 0;
+    char why[256];
+    uint64_t key = 0;
+    { /* the key, as the plans make it */
+      halo_matrix A;
+      halo_plan plan;
+      const int64_t *rb = lap.rb;
+      CHECK_OK(halo_matrix_create_csr(ca, rb[rank], rb[rank + 1], rb[rank], rb[rank + 1],
+                                      lap.rows.row_ptr, lap.rows.col_ids, lap.rows.values,
+                                      HALO_MEMORY_HOST, &A));
+      CHECK_OK(halo_plan_create(A, &o, &plan)); /* in memory: no trial, no write */
+      key = plan->wisdom_key;
+      halo_plan_destroy(&plan); /* measured 0 uses: nothing written */
+      halo_matrix_destroy(&A);
+    }
+    CHECK_OK(halo_wisdom_find(world, path, key, &e, &found, why, sizeof why));
+    CHECK_MSG(found && e.uses == 1 && e.measured == 40, "found %d uses %lld measured %lld %s",
+              found, (long long)e.uses, (long long)e.measured, why);
+    MPI_Comm_dup(world, &cb2);
+    CHECK(plan_uses(cb2, &lap, &o, 40, text, sizeof text, &again) > 0);
+    CHECK_MSG(strstr(text, "chosen again") && strstr(text, "its plans served 40"),
+              "measured uses did not replace the expected: %.600s", text);
+    CHECK_OK(halo_wisdom_find(world, path, key, &e, &found, why, sizeof why));
+    CHECK_MSG(found && e.uses == 40 && e.measured == 40, "found %d uses %lld measured %lld %s",
+              found, (long long)e.uses, (long long)e.measured, why);
+    MPI_Comm_dup(world, &cc);
+    CHECK(plan_uses(cc, &lap, &o, 40, text, sizeof text, &again) == 0);
+    CHECK_MSG(strstr(text, "remembered") && strstr(text, "for 40 uses"), "%.600s", text);
+    MPI_Comm_free(&ca), MPI_Comm_free(&cb2), MPI_Comm_free(&cc);
+  }
   /* ranks that name different files: refused on every rank */
   if (P > 1) {
     halo_plan_options d = o;
@@ -203,7 +253,7 @@ int main(int argc, char **argv) {
   /* every process writes at once, 20 times: the file stays whole, with one key per writer
    * that wrote last (a key's newer entry wins; entries of a writer whose rename lost go) */
   for (int it = 0; it < 20; it++) {
-    const halo_wisdom_entry e = {HALO_STRATEGY_3STEP, HALO_TRANSPORT_HOST, 4096, 1 + it};
+    const halo_wisdom_entry e = {HALO_STRATEGY_3STEP, HALO_TRANSPORT_HOST, 4096, 1 + it, 0};
     CHECK_OK(halo_wisdom_store(0, path, UINT64_C(0x1000) + (uint64_t)rank, &e));
   }
   MPI_Barrier(world);

@@ -341,6 +341,17 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   const uint64_t key = memo_key(P, pattern, s, &prm);
   int hit = 0;
   HALO_CHECK(memo_find(P->ctx, key, ch, &hit));
+  /* the key of the wisdom file: where the choice is remembered, and the plan's measured
+   * uses written at its destroy */
+  uint64_t wkey = 0;
+  if (s->wisdom) {
+    const halo_wisdom_where ww = {&prm, P->topo, (int)P->memory, rpg, P->A != NULL, o};
+    HALO_CHECK(halo_wisdom_key(comm, pattern, &ww, &wkey));
+    const size_t len = strlen(s->wisdom) + 1;
+    st = HALO_ALLOC(P->wisdom, len);
+    if (st == HALO_SUCCESS) memcpy(P->wisdom, s->wisdom, len), P->wisdom_key = wkey;
+    HALO_CHECK(halo_agree(comm, st));
+  }
   if (!hit) {
     snprintf(ch->params, sizeof ch->params, "%s", prm.name);
     ch->uses = o->expected_uses;
@@ -360,13 +371,11 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
       tr[n_tr++] = P->transport;
     }
     /* a choice remembered in the wisdom file, for a transport this plan can use */
-    uint64_t wkey = 0;
     int from_wisdom = 0;
+    int64_t measured = 0;
     ch->note[0] = '\0';
     if (s->wisdom) {
-      const halo_wisdom_where ww = {&prm, P->topo, (int)P->memory, rpg, P->A != NULL, o};
       halo_wisdom_entry we;
-      HALO_TRY(halo_wisdom_key(comm, pattern, &ww, &wkey));
       HALO_TRY(halo_wisdom_find(comm, s->wisdom, wkey, &we, &from_wisdom, ch->note,
                                 sizeof ch->note));
       int usable = 0;
@@ -375,6 +384,16 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
         snprintf(ch->note, sizeof ch->note,
                  "wisdom file's choice for this key ignored: transport %s cannot serve it",
                  halo_transport_name(we.transport));
+        from_wisdom = 0;
+      }
+      /* the uses the plans of this key served replace the expected ones: a choice made
+       * for uses of another power of two is made again, for them */
+      if (from_wisdom && we.measured > 0) ch->uses = measured = we.measured;
+      if (from_wisdom && !halo_wisdom_same_uses(ch->uses, we.uses)) {
+        snprintf(ch->note, sizeof ch->note,
+                 "chosen again: the wisdom file's choice was for %lld uses, its plans served "
+                 "%lld",
+                 (long long)we.uses, (long long)ch->uses);
         from_wisdom = 0;
       }
       if (from_wisdom) {
@@ -432,7 +451,8 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
       halo_choice_best(ch);
       if (s->wisdom) { /* remembered for later plans, runs and re-set-ups (rank 0 writes) */
         const halo_candidate *b = &ch->c[ch->best];
-        const halo_wisdom_entry we = {b->strategy, b->transport, b->message_cap, ch->uses};
+        const halo_wisdom_entry we = {b->strategy, b->transport, b->message_cap, ch->uses,
+                                      measured};
         if (halo_wisdom_store(P->ctx->rank, s->wisdom, wkey, &we) != HALO_SUCCESS) {
           snprintf(ch->note, sizeof ch->note, "not remembered: %.200s", halo_last_error());
           halo_error_clear();

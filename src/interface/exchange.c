@@ -215,6 +215,7 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
   const halo_status st = halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst);
   if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
+  P->uses++;
   return HALO_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 
 #include "exec/transport.h"
 #include "interface/plan.h"
+#include "model/wisdom.h"
 #include "plan/handshake.h"
 #include "plan/nodeaware.h"
 
@@ -56,6 +57,7 @@ static void plan_free(halo_plan P) {
   halo_leaves_free(&P->leaves);
   halo_matrix_destroy(&P->A);
   halo_context_release(&P->ctx);
+  halo_free(P->wisdom);
   halo_free(P);
 }
 
@@ -94,6 +96,11 @@ void halo_plan_destroy(halo_plan *plan_p) {
   }
   for (int i = 0; i < P->n_sets; i++)
     if (P->sets[i].state != HALO_SLOT_IDLE) (void)halo_slot_end(P, i);
+  /* the measured uses replace the expected ones of later choices of its key (rank 0 writes;
+   * not collective: a file that cannot be written keeps what it had, and the last error
+   * says why) */
+  if (P->wisdom && P->ctx && P->ctx->rank == 0 && P->uses > 0)
+    (void)halo_wisdom_note_uses(P->wisdom, P->wisdom_key, P->uses);
   plan_free(P);
   *plan_p = NULL;
 }

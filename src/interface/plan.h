@@ -47,6 +47,10 @@ struct halo_plan_s {
   halo_schedule rsched; /* reverse (add = 1), when reverse is on */
   int tag_base, n_tags; /* the block of tags of the plan's executors, then its notice tag */
   int failed;           /* an exchange failed: no more exchanges; the tags stay taken */
+  int64_t uses;         /* exchanges begun (an SpMV's, forward or reverse): its measured uses */
+  char *wisdom;         /* strategy AUTO with a wisdom file: its path (a copy), to which rank 0
+                           writes the plan's measured uses at destroy; NULL: none */
+  uint64_t wisdom_key;  /* ... the choice's key there */
   int released;         /* ... 1: every wait of its GPU for peers was released; 0: one
                          * that forwards was left; -1: a release did not run in time */
   char *notice;         /* a failed plan's word to its peers (kept with it) */

@@ -24,12 +24,15 @@ static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
   return z ^ (z >> 31);
 }
 
+
 /* floor(log2(v + 1)): the power-of-two bucket of a volume */
 static int bucket(int64_t v) {
   int b = 0;
   for (uint64_t u = (uint64_t)(v < 0 ? 0 : v) + 1; u > 1; u >>= 1) b++;
   return b;
 }
+
+int halo_wisdom_same_uses(int64_t a, int64_t b) { return bucket(a) == bucket(b); }
 
 halo_status halo_wisdom_key(MPI_Comm comm, const halo_pattern *pattern,
                             const halo_wisdom_where *where, uint64_t *key_p) {
@@ -53,8 +56,6 @@ halo_status halo_wisdom_key(MPI_Comm comm, const halo_pattern *pattern,
   FNV(g, where->memory), FNV(g, where->ranks_per_gpu), FNV(g, where->has_matrix);
   FNV(g, o->transport), FNV(g, o->message_cap), FNV(g, o->remove_duplicates);
   FNV(g, o->autotune);
-  const int uses = bucket(o->expected_uses); /* uses in powers of two */
-  FNV(g, uses);
   *key_p = mix64(g ^ sum);
   return HALO_SUCCESS;
 }
@@ -69,12 +70,12 @@ typedef struct {
 /* Parse one line into *out; 0 and why where it is not one. */
 static int parse_line(const char *line, entry *out, char *why, size_t len) {
   char hex[17], sname[32], tname[32];
-  long long cap, uses;
+  long long cap, uses, measured;
   int used = 0;
-  if (sscanf(line, "%16[0-9a-f] %31s %31s %lld %lld %n", hex, sname, tname, &cap, &uses, &used) !=
-          5 ||
+  if (sscanf(line, "%16[0-9a-f] %31s %31s %lld %lld %lld %n", hex, sname, tname, &cap, &uses,
+             &measured, &used) != 6 ||
       strlen(hex) != 16 || line[used] != '\0') {
-    snprintf(why, len, "not KEY STRATEGY TRANSPORT MESSAGE_CAP USES");
+    snprintf(why, len, "not KEY STRATEGY TRANSPORT MESSAGE_CAP USES MEASURED");
     return 0;
   }
   out->key = (uint64_t)strtoull(hex, NULL, 16);
@@ -90,11 +91,12 @@ static int parse_line(const char *line, entry *out, char *why, size_t len) {
     halo_error_clear();
     return 0;
   }
-  if (cap < 8 || uses < 1) {
-    snprintf(why, len, "message_cap %lld or uses %lld out of range", cap, uses);
+  if (cap < 8 || uses < 1 || measured < 0) {
+    snprintf(why, len, "message_cap %lld, uses %lld or measured %lld out of range", cap, uses,
+             measured);
     return 0;
   }
-  out->e.message_cap = cap, out->e.uses = uses;
+  out->e.message_cap = cap, out->e.uses = uses, out->e.measured = measured;
   return 1;
 }
 
@@ -202,7 +204,7 @@ halo_status halo_wisdom_find(MPI_Comm comm, const char *path, uint64_t key, halo
   int rank;
   HALO_MPI(MPI_Comm_rank(comm, &rank));
   /* rank 0's answer: found, strategy, transport, message_cap, uses; then its reason */
-  int64_t ans[5] = {0, 0, 0, 0, 0};
+  int64_t ans[6] = {0, 0, 0, 0, 0, 0};
   char reason[256] = "";
   if (rank == 0) {
     entry *list = NULL;
@@ -213,49 +215,34 @@ halo_status halo_wisdom_find(MPI_Comm comm, const char *path, uint64_t key, halo
     for (int i = 0; i < n; i++)
       if (list[i].key == key)
         ans[0] = 1, ans[1] = list[i].e.strategy, ans[2] = list[i].e.transport,
-        ans[3] = list[i].e.message_cap, ans[4] = list[i].e.uses;
+        ans[3] = list[i].e.message_cap, ans[4] = list[i].e.uses, ans[5] = list[i].e.measured;
     halo_free(list);
   }
-  HALO_MPI(MPI_Bcast(ans, 5, MPI_INT64_T, 0, comm));
+  HALO_MPI(MPI_Bcast(ans, 6, MPI_INT64_T, 0, comm));
   HALO_MPI(MPI_Bcast(reason, (int)sizeof reason, MPI_CHAR, 0, comm));
   *found_p = (int)ans[0];
   if (*found_p)
-    *e = (halo_wisdom_entry){(halo_strategy)ans[1], (halo_transport)ans[2], ans[3], ans[4]};
+    *e = (halo_wisdom_entry){(halo_strategy)ans[1], (halo_transport)ans[2], ans[3], ans[4],
+                             ans[5]};
   if (why && why_len) snprintf(why, why_len, "%s", reason);
   return HALO_SUCCESS;
 }
 
-halo_status halo_wisdom_store(int rank, const char *path, uint64_t key, const halo_wisdom_entry *e) {
-  if (rank != 0) return HALO_SUCCESS;
-  entry *list = NULL;
-  int n = 0;
-  char why[200], tmp[4096];
-  /* what the file holds; a file that is ignored is replaced */
-  if (read_entries(path, &list, &n, why, sizeof why) != HALO_SUCCESS) n = 0;
-  int at = -1;
-  for (int i = 0; i < n && at < 0; i++)
-    if (list[i].key == key) at = i;
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-    halo_free(list);
+/* Write list (n entries) to path through a temporary file renamed over it. */
+static halo_status write_entries(const char *path, const entry *list, int n) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
     return HALO_ERROR(HALO_ERR_IO, "wisdom file '%.200s': path too long", path);
-  }
   FILE *f = fopen(tmp, "w");
-  if (!f) {
-    halo_free(list);
+  if (!f)
     return HALO_ERROR(HALO_ERR_IO, "wisdom file '%.200s': cannot write %s: %s", path, tmp,
                       strerror(errno));
-  }
   int ok = fprintf(f, WISDOM_HEADER "\n") > 0;
   for (int i = 0; i < n && ok; i++)
-    if (i != at)
-      ok = fprintf(f, "%016llx %s %s %lld %lld\n", (unsigned long long)list[i].key,
-                   halo_strategy_name(list[i].e.strategy), halo_transport_name(list[i].e.transport),
-                   (long long)list[i].e.message_cap, (long long)list[i].e.uses) > 0;
-  if (ok) /* the new entry last: the newest wins */
-    ok = fprintf(f, "%016llx %s %s %lld %lld\n", (unsigned long long)key,
-                 halo_strategy_name(e->strategy), halo_transport_name(e->transport),
-                 (long long)e->message_cap, (long long)e->uses) > 0;
-  halo_free(list);
+    ok = fprintf(f, "%016llx %s %s %lld %lld %lld\n", (unsigned long long)list[i].key,
+                 halo_strategy_name(list[i].e.strategy), halo_transport_name(list[i].e.transport),
+                 (long long)list[i].e.message_cap, (long long)list[i].e.uses,
+                 (long long)list[i].e.measured) > 0;
   ok = fflush(f) == 0 && ok;
   ok = fclose(f) == 0 && ok;
   if (!ok || rename(tmp, path) != 0) {
@@ -265,4 +252,45 @@ halo_status halo_wisdom_store(int rank, const char *path, uint64_t key, const ha
                       strerror(err));
   }
   return HALO_SUCCESS;
+}
+
+halo_status halo_wisdom_store(int rank, const char *path, uint64_t key, const halo_wisdom_entry *e) {
+  if (rank != 0) return HALO_SUCCESS;
+  entry *list = NULL;
+  int n = 0;
+  char why[200];
+  /* what the file holds (a file that is ignored is replaced), this key's entry last: the
+   * newest wins */
+  if (read_entries(path, &list, &n, why, sizeof why) != HALO_SUCCESS) n = 0;
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (list[i].key != key) list[m++] = list[i];
+  entry *all = halo_realloc(list, (size_t)(m + 1) * sizeof *all);
+  if (!all) {
+    halo_free(list);
+    return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "wisdom file '%.200s': out of memory", path);
+  }
+  all[m++] = (entry){key, *e};
+  const halo_status st = write_entries(path, all, m);
+  halo_free(all);
+  return st;
+}
+
+halo_status halo_wisdom_note_uses(const char *path, uint64_t key, int64_t uses) {
+  entry *list = NULL;
+  int n = 0, at = -1;
+  char why[200];
+  if (read_entries(path, &list, &n, why, sizeof why) != HALO_SUCCESS) {
+    halo_free(list);
+    return HALO_SUCCESS; /* an ignored file: nothing to note */
+  }
+  for (int i = 0; i < n && at < 0; i++)
+    if (list[i].key == key) at = i;
+  halo_status st = HALO_SUCCESS;
+  if (at >= 0 && list[at].e.measured != uses) {
+    list[at].e.measured = uses;
+    st = write_entries(path, list, n);
+  }
+  halo_free(list);
+  return st;
 }

@@ -6,8 +6,12 @@
  * key takes it without modeling or timing.
  *
  * The file is text: a first line "halo-wisdom 1", then one line per key,
- * "KEY STRATEGY TRANSPORT MESSAGE_CAP USES" (KEY 16 hex digits; USES the
- * expected uses the choice was made for). It is read on rank 0 only, with
+ * "KEY STRATEGY TRANSPORT MESSAGE_CAP USES MEASURED" (KEY 16 hex digits; USES
+ * the uses the choice was made for; MEASURED the uses the last plan of the
+ * key served, 0 before one ended). The uses are not part of the key: a
+ * later plan takes the choice where its uses (the measured ones where there
+ * are, else its expected ones) fall in the power of two of USES, else it
+ * chooses again for them. It is read on rank 0 only, with
  * bounds (HALO_WISDOM_MAX_BYTES, HALO_WISDOM_MAX_LINE), and its answer
  * broadcast; written on rank 0 only, entries merged (a key's newer entry
  * wins), into a temporary file renamed over it (readers never see half a
@@ -34,7 +38,8 @@ typedef struct {
   halo_strategy strategy;
   halo_transport transport;
   int64_t message_cap;
-  int64_t uses;
+  int64_t uses;     /* the uses the choice was made for */
+  int64_t measured; /* the uses the last plan of the key served (rank 0's); 0: none yet */
 } halo_wisdom_entry;
 
 /** What the key is made of, besides the pattern: the same on every rank. */
@@ -68,5 +73,14 @@ halo_status halo_wisdom_find(MPI_Comm comm, const char *path, uint64_t key, halo
  * cannot be written (why names it): the choice stands, unremembered.
  */
 halo_status halo_wisdom_store(int rank, const char *path, uint64_t key, const halo_wisdom_entry *e);
+
+/** Set the measured uses of key's entry in the file at path (its other fields
+ *  kept; nothing where the file lacks the key). Call on rank 0 only; not
+ *  collective. HALO_ERR_IO where the file cannot be written. */
+halo_status halo_wisdom_note_uses(const char *path, uint64_t key, int64_t uses);
+
+/** Whether uses a and b fall in one power of two (the uses a remembered
+ *  choice serves). */
+int halo_wisdom_same_uses(int64_t a, int64_t b);
 
 #endif
