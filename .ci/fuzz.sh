@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 time_each=${FUZZ_TIME:-60}
-targets=(fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli fuzz_env fuzz_amg)
+targets=(fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli fuzz_env fuzz_amg fuzz_wisdom)
 build="build-fuzz"
 
 # clang with its libFuzzer runtime: installed here when missing (as root, Debian)

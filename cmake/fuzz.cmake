@@ -3,7 +3,8 @@
 # whole project is compiled for them: every C file gets the fuzzer's coverage
 # and both sanitizers, so a fuzz build is a build of its own (.ci/fuzz.sh:
 # build-fuzz, CC=clang). Targets: fuzz_mmio (Matrix Market), fuzz_hcsr
-# (.hcsr), fuzz_params (parameter files), fuzz_cli (option parsing), fuzz_env
+# (.hcsr), fuzz_params (parameter files), fuzz_cli (option parsing), fuzz_wisdom (the
+# remembered choices' file), fuzz_env
 # (the environment variables) and, with hypre, fuzz_amg (halo amg's input, to
 # BoomerAMG); with BUILD_TESTING, a test each runs its seed corpus
 # (tests/fuzz/corpus/NAME).
@@ -26,7 +27,7 @@ set(halo_fuzz_dir ${PROJECT_SOURCE_DIR}/tests/fuzz)
 set(halo_fuzz_cli_sources driver.c report.c cmd_spmv.c cmd_simulate.c json.c devmem.c
     cmd_params.c cmd_convert.c progress.c memory.c)
 list(TRANSFORM halo_fuzz_cli_sources PREPEND ${PROJECT_SOURCE_DIR}/tools/)
-set(halo_fuzz_targets fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli fuzz_env)
+set(halo_fuzz_targets fuzz_mmio fuzz_hcsr fuzz_params fuzz_cli fuzz_env fuzz_wisdom)
 if(HALO_HAVE_HYPRE) # the adapter is defined later in CMakeLists.txt
   list(APPEND halo_fuzz_targets fuzz_amg)
 endif()
