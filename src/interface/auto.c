@@ -376,6 +376,7 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
     ch->note[0] = '\0';
     if (s->wisdom) {
       halo_wisdom_entry we;
+      memset(&we, 0, sizeof we);
       HALO_TRY(halo_wisdom_find(comm, s->wisdom, wkey, &we, &from_wisdom, ch->note,
                                 sizeof ch->note));
       int usable = 0;
