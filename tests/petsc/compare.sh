@@ -120,7 +120,21 @@ ksp_suite() {
 }
 
 case $suite in
-cg) ksp_suite cg "" -ksp_type cg -pc_type jacobi -ksp_max_it 40 -ksp_rtol 1e-12 ;;
+cg)
+  ksp_suite cg "" -ksp_type cg -pc_type jacobi -ksp_max_it 40 -ksp_rtol 1e-12
+  # a CPU-only PETSc program that loads halo (-dll_append) maps no CUDA library, and not
+  # halo's CUDA module (issue 41): the dynamic loader's own account of what it loaded
+  if run cg_loaded_libs 2 LD_DEBUG=files -- "$ksp" -n 10 -ksp_type cg -pc_type jacobi \
+    -ksp_max_it 10 "${halo_sf[@]}"; then
+    grep -q "file=.*libhalo_petsc" "$work/cg_loaded_libs.err" ||
+      fail "cg_loaded_libs: LD_DEBUG shows no libhalo_petsc: the check sees nothing"
+    if grep -E "file=[^ ]*(libcudart|libcusparse|libnccl|libnvshmem|libhalo_cuda)" \
+      "$work/cg_loaded_libs.err" | head -3 | grep .; then
+      fail "cg_loaded_libs: a CPU-only PETSc program with halo loaded CUDA libraries"
+    fi
+    through cg_loaded_libs PetscSF
+  fi
+  ;;
 gmres) ksp_suite gmres "" -ksp_type gmres -pc_type bjacobi -ksp_max_it 40 -ksp_rtol 1e-12 ;;
 bicg)
   # BiCG multiplies by the transpose: the reverse exchange. Node-aware
