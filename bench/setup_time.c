@@ -15,34 +15,8 @@
 #include <string.h>
 
 #include "../tools/devmem.h"
-#include "halo.h"
-#include "halo/io.h"
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    halo_status s_ = (call);                                                                       \
-    if (s_ != HALO_SUCCESS) {                                                                      \
-      fprintf(stderr, "bench_setup: %s: %s\n", #call, halo_last_error());                         \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* The most of any rank. */
-static double most(MPI_Comm comm, double t) {
-  double m;
-  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return m;
-}
+#define BENCH_NAME "bench_setup"
+#include "bench_util.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -82,14 +56,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   halo_csr rows;
   int64_t *rb;
-  if (gen) {
-    halo_gen g;
-    CK(halo_gen_parse(gen, &g));
-    CK(halo_gen_distributed(MPI_COMM_WORLD, &g, HALO_PARTITION_ROWS, NULL, &rb, &rows));
-  } else {
-    CK(halo_mm_read_distributed(MPI_COMM_WORLD, 0, file, NULL, HALO_PARTITION_ROWS, NULL, &rb,
-                                &rows, NULL));
-  }
+  bench_rows(gen, file, &rb, &rows);
   const int64_t b = rb[rank], e = rb[rank + 1], n = e - b;
   const int device = o.memory == HALO_MEMORY_DEVICE;
   double *hx = malloc((size_t)(n + 1) * sizeof *hx);

@@ -777,6 +777,103 @@ static void choice(MPI_Comm comm) {
   gen_case_free(&c);
 }
 
+/* Strategy AUTO's trial on the program's calls in device memory (issue 42 item 3): every
+ * call's values right (SpMVs against the serial sums, exchanges bit for bit), before, during
+ * and after the decision; no extra call; the kept candidate the fastest measured; with the
+ * plan's own candidate made slow (3 ms more in its begin: the GPU waits for it) another kept. */
+static double online_x(int64_t id, int k) { return test_x(id) + 0.125 * k; }
+
+static void online_device(MPI_Comm comm_in) {
+  for (int slow = 0; slow <= 1; slow++) {
+    MPI_Comm comm; /* a new communicator: no choice kept */
+    MPI_Comm_dup(comm_in, &comm);
+    gen_case c;
+    gen_case_make(comm, "lap3d27:16", &c);
+    const int64_t n = c.rb[c.rank + 1] - c.rb[c.rank];
+    int64_t ng;
+    const int64_t *gid;
+    CHECK_OK(halo_matrix_get_local_sizes(c.A, NULL, NULL, &ng));
+    CHECK_OK(halo_matrix_get_ghost_ids(c.A, &gid));
+    double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hy = malloc((size_t)(n + 1) * sizeof *hy);
+    double *hg = malloc((size_t)(ng + 1) * sizeof *hg);
+    double *dx, *dy, *dg;
+    CUDA_OK(cudaMalloc((void **)&dx, (size_t)(n + 1) * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&dg, (size_t)(ng + 1) * sizeof(double)));
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE;
+    o.ranks_per_node = c.P >= 4 ? 2 : 0;
+    o.expected_uses = 1000;
+    halo_plan plan;
+    char text[2048];
+    const int64_t trial0 = halo_debug_trial_calls();
+    CHECK_OK(halo_plan_create(c.A, &o, &plan));
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    const int online = strstr(text, "being timed on the program's first calls") != NULL;
+    halo_stats s0;
+    CHECK_OK(halo_plan_stats(plan, &s0));
+    const halo_transport t0 =
+        s0.n_phases > 0 ? verify_phase(plan, 0).transport : HALO_TRANSPORT_AUTO;
+    if (slow && online) halo_debug_slow_schedule(t0, s0.strategy, s0.message_cap_used, 3000);
+    for (int k = 0; k < 120; k++) {
+      for (int64_t i = 0; i < n; i++) hx[i] = online_x(c.rb[c.rank] + i, k);
+      CUDA_OK(cudaMemcpy(dx, hx, (size_t)(n + 1) * sizeof *hx, cudaMemcpyHostToDevice));
+      if (k % 2 == 0) {
+        CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+        CHECK_OK(halo_plan_synchronize(plan));
+        to_host(hy, dy, (size_t)n * sizeof *hy);
+        for (int64_t i = 0; i < n; i++) {
+          double sum = 0.0, mag = 0.0;
+          for (int64_t e = c.rows.row_ptr[i]; e < c.rows.row_ptr[i + 1]; e++) {
+            const double t = c.rows.values[e] * online_x(c.rows.col_ids[e], k);
+            sum += t, mag += fabs(t);
+          }
+          CHECK_MSG(fabs(hy[i] - sum) <= 1e-12 * mag + 1e-300,
+                    "online trial, device: call %d: row %lld is %.17g, not %.17g", k,
+                    (long long)i, hy[i], sum);
+        }
+      } else {
+        CHECK_OK(halo_exchange_begin(plan, dx, dg));
+        CHECK_OK(halo_exchange_end(plan));
+        CHECK_OK(halo_plan_synchronize(plan));
+        to_host(hg, dg, (size_t)ng * sizeof *hg);
+        for (int64_t j = 0; j < ng; j++)
+          CHECK_MSG(hg[j] == online_x(gid[j], k), "online trial, device: call %d: ghost %lld", k,
+                    (long long)j);
+      }
+    }
+    halo_debug_slow_schedule(HALO_TRANSPORT_AUTO, HALO_STRATEGY_STANDARD, 0, 0);
+    CHECK_MSG(halo_debug_trial_calls() == trial0, "online trial, device: %lld extra calls",
+              (long long)(halo_debug_trial_calls() - trial0));
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    if (online) {
+      halo_candidate cand[64];
+      int n_c = 0, best = -1;
+      CHECK_OK(halo_plan_get_candidates(plan, 64, cand, &n_c, &best));
+      CHECK_MSG(strstr(text, "timed on the program's first 8 calls each") && best >= 0 &&
+                    cand[best].timed > 0,
+                "online trial, device: not settled: %.900s", text);
+      for (int i = 0; i < n_c; i++)
+        CHECK_MSG(cand[i].timed <= 0 || cand[i].timed >= 0.97 * cand[best].timed,
+                  "online trial, device: candidate %d faster than the kept one: %.900s", i, text);
+      halo_stats s1;
+      CHECK_OK(halo_plan_stats(plan, &s1));
+      if (slow)
+        CHECK_MSG(!(s1.strategy == s0.strategy && s1.message_cap_used == s0.message_cap_used &&
+                    verify_phase(plan, 0).transport == t0),
+                  "online trial, device: the slow candidate was kept: %.900s", text);
+    }
+    if (c.rank == 0)
+      printf("online trial, device%s: %s\n", slow ? " (own candidate slow)" : "",
+             online ? text : "the model decided alone");
+    cudaFree(dx), cudaFree(dy), cudaFree(dg);
+    free(hx), free(hy), free(hg);
+    halo_plan_destroy(&plan);
+    gen_case_free(&c);
+    MPI_Comm_free(&comm);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -849,6 +946,7 @@ int main(int argc, char **argv) {
              nvshmem_shared ? " (ranks that share a GPU under MPS)" : "");
   }
   choice(comm);
+  online_device(comm);
   late_peer(comm);
   long_rows(comm);
   async_product(comm);

@@ -157,6 +157,11 @@ void halo_debug_fail_cuda(int64_t k);
  *  (interface/exchange.c) starts ms later on this rank (0: at once), as
  *  NCCL's abort of its communicator may (0.1-0.5 s seen on H100s). */
 void halo_debug_slow_release(int64_t ms);
+/** Test hook: the forward exchanges of plans of transport t whose schedule
+ *  is strategy s (Split: with message_cap cap) take us microseconds more on
+ *  this rank (a sleep in their begin); us 0 disarms. For the trial on the
+ *  program's calls: a candidate made slow on purpose. */
+void halo_debug_slow_schedule(halo_transport t, halo_strategy s, int64_t cap, int64_t us);
 
 /* ---- device memory: CUDA when compiled in; otherwise every call fails with
  * HALO_ERR_NOT_COMPILED. No CUDA type appears here, so that the planning

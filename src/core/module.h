@@ -11,7 +11,7 @@
 #include "halo_impl.h"
 
 /* Bumped whenever a list of calls or a signature in it changes. */
-#define HALO_CUDA_MODULE_ABI 2
+#define HALO_CUDA_MODULE_ABI 3
 
 /* The module's file name (its soname), beside libhalo.so. */
 #define HALO_STR_(x) #x

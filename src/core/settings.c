@@ -17,6 +17,7 @@
 static const char *const kernel_words[] = {"halo", "cusparse", NULL};
 static const char *const stream_words[] = {"blocking", "nonblocking", NULL};
 static const char *const signal_words[] = {"host", "device", "auto", NULL};
+static const char *const trial_words[] = {"plan", "calls", NULL};
 /* HALO_AUTOTUNE: "model" (0), or a number of timed calls; "close" is the
  * default, kept as a value no caller can give (HALO_AUTOTUNE_CLOSE) */
 static const char *const autotune_words[] = {"model", NULL};
@@ -91,6 +92,14 @@ static const setting_decl settings_decl[] = {
      "messages; always for a communication helper and its peers, and where a GPU lacks 64-bit "
      "stream memory operations), auto (device where every rank has a GPU of its own, else host)",
      AT(ipc_signal)},
+    {"auto.trial", "auto", "HALO_AUTO_TRIAL", 1, 0, 1, 0, trial_words, "calls",
+     "strategy auto, where the model cannot tell candidates apart (autotune's default): calls "
+     "times them on the program's own first exchanges (each candidate serves some of its real "
+     "calls, with right values, interleaved; a candidate's executors are made at its first turn; "
+     "then the fastest is kept, with no extra call), plan times them at plan time with extra "
+     "calls. A plan's own forward exchanges alone are timed (halo_spmv, halo_exchange_begin/end); "
+     "every rank must make them in the same order, as solvers do",
+     AT(auto_trial)},
     {"exec.max_message_count", "exec", "HALO_DEBUG_MAX_COUNT", INT_MAX, 1, INT_MAX, 0, NULL,
      "INT_MAX",
      "the largest count of one MPI message, in values: larger messages travel in pieces (a test "

@@ -155,4 +155,19 @@ halo_status halo_timeline_mark(halo_timeline *tl, int k);
  *  since the last call; resets the sums. */
 halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p);
 
+/* ---- stopwatch: the GPU's time of n intervals on one stream ------------- */
+
+typedef struct halo_stopwatch_s halo_stopwatch;
+
+/** n intervals of timing events on stream (strategy AUTO's trial on the
+ *  program's calls, interface/online.c). */
+halo_status halo_stopwatch_create(void *stream, int n, halo_stopwatch **sw_p);
+void halo_stopwatch_destroy(halo_stopwatch **sw_p);
+/** Record, in stream order, the start (stop = 0) or the end (stop = 1) of
+ *  interval i. No host wait. */
+halo_status halo_stopwatch_mark(halo_stopwatch *sw, int i, int stop);
+/** The seconds of intervals 0..n, each started and stopped: waits for the
+ *  last stop (the one host wait). */
+halo_status halo_stopwatch_read(halo_stopwatch *sw, int n, double *seconds);
+
 #endif

@@ -75,6 +75,54 @@ halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
   return HALO_SUCCESS;
 }
 
+struct halo_stopwatch_s {
+  cudaStream_t stream;
+  int n;
+  cudaEvent_t *ev; /* 2n: start and stop of each interval */
+};
+
+void halo_stopwatch_destroy(halo_stopwatch **sw_p) {
+  if (!sw_p || !*sw_p) return;
+  halo_stopwatch *sw = *sw_p;
+  for (int k = 0; sw->ev && k < 2 * sw->n; k++)
+    if (sw->ev[k]) cudaEventDestroy(sw->ev[k]);
+  halo_free(sw->ev);
+  halo_free(sw);
+  *sw_p = NULL;
+}
+
+halo_status halo_stopwatch_create(void *stream, int n, halo_stopwatch **sw_p) {
+  halo_status st = HALO_SUCCESS;
+  halo_stopwatch *sw = halo_calloc(1, sizeof *sw);
+  if (!sw) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a stopwatch");
+  sw->stream = stream;
+  HALO_TRY(HALO_CALLOC(sw->ev, 2 * (int64_t)n));
+  sw->n = n;
+  for (int k = 0; k < 2 * n; k++) HALO_TRY(halo_event_create(&sw->ev[k], cudaEventDefault));
+  *sw_p = sw;
+  sw = NULL;
+cleanup:
+  halo_stopwatch_destroy(&sw);
+  return st;
+}
+
+halo_status halo_stopwatch_mark(halo_stopwatch *sw, int i, int stop) {
+  if (i < 0 || i >= sw->n) return HALO_ERROR(HALO_ERR_INTERNAL, "stopwatch interval %d of %d", i, sw->n);
+  HALO_CUDA(cudaEventRecord(sw->ev[2 * i + (stop ? 1 : 0)], sw->stream));
+  return HALO_SUCCESS;
+}
+
+halo_status halo_stopwatch_read(halo_stopwatch *sw, int n, double *seconds) {
+  if (n > sw->n) return HALO_ERROR(HALO_ERR_INTERNAL, "stopwatch: %d intervals of %d", n, sw->n);
+  if (n > 0) HALO_CUDA(cudaEventSynchronize(sw->ev[2 * n - 1]));
+  for (int i = 0; i < n; i++) {
+    float ms = 0.0f;
+    HALO_CUDA(cudaEventElapsedTime(&ms, sw->ev[2 * i], sw->ev[2 * i + 1]));
+    seconds[i] = 1e-3 * ms;
+  }
+  return HALO_SUCCESS;
+}
+
 #else /* no CUDA */
 
 halo_status halo_timeline_create(void *comp, void *xstream, halo_timeline **tl_p) {
@@ -95,6 +143,22 @@ halo_status halo_timeline_mark(halo_timeline *tl, int k) {
 }
 halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
   (void)tl, (void)avg, (void)n_p;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_stopwatch_create(void *stream, int n, halo_stopwatch **sw_p) {
+  (void)stream, (void)n;
+  *sw_p = NULL;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+void halo_stopwatch_destroy(halo_stopwatch **sw_p) {
+  if (sw_p) *sw_p = NULL;
+}
+halo_status halo_stopwatch_mark(halo_stopwatch *sw, int i, int stop) {
+  (void)sw, (void)i, (void)stop;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_stopwatch_read(halo_stopwatch *sw, int n, double *seconds) {
+  (void)sw, (void)n, (void)seconds;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 

@@ -146,6 +146,26 @@ static void memo_keep(halo_context *ctx, uint64_t key, const halo_choice *ch) {
   ctx->memo[at].choice = *ch;
 }
 
+/* A choice remembered in the wisdom file (rank 0 writes); a file that cannot be written keeps
+ * what it had, and the choice's note says why. */
+static void wisdom_remember(halo_plan P, const char *path, uint64_t wkey, int64_t measured) {
+  halo_choice *ch = &P->choice;
+  const halo_candidate *b = &ch->c[ch->best];
+  const halo_wisdom_entry we = {b->strategy, b->transport, b->message_cap, ch->uses, measured};
+  if (halo_wisdom_store(P->ctx->rank, path, wkey, &we) != HALO_SUCCESS) {
+    snprintf(ch->note, sizeof ch->note, "not remembered: %.200s", halo_last_error());
+    halo_error_clear();
+  }
+}
+
+/* The trial on the program's calls decided P->choice: kept by the context for its key and
+ * remembered in the wisdom file (halo_online_settle). */
+static void choice_settled(halo_plan P, uint64_t key, int64_t measured) {
+  for (int i = 0; i < P->ctx->n_memo; i++)
+    if (P->ctx->memo[i].key == key) P->ctx->memo[i].choice = P->choice;
+  if (P->wisdom) wisdom_remember(P, P->wisdom, P->wisdom_key, measured);
+}
+
 /* ---- the timed trial ------------------------------------------------------ */
 
 /* One call of a candidate's plan: an SpMV when the plan has a matrix, else
@@ -312,6 +332,18 @@ static int close_candidates(const halo_choice *ch, int *idx) {
   return n;
 }
 
+/* Whether the candidates may be timed on the program's own first calls (setting auto.trial =
+ * calls): not for a plan whose timings the program reads (device.timeline); as many of them as
+ * the expected uses can host in half their calls (at least 2, else the model decides). */
+static int online_allowed(const halo_settings *s, const halo_plan_input *in, const halo_choice *ch,
+                          int *n_p) {
+  if (s->auto_trial != 1 || s->timeline || in->trial) return 0; /* timed at plan time */
+  const int64_t fit = ch->uses / 2 / halo_online_calls();
+  if (fit < 2) return -1; /* too few uses to time any: the model decides */
+  if (*n_p > fit) *n_p = (int)fit;
+  return 1;
+}
+
 /* ---- the choice ----------------------------------------------------------- */
 
 /* A candidate whose transport cannot run its schedule on some rank (the
@@ -334,12 +366,14 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   halo_params prm;
   halo_choice *ch = &P->choice;
   halo_model_rank *ranks = NULL;
+  halo_schedule scheds[HALO_MAX_CANDIDATES]; /* of each strategy and message_cap */
+  memset(scheds, 0, sizeof scheds);
   const MPI_Comm comm = P->ctx->comm;
   const int device = P->memory == HALO_MEMORY_DEVICE;
   const int rpg = device ? halo_device_ranks_per_gpu(P->dev) : 1;
   HALO_CHECK(halo_plan_params(P, NULL, &prm));
   const uint64_t key = memo_key(P, pattern, s, &prm);
-  int hit = 0;
+  int hit = 0, online = 0, n_online = 0;
   HALO_CHECK(memo_find(P->ctx, key, ch, &hit));
   /* the key of the wisdom file: where the choice is remembered, and the plan's measured
    * uses written at its destroy */
@@ -420,9 +454,9 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
       for (int sg = 0, j = 0; sg < HALO_N_STRATEGIES; sg++)
         for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++, j++) {
           halo_settings cs = *s;
-          halo_schedule sched;
+          halo_schedule *const sched = &scheds[j]; /* kept for the plans of the choice */
           cs.opts.strategy = (halo_strategy)sg, cs.opts.message_cap = caps[b];
-          HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, &sched));
+          HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, sched));
           for (int a = 0; a < n_tr && st == HALO_SUCCESS; a++) {
             halo_candidate *c = &ch->c[a * per_tr + j];
             double phase[HALO_MAX_PHASES];
@@ -430,12 +464,11 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
             /* the transport's state, where this communicator has none yet */
             if (!P->ctx->transport_made[tr[a]])
               c->setup_seconds = halo_model_setup(&prm, tr[a], P->ctx->size);
-            st = halo_choose_model(comm, P->topo, &prm, tr[a], &sched, ranks + (size_t)a * size,
+            st = halo_choose_model(comm, P->topo, &prm, tr[a], sched, ranks + (size_t)a * size,
                                    phase, &c->seconds);
             st = halo_agree(comm, st);
-            if (st == HALO_SUCCESS) st = candidate_runs(comm, tr[a], &sched, s->max_count, c);
+            if (st == HALO_SUCCESS) st = candidate_runs(comm, tr[a], sched, s->max_count, c);
           }
-          halo_schedule_free(&sched);
           HALO_TRY(st);
         }
       int idx[HALO_MAX_CANDIDATES], n_timed = 0;
@@ -445,22 +478,37 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
         HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, o->autotune, 1));
       } else if (o->autotune == HALO_AUTOTUNE_CLOSE && P->ctx->size > 1) {
         n_timed = close_candidates(ch, idx);
-        if (n_timed > 1) HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 5));
+        const int how = n_timed > 1 ? online_allowed(s, in, ch, &n_timed) : -1;
+        if (how > 0)
+          online = 1; /* the candidates are timed on the program's first calls */
+        else if (how == 0)
+          HALO_TRY(trial(P, in, pattern, s, ch, idx, n_timed, 0, 5));
+        else
+          n_timed = 0;
       }
-      ch->how = o->autotune > 0 ? 2 : n_timed > 1 ? 3 : 1;
-      ch->n_timed = n_timed > 1 ? n_timed : 0;
-      halo_choice_best(ch);
-      if (s->wisdom) { /* remembered for later plans, runs and re-set-ups (rank 0 writes) */
-        const halo_candidate *b = &ch->c[ch->best];
-        const halo_wisdom_entry we = {b->strategy, b->transport, b->message_cap, ch->uses,
-                                      measured};
-        if (halo_wisdom_store(P->ctx->rank, s->wisdom, wkey, &we) != HALO_SUCCESS) {
-          snprintf(ch->note, sizeof ch->note, "not remembered: %.200s", halo_last_error());
-          halo_error_clear();
-        }
+      ch->how = o->autotune > 0 ? 2 : n_timed > 1 && !online ? 3 : 1;
+      ch->n_timed = n_timed > 1 && !online ? n_timed : 0;
+      halo_choice_best(ch); /* with the online trial, the model's best (idx[0]): made first */
+      if (s->wisdom && !online) /* remembered for later plans, runs and re-set-ups */
+        wisdom_remember(P, s->wisdom, wkey, measured);
+      if (online) { /* the plan is made for the model's best: the trial's first */
+        int j = 0;
+        while (j < n_timed && idx[j] != ch->best) j++;
+        if (j == n_timed) j = n_timed - 1, idx[j] = ch->best;
+        idx[j] = idx[0], idx[0] = ch->best;
+        HALO_TRY(
+            halo_online_create(P, in, pattern, s, idx, n_timed, key, measured, choice_settled));
+        for (int k = 1; k < n_timed; k++) /* each candidate's plan takes its schedule */
+          halo_online_give_schedule(P, k, &scheds[idx[k] % per_tr]);
+        n_online = n_timed;
       }
+      /* the plan's own schedule, made already (halo_plan_build takes it) */
+      P->sched = scheds[ch->best % per_tr];
+      memset(&scheds[ch->best % per_tr], 0, sizeof scheds[0]);
+      P->sched_made = 1;
     }
-    memo_keep(P->ctx, key, ch);
+    memo_keep(P->ctx, key, ch); /* with the online trial, the model's choice until it settles */
+    if (online) ch->how = 6, ch->n_timed = n_online;
   }
   o->strategy = ch->c[ch->best].strategy;
   o->message_cap = ch->c[ch->best].message_cap;
@@ -472,6 +520,7 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   } else if (transport_deferred)
     P->transport = ch->c[ch->best].transport;
 cleanup:
+  for (int j = 0; j < HALO_MAX_CANDIDATES; j++) halo_schedule_free(&scheds[j]);
   halo_free(ranks);
   return st;
 }

@@ -163,7 +163,7 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
       const struct timespec wait = {(time_t)(slow / 1000), (long)(slow % 1000) * 1000000L};
       nanosleep(&wait, NULL);
     }
-    P->released = 1;
+    P->released = halo_online_unblock(P, 0);
     for (int i = 0; i < P->n_sets; i++)
       for (int r = 0; r < 2; r++) {
         const int u = halo_exec_unblock(r ? &P->sets[i].rev : &P->sets[i].fwd, 0);
@@ -192,6 +192,27 @@ static halo_status plan_fail(halo_plan P, halo_status st, int *released, char *c
 
 halo_status halo_plan_fail(halo_plan P, halo_status st) { return plan_fail(P, st, NULL, NULL); }
 
+static struct { /* halo_debug_slow_schedule; tests set it between calls, on one thread */
+  halo_transport transport;
+  halo_strategy strategy;
+  int64_t cap, us;
+} slow_schedule;
+
+void halo_debug_slow_schedule(halo_transport t, halo_strategy s, int64_t cap, int64_t us) {
+  slow_schedule.transport = t, slow_schedule.strategy = s, slow_schedule.cap = cap;
+  slow_schedule.us = us > 0 ? us : 0;
+}
+
+static void slow_if_asked(const halo_plan P) {
+  if (slow_schedule.us <= 0 || P->transport != slow_schedule.transport ||
+      P->sched.strategy != slow_schedule.strategy ||
+      (P->sched.strategy == HALO_STRATEGY_SPLIT && P->sched.message_cap_used != slow_schedule.cap))
+    return;
+  const struct timespec nap = {(time_t)(slow_schedule.us / 1000000),
+                               (long)(slow_schedule.us % 1000000) * 1000L};
+  nanosleep(&nap, NULL);
+}
+
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   halo_slot *set = &P->sets[slot];
   if (P->failed)
@@ -211,12 +232,31 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "x_local is NULL but this rank owns %lld entries",
                       (long long)P->n_local);
   if (reverse && !src) src = set->fwd.slots; /* the exchange's own ghost slots */
+  if (slot == 0 && !reverse && P->online_ops) {
+    /* strategy AUTO's trial on the program's calls, or its winner: the values go where this
+     * plan's own exchange delivers them */
+    halo_plan Q;
+    HALO_CHECK(halo_online_pick(P, &Q));
+    HALO_CHECK(halo_online_mark(P, 0));
+    if (Q != P) {
+      const halo_status st = halo_slot_begin(Q, 0, 0, src, dst ? dst : set->fwd.slots);
+      if (st != HALO_SUCCESS) { /* Q failed, and told its peers: so does this plan */
+        P->failed = 1;
+        return st;
+      }
+      P->routed = Q;
+      set->state = HALO_SLOT_FORWARD;
+      P->uses++;
+      return halo_online_mark(P, 1);
+    }
+  }
   if (!reverse && dst == set->fwd.slots) dst = NULL;
+  if (!reverse) slow_if_asked(P);
   const halo_status st = halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst);
   if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
   P->uses++;
-  return HALO_SUCCESS;
+  return slot == 0 && !reverse ? halo_online_mark(P, 1) : HALO_SUCCESS;
 }
 
 halo_status halo_slot_end(halo_plan P, int slot) {
@@ -228,9 +268,20 @@ halo_status halo_slot_end(halo_plan P, int slot) {
                              "halo_exchange_reverse_begin) first");
   const int reverse = set->state == HALO_SLOT_REVERSE;
   set->state = HALO_SLOT_IDLE;
+  if (slot == 0 && !reverse) HALO_CHECK(halo_online_mark(P, 2));
+  if (slot == 0 && P->routed) {
+    halo_plan Q = P->routed;
+    P->routed = NULL;
+    const halo_status st = halo_slot_end(Q, 0);
+    if (st != HALO_SUCCESS) {
+      P->failed = 1;
+      return st;
+    }
+    return halo_online_done(P);
+  }
   const halo_status st = halo_exec_end(reverse ? &set->rev : &set->fwd);
   if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
-  return st;
+  return slot == 0 && !reverse ? halo_online_done(P) : HALO_SUCCESS;
 }
 
 halo_status halo_exchange_begin(halo_plan plan, const double *x_local, double *x_ghost) {
@@ -287,6 +338,7 @@ halo_status halo_plan_synchronize(halo_plan plan) {
   for (;;) {
     drained = halo_device_streams_wait(streams, 2, 20);
     if (drained != HALO_ERR_TIMEOUT || halo_wtime() >= until) break;
+    if (released > 0) (void)halo_online_unblock(plan, 1);
     if (released > 0)
       for (int i = 0; i < plan->n_sets; i++) {
         (void)halo_exec_unblock(&plan->sets[i].fwd, 1);

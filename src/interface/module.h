@@ -57,6 +57,10 @@
   V(halo_timeline_destroy, (halo_timeline * *tl_p), (tl_p))                                        \
   S(halo_timeline_mark, (halo_timeline * tl, int k), (tl, k))                                      \
   S(halo_timeline_read, (halo_timeline * tl, double avg[3], int64_t *n_p), (tl, avg, n_p))         \
+  S(halo_stopwatch_create, (void *stream, int n, halo_stopwatch **sw_p), (stream, n, sw_p))        \
+  V(halo_stopwatch_destroy, (halo_stopwatch * *sw_p), (sw_p))                                      \
+  S(halo_stopwatch_mark, (halo_stopwatch * sw, int i, int stop), (sw, i, stop))                    \
+  S(halo_stopwatch_read, (halo_stopwatch * sw, int n, double *seconds), (sw, n, seconds))          \
   S(halo_spmv_device_create,                                                                       \
     (void *stream, halo_matrix A, const halo_spmv_device_options *o, halo_spmv_device **sp_p),     \
     (stream, A, o, sp_p))                                                                          \

@@ -44,6 +44,7 @@ halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const hal
 
 static void plan_free(halo_plan P) {
   if (!P) return;
+  halo_online_release(P);
   halo_spmv_device_destroy(&P->dsp);
   for (int i = 0; P->sets && i < P->n_sets; i++) {
     halo_exec_destroy(&P->sets[i].fwd);
@@ -87,6 +88,7 @@ void halo_plan_destroy(halo_plan *plan_p) {
   if (!plan_p || !*plan_p) return;
   halo_plan P = *plan_p;
   halo_plan_notices_drain(P);
+  halo_online_release(P); /* the trial's plans and its winner's (a failed one is kept by its own) */
   if (P->failed) {
     keep_failed(P);
     halo_matrix_destroy(&P->A);
@@ -273,7 +275,12 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   PART_DONE(HALO_SETUP_CHOICE);
   /* agreed: a rank that cannot schedule must not leave the others in the
    * handshake */
-  HALO_TRY(halo_agree(ctx->comm, halo_plan_schedule(P, in, pattern, &s, &P->sched)));
+  if (in->schedule) { /* made already, for these options */
+    P->sched = *in->schedule;
+    memset(in->schedule, 0, sizeof *in->schedule);
+  } else if (!P->sched_made) {
+    HALO_TRY(halo_agree(ctx->comm, halo_plan_schedule(P, in, pattern, &s, &P->sched)));
+  }
   halo_pattern_free(&own_pattern); /* the schedule holds all the exchange needs */
   PART_DONE(HALO_SETUP_SCHEDULE);
   st = halo_schedule_handshake(ctx->comm, P->topo, &P->sched, node_of_send);

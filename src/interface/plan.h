@@ -44,6 +44,7 @@ struct halo_plan_s {
   int64_t n_slots;      /* ghost slots of the caller */
   halo_leaves leaves;   /* the ghost slots against the schedule's ghosts */
   halo_schedule sched;  /* forward */
+  int sched_made;       /* ... made already by strategy AUTO's model (halo_plan_build keeps it) */
   halo_schedule rsched; /* reverse (add = 1), when reverse is on */
   int tag_base, n_tags; /* the block of tags of the plan's executors, then its notice tag */
   int failed;           /* an exchange failed: no more exchanges; the tags stay taken */
@@ -61,7 +62,18 @@ struct halo_plan_s {
   halo_timeline *tl;     /* the setting device.timeline */
   halo_stats_full stats; /* halo_plan_stats, halo_plan_phase_stats, ... */
   halo_choice choice; /* strategy AUTO: the candidates and the one chosen */
+  struct halo_online_s *online; /* strategy AUTO's trial on the program's calls, under way */
+  const struct halo_online_ops_s *online_ops; /* its calls, set while it or its winner is there */
+  halo_plan delegate; /* ... its outcome where another candidate won: the plan that runs this
+                         plan's own forward exchanges (the ghosts delivered into this plan's
+                         buffer); NULL: its own executors */
+  halo_plan routed;   /* the plan running set 0's exchange in flight, when not this one */
+  int async;          /* within halo_spmv_async: the trial neither times nor counts the call */
 };
+
+/** The plan whose schedule runs P's own forward exchanges: what P's
+ *  statistics and description tell. */
+static inline halo_plan halo_plan_acting(halo_plan P) { return P->delegate ? P->delegate : P; }
 
 /** What every constructor gives the core: the vector's layout and the ghosts
  *  the schedule moves (sorted, unique), with the caller's slots when they
@@ -82,6 +94,8 @@ typedef struct halo_plan_input_s {
   const halo_leaves *leaves;   /* NULL: the caller's slots are the ghosts */
   int trial;                   /* a candidate of AUTO's trial: no timings (device.timeline,
                                   staged.copy_timing off, whatever the settings say) */
+  halo_schedule *schedule;     /* NULL, or the schedule of these options made already (by AUTO's
+                                  model): moved into the plan (left empty) */
   halo_plan_chooser choose;    /* strategy AUTO; NULL: a plan of a named strategy only (AUTO's
                                   trials, the measurements' plans) */
 } halo_plan_input;
@@ -122,6 +136,61 @@ halo_status halo_plan_params(halo_plan P, const char *name, halo_params *prm);
  *  rank. Collective. */
 halo_status halo_plan_schedule(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
                                const halo_settings *s, halo_schedule *sched);
+
+/* ---- strategy AUTO's trial on the program's calls (online.c) ----
+ * The exchanges reach the trial through P->online_ops, which online.c sets
+ * (so that the files of the exchanges and of the plan call nothing of it). */
+typedef struct halo_online_s halo_online;
+typedef struct halo_online_ops_s {
+  /** The plan that serves P's next own forward exchange: P, a candidate's
+   *  plan (made at its first turn: collective, as every rank makes the same
+   *  calls) or the trial's winner. The same until that exchange begins. */
+  halo_status (*pick)(halo_plan P, halo_plan *serve_p);
+  /** The trial's clock around a picked exchange: 0 its begin starts, 1 the
+   *  begin returned, 2 its end starts. */
+  halo_status (*mark)(halo_plan P, int what);
+  /** The picked exchange ended: timed, counted, and after the last call the
+   *  decision (collective: every rank is at the same call). */
+  halo_status (*done)(halo_plan P);
+  /** Release the waits of the trial's and the winner's executors
+   *  (plan_fail); as halo_exec_unblock. */
+  int (*unblock)(halo_plan P, int again);
+  /** The trial's and the winner's plans freed. */
+  void (*release)(halo_plan P);
+} halo_online_ops;
+
+/** What settles a choice once the trial decided P->choice (auto.c: kept by
+ *  the context for the key and, with a wisdom file, written to it). */
+typedef void (*halo_online_settle)(halo_plan P, uint64_t key, int64_t measured);
+
+/** Start the trial of candidates idx[0..n) of P->choice (idx[0]: the one P is
+ *  made for) on P's own forward exchanges; key and measured are given to
+ *  settle once it decides. Collective. */
+halo_status halo_online_create(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                               const halo_settings *s, const int *idx, int n, uint64_t key,
+                               int64_t measured, halo_online_settle settle);
+/** Candidate k's schedule, made by the model: moved to its plan (sched left
+ *  empty). */
+void halo_online_give_schedule(halo_plan P, int k, halo_schedule *sched);
+/** Calls of each candidate in a trial (its turns over all rounds). */
+int64_t halo_online_calls(void);
+
+static inline halo_status halo_online_pick(halo_plan P, halo_plan *serve_p) {
+  *serve_p = P;
+  return P->online_ops ? P->online_ops->pick(P, serve_p) : HALO_SUCCESS;
+}
+static inline halo_status halo_online_mark(halo_plan P, int what) {
+  return P->online_ops ? P->online_ops->mark(P, what) : HALO_SUCCESS;
+}
+static inline halo_status halo_online_done(halo_plan P) {
+  return P->online_ops ? P->online_ops->done(P) : HALO_SUCCESS;
+}
+static inline int halo_online_unblock(halo_plan P, int again) {
+  return P->online_ops ? P->online_ops->unblock(P, again) : 1;
+}
+static inline void halo_online_release(halo_plan P) {
+  if (P->online_ops) P->online_ops->release(P);
+}
 
 /** Whether this rank only forwards: no entries, no ghosts (a helper). */
 static inline int halo_plan_is_helper(const halo_plan P) {

@@ -14,17 +14,19 @@ halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_g
 halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!stats_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "stats_p is NULL");
-  *stats_p = plan->stats.s;
+  *stats_p = halo_plan_acting(plan)->stats.s;
+  stats_p->setup_seconds = plan->stats.s.setup_seconds; /* the plan's own making */
   return HALO_SUCCESS;
 }
 
 halo_status halo_plan_phase_stats(halo_plan plan, int phase, halo_phase_stats *stats_p) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!stats_p) return HALO_ERROR(HALO_ERR_INVALID_ARG, "stats_p is NULL");
-  const int n = plan->stats.s.n_phases;
+  const halo_plan A = halo_plan_acting(plan);
+  const int n = A->stats.s.n_phases;
   if (phase < 0 || phase >= n)
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "phase %d: the plan has phases 0 to %d", phase, n - 1);
-  *stats_p = plan->stats.phase[phase];
+  *stats_p = A->stats.phase[phase];
   return HALO_SUCCESS;
 }
 
@@ -54,10 +56,11 @@ halo_status halo_plan_model(halo_plan plan, const char *params, int max_phases,
   st = HALO_ALLOC(ranks, plan->ctx->size);
   HALO_TRY(halo_agree(comm, st));
   const int device = plan->memory == HALO_MEMORY_DEVICE;
+  const halo_plan A = halo_plan_acting(plan);
   HALO_TRY(halo_choose_ranks(comm, plan->topo, &prm, device, halo_plan_is_helper(plan),
-                             device ? halo_device_ranks_per_gpu(plan->dev) : 1, plan->transport,
+                             device ? halo_device_ranks_per_gpu(plan->dev) : 1, A->transport,
                              ranks));
-  HALO_TRY(halo_choose_model(comm, plan->topo, &prm, plan->transport, &plan->sched, ranks, phase,
+  HALO_TRY(halo_choose_model(comm, plan->topo, &prm, A->transport, &A->sched, ranks, phase,
                              &total));
   for (int k = 0; phase_seconds_p && k < max_phases; k++)
     phase_seconds_p[k] = k < HALO_MAX_PHASES ? phase[k] : 0.0;
@@ -70,8 +73,9 @@ cleanup:
 halo_status halo_plan_describe(halo_plan plan, char *buf, size_t len) {
   if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
   if (!buf || len == 0) return HALO_ERROR(HALO_ERR_INVALID_ARG, "no buffer to describe into");
-  halo_choice_describe(&plan->choice, plan->sched.strategy, plan->transport,
-                       plan->sched.message_cap_used, buf, len);
+  const halo_plan A = halo_plan_acting(plan);
+  halo_choice_describe(&plan->choice, A->sched.strategy, A->transport, A->sched.message_cap_used,
+                       buf, len);
   return HALO_SUCCESS;
 }
 

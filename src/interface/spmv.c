@@ -83,21 +83,25 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
   halo_status st, st2;
   if (L->enqueued && plan->sets[0].state == HALO_SLOT_IDLE && plan->set.product_first) {
     /* the local product first, from the exchange's starting point: it need
-     * not wait for the host work of the exchange's start */
-    st = halo_exec_mark_start(halo_plan_own(plan), 1);
+     * not wait for the host work of the exchange's start (of the plan that
+     * will run it: strategy AUTO's trial on the program's calls picks it) */
+    halo_plan Q = plan;
+    HALO_CHECK(halo_online_pick(plan, &Q));
+    halo_exec *const ex = halo_plan_own(Q);
+    st = halo_exec_mark_start(ex, 1);
     if (st == HALO_SUCCESS) st = L->diag(plan, alpha, x, beta, y);
     if (st == HALO_SUCCESS) st = halo_timeline_mark(plan->tl, 1);
     if (st != HALO_SUCCESS) {
       /* the peers wait for this rank's values, which x has: the exchange runs
        * all the same, and the product's error is returned */
-      (void)halo_exec_mark_start(halo_plan_own(plan), 0);
+      (void)halo_exec_mark_start(ex, 0);
       st2 = halo_slot_begin(plan, 0, 0, x, NULL);
       if (st2 == HALO_SUCCESS) st2 = halo_slot_end(plan, 0);
       return st2 == HALO_SUCCESS ? st : st2;
     }
     st = halo_slot_begin(plan, 0, 0, x, NULL);
     if (st != HALO_SUCCESS) {
-      (void)halo_exec_mark_start(halo_plan_own(plan), 0);
+      (void)halo_exec_mark_start(ex, 0);
       return st;
     }
     HALO_CHECK(halo_slot_end(plan, 0));
@@ -123,12 +127,19 @@ halo_status halo_spmv_async(halo_plan plan, void *stream, double alpha, const do
                       "which the host reads between products: halo_spmv");
   int capturing = 0;
   HALO_CHECK(halo_spmv_device_capturing(plan->dsp, stream, &capturing));
-  HALO_CHECK(halo_exec_stream_ordered(halo_plan_own(plan), capturing));
+  /* strategy AUTO's trial on the program's calls neither times nor counts this call (it would
+   * wait for the GPU, or make a candidate's plan): the plan's own executors or the trial's winner
+   * run it */
+  plan->async = 1;
+  halo_plan Q = plan;
+  halo_status st = halo_online_pick(plan, &Q);
+  if (st == HALO_SUCCESS) st = halo_exec_stream_ordered(halo_plan_own(Q), capturing);
   const int other = stream && stream != plan->comp;
-  if (other) HALO_CHECK(halo_spmv_device_stream_in(plan->dsp, stream));
-  HALO_CHECK(halo_spmv(plan, alpha, x, beta, y));
-  if (other) HALO_CHECK(halo_spmv_device_stream_out(plan->dsp, stream));
-  return HALO_SUCCESS;
+  if (st == HALO_SUCCESS && other) st = halo_spmv_device_stream_in(plan->dsp, stream);
+  if (st == HALO_SUCCESS) st = halo_spmv(plan, alpha, x, beta, y);
+  if (st == HALO_SUCCESS && other) st = halo_spmv_device_stream_out(plan->dsp, stream);
+  plan->async = 0;
+  return st;
 }
 
 halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, double beta,

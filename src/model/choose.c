@@ -58,6 +58,16 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
     if (ch->how == 1)
       HALO_PUT(": the lowest modeled %s%s of %d candidates (parameters %s):",
                setups ? "cost" : "time", over, ch->n, ch->params);
+    else if (ch->how == 5)
+      HALO_PUT(": the %s%s of %d of %d candidates, timed on the program's first %d calls each "
+               "(modeled within a factor 2 of the lowest, and each transport's lowest; "
+               "parameters %s):",
+               setups ? "lowest timed cost" : "fastest timed", over, ch->n_timed, ch->n,
+               HALO_ONLINE_PER_TURN * HALO_ONLINE_ROUNDS, ch->params);
+    else if (ch->how == 6)
+      HALO_PUT(": the lowest modeled %s%s of %d candidates so far; %d of them being timed on the "
+               "program's first calls (parameters %s):",
+               setups ? "cost" : "time", over, ch->n, ch->n_timed, ch->params);
     else if (ch->how == 2)
       HALO_PUT(": the %s%s of %d candidates:", setups ? "lowest timed cost" : "fastest timed",
                over, ch->n);
@@ -72,7 +82,7 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
                halo_transport_name(c->transport));
       if (c->strategy == HALO_STRATEGY_SPLIT) HALO_PUT("/%lld", (long long)c->message_cap);
       HALO_PUT(" %.3g us", 1e6 * (ch->how == 2 ? c->timed : c->seconds));
-      if (ch->how == 3 && c->timed > 0) HALO_PUT(" (timed %.3g us)", 1e6 * c->timed);
+      if ((ch->how == 3 || ch->how == 5) && c->timed > 0) HALO_PUT(" (timed %.3g us)", 1e6 * c->timed);
       if (c->setup_seconds > 0) HALO_PUT(" + set-up %.3g s", c->setup_seconds);
       HALO_PUT("%s", i + 1 < ch->n ? "," : "");
     }

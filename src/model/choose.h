@@ -15,7 +15,9 @@
 typedef struct {
   int how; /* 0: given by the caller; 1: by the model; 2: by a timed trial of every
               candidate; 3: by a timed trial of the n_timed the model could not tell apart;
-              4: remembered in the wisdom file (note) */
+              4: remembered in the wisdom file (note); 5: by a timed trial of the n_timed
+              the model could not tell apart on the program's first calls; 6: by the model
+              for now, the n_timed being timed on the program's calls */
   char note[256]; /* how 4: the file; else what became of the wisdom file, or "" */
   char params[64];
   int64_t uses; /* the plan's expected uses (halo_plan_options.expected_uses) */
@@ -23,6 +25,11 @@ typedef struct {
   halo_candidate c[HALO_MAX_CANDIDATES];
   int best;
 } halo_choice;
+
+/** The trial on the program's calls (interface/online.c): calls a candidate
+ *  serves in a row, and rounds of turns (the first warms up, untimed). */
+#define HALO_ONLINE_PER_TURN 2
+#define HALO_ONLINE_ROUNDS   4
 
 /** Split's message_caps to weigh: the option's, then 4, 16, 64 and 256 KiB
  *  (each once). Returns how many (at most 5). */
