@@ -173,6 +173,24 @@ gpu_test() { # label, np, visible devices, extra env
   fi
 }
 
+# What strategy auto's choice adds to a program in device memory, in SpMVs of the chosen plan
+# (bench_auto_cost: direct, auto with its trial on the calls, wisdom, the trial at plan time);
+# AUTOCOST=1 after the quick tests, 2 GPUs (AUTOCOST_CASES, AUTOCOST_REPS)
+autocost_bench() {
+  [ "$ngpu" -ge 2 ] || return 0
+  say ""
+  say "## What choosing adds (bench_auto_cost, 2 GPUs, device memory)"
+  say ""
+  local m
+  for m in ${AUTOCOST_CASES:-lap3d27:160 irregular:2000000,1}; do
+    say '```'
+    CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n 2 $B/bench/bench_auto_cost \
+      --gen "$m" --memory device --reps "${AUTOCOST_REPS:-5}" --wisdom "$B/autocost.wisdom" \
+      2>&1 | tee -a "$log" | grep -v '^\[' | tee -a "$summary"
+    say '```'
+  done
+}
+
 module_test() { # label, visible devices: the CUDA module loads at the first device object only
   local label=$1 vis=$2 out
   out=$(CUDA_VISIBLE_DEVICES=$vis "${MPIRUN[@]}" -n 2 $B/tests/test_module present 2>&1)
@@ -871,6 +889,7 @@ onesided-device) build; onesided_device ;;
 mps) build; mps_runs ;;
 sanitize) build; sanitize_gpu ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
+  [ "${AUTOCOST:-0}" = 1 ] && autocost_bench
   bench "${2:-core}" ;;
 *) echo "usage: $0 [build|tests|bench|all|setup|inject|large|local|auto|onesided|onesided-device|mps|sanitize|quick|multi]"; exit 2 ;;
 esac
