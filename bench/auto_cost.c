@@ -137,6 +137,7 @@ int main(int argc, char **argv) {
   /* the first runs: warm the process (libraries, the module), choose, fill the wisdom file */
   char what[2048], what_wis[2048], what_plan[2048];
   halo_candidate chosen;
+  memset(&chosen, 0, sizeof chosen);
   (void)run(&pb, &o_auto, uses, NULL, 0, NULL);
   (void)run(&pb, &o_wis, uses, what, sizeof what, &chosen);
   o_direct.strategy = chosen.strategy;

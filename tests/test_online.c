@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
         halo_plan_options o = halo_plan_options_default();
         o.ranks_per_node = K;
         o.expected_uses = 1000;
-        halo_candidate chosen, again;
+        halo_candidate chosen = {0}, again = {0};
         const int online = run_plan(&c, &o, 120, slow, &chosen, text, sizeof text, label);
         trials += online;
         if (online) {
@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
     o.ranks_per_node = P > 2 ? 2 : 1;
     o.expected_uses = 100; /* the measured uses (120) in its power of two: no new choice */
     o.wisdom = path;
-    halo_candidate chosen, again;
+    halo_candidate chosen = {0}, again = {0};
     const int online = run_plan(&a, &o, 120, 0, &chosen, text, sizeof text, "wisdom");
     gen_case_free(&a);
     MPI_Comm_free(&c1);
