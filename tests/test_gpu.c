@@ -852,16 +852,16 @@ static void online_device(MPI_Comm comm_in) {
       CHECK_OK(halo_plan_get_candidates(plan, 64, cand, &n_c, &best));
       CHECK_MSG(strstr(text, "timed on the program's first 8 calls each") && best >= 0 &&
                     cand[best].timed > 0,
-                "online trial, device: not settled: %.900s", text);
+                "online trial, device: not settled: %.500s", text);
       for (int i = 0; i < n_c; i++)
         CHECK_MSG(cand[i].timed <= 0 || cand[i].timed >= 0.97 * cand[best].timed,
-                  "online trial, device: candidate %d faster than the kept one: %.900s", i, text);
+                  "online trial, device: candidate %d faster than the kept one: %.500s", i, text);
       halo_stats s1;
       CHECK_OK(halo_plan_stats(plan, &s1));
       if (slow)
         CHECK_MSG(!(s1.strategy == s0.strategy && s1.message_cap_used == s0.message_cap_used &&
                     verify_phase(plan, 0).transport == t0),
-                  "online trial, device: the slow candidate was kept: %.900s", text);
+                  "online trial, device: the slow candidate was kept: %.500s", text);
     }
     if (c.rank == 0)
       printf("online trial, device%s: %s\n", slow ? " (own candidate slow)" : "",

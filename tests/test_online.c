@@ -85,16 +85,16 @@ static int run_plan(gen_case *c, const halo_plan_options *o, int n_calls, int sl
   CHECK(best >= 0 && best < n_c);
   *chosen = cand[best];
   if (online) {
-    CHECK_MSG(strstr(text, "timed on the program's first 8 calls each"), "%s: not settled: %.900s",
+    CHECK_MSG(strstr(text, "timed on the program's first 8 calls each"), "%s: not settled: %.500s",
               label, text);
     int timed = 0;
     for (int i = 0; i < n_c; i++) {
       timed += cand[i].timed > 0;
       CHECK_MSG(cand[i].timed <= 0 || cand[i].timed >= 0.97 * cand[best].timed,
-                "%s: candidate %d timed %g s, faster than the kept one's %g: %.900s", label, i,
+                "%s: candidate %d timed %g s, faster than the kept one's %g: %.500s", label, i,
                 cand[i].timed, cand[best].timed, text);
     }
-    CHECK_MSG(timed >= 2 && cand[best].timed > 0, "%s: %d timed: %.900s", label, timed, text);
+    CHECK_MSG(timed >= 2 && cand[best].timed > 0, "%s: %d timed: %.500s", label, timed, text);
     halo_stats s1;
     CHECK_OK(halo_plan_stats(plan, &s1));
     CHECK_MSG(s1.strategy == cand[best].strategy, "%s: the plan's statistics tell %s, kept %s",
@@ -102,7 +102,7 @@ static int run_plan(gen_case *c, const halo_plan_options *o, int n_calls, int sl
     if (slow) /* 3 ms more per call: never the fastest */
       CHECK_MSG(!(s1.strategy == s0.strategy && s1.message_cap_used == s0.message_cap_used &&
                   verify_phase(plan, 0).transport == t0),
-                "%s: the candidate made slow was kept: %.900s", label, text);
+                "%s: the candidate made slow was kept: %.500s", label, text);
   }
   /* a reverse exchange and a handle stay with the plan's own executors: right too */
   halo_plan_destroy(&plan);
