@@ -498,14 +498,21 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
         idx[j] = idx[0], idx[0] = ch->best;
         HALO_TRY(
             halo_online_create(P, in, pattern, s, idx, n_timed, key, measured, choice_settled));
-        for (int k = 1; k < n_timed; k++) /* each candidate's plan takes its schedule */
-          halo_online_give_schedule(P, k, &scheds[idx[k] % per_tr]);
         n_online = n_timed;
       }
-      /* the plan's own schedule, made already (halo_plan_build takes it) */
+      /* the plan's own schedule, made already (halo_plan_build takes it); then each trial
+       * candidate's, where no other took it (candidates of one strategy and message_cap on
+       * several transports share one: the later ones make their own) */
+      int taken[HALO_MAX_CANDIDATES] = {0};
       P->sched = scheds[ch->best % per_tr];
       memset(&scheds[ch->best % per_tr], 0, sizeof scheds[0]);
       P->sched_made = 1;
+      taken[ch->best % per_tr] = 1;
+      for (int k = 1; k < n_online; k++)
+        if (!taken[idx[k] % per_tr]) {
+          halo_online_give_schedule(P, k, &scheds[idx[k] % per_tr]);
+          taken[idx[k] % per_tr] = 1;
+        }
     }
     memo_keep(P->ctx, key, ch); /* with the online trial, the model's choice until it settles */
     if (online) ch->how = 6, ch->n_timed = n_online;
