@@ -122,6 +122,19 @@ int main(int argc, char **argv) {
   pb.device = base.memory == HALO_MEMORY_DEVICE;
   double *hx = malloc((size_t)(n + 1) * sizeof *hx);
   for (int64_t i = 0; i < n; i++) hx[i] = 1.0 / (double)(pb.b + i + 1);
+  if (pb.device) { /* a first device plan sets this rank's GPU: vectors made before it would
+                     all be on the current device, read by the other ranks' GPUs over NVLink */
+    halo_matrix A0;
+    halo_plan p0;
+    halo_plan_options o0 = base;
+    o0.strategy = HALO_STRATEGY_STANDARD;
+    o0.transport = HALO_TRANSPORT_STAGED;
+    CK(halo_matrix_create_csr(MPI_COMM_WORLD, pb.b, pb.e, pb.b, pb.e, pb.rows.row_ptr,
+                              pb.rows.col_ids, pb.rows.values, HALO_MEMORY_HOST, &A0));
+    CK(halo_plan_create(A0, &o0, &p0));
+    halo_plan_destroy(&p0);
+    halo_matrix_destroy(&A0);
+  }
   pb.x = buf_alloc(pb.device, (size_t)(n + 1) * sizeof *pb.x);
   pb.y = buf_alloc(pb.device, (size_t)(n + 1) * sizeof *pb.y);
   if (!pb.x || !pb.y || buf_from_host(pb.device, pb.x, hx, (size_t)n * sizeof *pb.x)) {

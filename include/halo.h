@@ -348,7 +348,12 @@ typedef struct {
    *  or "model" for 0), else the candidates the model cannot tell apart
    *  (modeled within a factor 2 of the lowest, at most 4, one of each
    *  modeled alike) and the lowest modeled of each other transport are
-   *  timed, 5 interleaved rounds of about 2 ms each, and the fastest kept. A
+   *  timed, on the program's own first calls (setting auto.trial = calls,
+   *  the default: the plan is made for the model's best, each candidate
+   *  serves 8 of its calls in turn, with right values, then the fastest
+   *  serves the rest; with fewer expected_uses than 16 per candidate, the
+   *  model decides) or at plan time (auto.trial = plan: 5 interleaved
+   *  rounds of about 2 ms each), and the fastest kept. A
    *  communicator keeps its plans' choices: a later plan of the same
    *  pattern and options takes its choice without modeling or timing
    *  again. */
@@ -844,8 +849,12 @@ typedef struct {
   halo_transport transport;
   int64_t message_cap; /**< bytes (Split) */
   double seconds;      /**< modeled */
-  double timed;        /**< timed at plan time (autotune): seconds per call, the median of the
-                            trial's rounds of the most of any rank; 0 when not timed */
+  double timed;        /**< timed: seconds per call, at plan time (autotune, auto.trial=plan)
+                            the median of the trial's rounds of the most of any rank; on the
+                            program's first calls (auto.trial=calls, the default) the most of
+                            any rank of its mean over its calls but the slowest (host: the
+                            seconds in halo's begin and end; device: the GPU's, from the begin
+                            to the ghosts' arrival); 0 when not timed */
   double setup_seconds; /**< modeled set-up the candidate adds: its transport's state on a
                              communicator that has none yet (NCCL's communicator, ...); the
                              choice minimises setup_seconds + expected_uses x time per use */

@@ -6,7 +6,7 @@
  * seconds in the begin and the end (host memory), the GPU's from the begin
  * to the ghosts' arrival in stream order (device memory). After
  * ONLINE_ROUNDS rounds, the first a warm-up, the candidate of the lowest
- * cost (set-up + expected uses x its median time, the most of any rank) is
+ * cost (set-up + expected uses x its mean time, the most of any rank) is
  * kept: the plan's own executors, or another candidate's plan to which the
  * plan's own forward exchanges go from then on (its reverse exchanges and
  * handles stay with its own executors, which also keep the ghost buffer the
@@ -213,7 +213,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The trial's end: every candidate's median, the most of any rank; the
+/* The trial's end: every candidate's time, the most of any rank; the
  * cheapest kept. Collective (at the same call on every rank). */
 static halo_status decide(halo_plan P) {
   halo_status st = HALO_SUCCESS;
@@ -222,10 +222,14 @@ static halo_status decide(halo_plan P) {
   double med[HALO_MAX_CANDIDATES], most[HALO_MAX_CANDIDATES];
   if (o->sw) st = halo_stopwatch_read(o->sw, o->n * ONLINE_SAMPLES, o->sample);
   HALO_CHECK(halo_agree(P->ctx->comm, st));
+  /* each rank's mean of its samples but the largest (one hiccup of the machine is not the
+   * candidate's): a mean, not a median, as a rank's calls may wait for a late peer every other
+   * call (a median then takes half the truth) */
   for (int k = 0; k < o->n; k++) {
-    double *s = o->sample + (int64_t)k * ONLINE_SAMPLES;
+    double *s = o->sample + (int64_t)k * ONLINE_SAMPLES, sum = 0.0;
     qsort(s, ONLINE_SAMPLES, sizeof *s, cmp_double);
-    med[k] = o->dead[k] ? HUGE_VAL : 0.5 * (s[ONLINE_SAMPLES / 2 - 1] + s[ONLINE_SAMPLES / 2]);
+    for (int j = 0; j < ONLINE_SAMPLES - 1; j++) sum += s[j];
+    med[k] = o->dead[k] ? HUGE_VAL : sum / (ONLINE_SAMPLES - 1);
   }
   HALO_MPI(MPI_Allreduce(med, most, o->n, MPI_DOUBLE, MPI_MAX, P->ctx->comm));
   int best = 0, n_timed = 0;
