@@ -175,19 +175,22 @@ gpu_test() { # label, np, visible devices, extra env
 
 # What strategy auto's choice adds to a program in device memory, in SpMVs of the chosen plan
 # (bench_auto_cost: direct, auto with its trial on the calls, wisdom, the trial at plan time);
-# AUTOCOST=1 after the quick tests, 2 GPUs (AUTOCOST_CASES, AUTOCOST_REPS)
+# (later plans of one communicator, then first plans of fresh ones); run.sh autocost, or
+# AUTOCOST=1 after the quick tests; 2 GPUs (AUTOCOST_CASES, AUTOCOST_REPS)
 autocost_bench() {
   [ "$ngpu" -ge 2 ] || return 0
   say ""
   say "## What choosing adds (bench_auto_cost, 2 GPUs, device memory)"
   say ""
-  local m
-  for m in ${AUTOCOST_CASES:-lap3d27:160 irregular:2000000,1}; do
-    say '```'
-    CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n 2 $B/bench/bench_auto_cost \
-      --gen "$m" --memory device --reps "${AUTOCOST_REPS:-5}" --wisdom "$B/autocost.wisdom" \
-      2>&1 | tee -a "$log" | grep -v '^\[' | tee -a "$summary"
-    say '```'
+  local m later
+  for later in 1 0; do
+    for m in ${AUTOCOST_CASES:-lap3d27:160 irregular:2000000,1}; do
+      say '```'
+      CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n 2 $B/bench/bench_auto_cost \
+        --gen "$m" --memory device --reps "${AUTOCOST_REPS:-5}" --wisdom "$B/autocost.wisdom" \
+        --later $later 2>&1 | tee -a "$log" | grep -v '^\[' | tee -a "$summary"
+      say '```'
+    done
   done
 }
 
@@ -888,6 +891,7 @@ onesided) build; tests gpu-local; onesided_bench ;;
 onesided-device) build; onesided_device ;;
 mps) build; mps_runs ;;
 sanitize) build; sanitize_gpu ;;
+autocost) build; autocost_bench ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   [ "${AUTOCOST:-0}" = 1 ] && autocost_bench
   bench "${2:-core}" ;;
