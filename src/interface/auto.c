@@ -367,6 +367,7 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   halo_choice *ch = &P->choice;
   halo_model_rank *ranks = NULL;
   halo_schedule scheds[HALO_MAX_CANDIDATES]; /* of each strategy and message_cap */
+  int made[HALO_MAX_CANDIDATES] = {0};        /* ... made and not given away */
   memset(scheds, 0, sizeof scheds);
   const MPI_Comm comm = P->ctx->comm;
   const int device = P->memory == HALO_MEMORY_DEVICE;
@@ -451,12 +452,32 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
       /* a schedule does not depend on the transport: each is built once and modeled on every
        * transport; the candidates stay in the order transport, strategy, message_cap */
       ch->n = n_tr * per_tr;
+      /* one node, or one rank a node: the node-aware strategies have nothing to gather, and
+       * send the standard exchange's messages (bench/results/time-to-solution.md): modeled as
+       * standard, without making their schedules (on an irregular pattern each takes several
+       * SpMVs' time) */
+      const int flat = P->topo->n_nodes == 1 || P->topo->max_node_size == 1;
+      if (flat) {
+        const size_t used = strlen(ch->note);
+        snprintf(ch->note + used, sizeof ch->note - used,
+                 "%s%s: the node-aware strategies send standard's messages, modeled as it",
+                 used ? "; " : "", P->topo->n_nodes == 1 ? "one node" : "one rank a node");
+      }
       for (int sg = 0, j = 0; sg < HALO_N_STRATEGIES; sg++)
         for (int b = 0; b < (sg == HALO_STRATEGY_SPLIT ? n_caps : 1); b++, j++) {
           halo_settings cs = *s;
           halo_schedule *const sched = &scheds[j]; /* kept for the plans of the choice */
           cs.opts.strategy = (halo_strategy)sg, cs.opts.message_cap = caps[b];
+          if (flat && sg != HALO_STRATEGY_STANDARD) { /* standard's (j 0) model, no schedule */
+            for (int a = 0; a < n_tr; a++) {
+              halo_candidate *c = &ch->c[a * per_tr + j];
+              *c = ch->c[a * per_tr];
+              c->strategy = (halo_strategy)sg, c->message_cap = caps[b];
+            }
+            continue;
+          }
           HALO_TRY(halo_plan_schedule(P, in, pattern, &cs, sched));
+          made[j] = 1;
           for (int a = 0; a < n_tr && st == HALO_SUCCESS; a++) {
             halo_candidate *c = &ch->c[a * per_tr + j];
             double phase[HALO_MAX_PHASES];
@@ -503,15 +524,16 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
       /* the plan's own schedule, made already (halo_plan_build takes it); then each trial
        * candidate's, where no other took it (candidates of one strategy and message_cap on
        * several transports share one: the later ones make their own) */
-      int taken[HALO_MAX_CANDIDATES] = {0};
-      P->sched = scheds[ch->best % per_tr];
-      memset(&scheds[ch->best % per_tr], 0, sizeof scheds[0]);
-      P->sched_made = 1;
-      taken[ch->best % per_tr] = 1;
+      if (made[ch->best % per_tr]) {
+        P->sched = scheds[ch->best % per_tr];
+        memset(&scheds[ch->best % per_tr], 0, sizeof scheds[0]);
+        P->sched_made = 1;
+        made[ch->best % per_tr] = 0;
+      }
       for (int k = 1; k < n_online; k++)
-        if (!taken[idx[k] % per_tr]) {
+        if (made[idx[k] % per_tr]) {
           halo_online_give_schedule(P, k, &scheds[idx[k] % per_tr]);
-          taken[idx[k] % per_tr] = 1;
+          made[idx[k] % per_tr] = 0;
         }
     }
     memo_keep(P->ctx, key, ch); /* with the online trial, the model's choice until it settles */
