@@ -33,6 +33,20 @@ run() {
     cat "$out/$n.log"
     fail=1
   }
+  # time to solution first (issue 42): per exchange set-up + solve, each row adding up to the
+  # table's 4 decimals, before the per-part table and with its rows
+  awk '/^time to solution: BoomerAMG set-up/ { if (t) bad = 1; s = 1; next }
+       s == 1 { s = 2; next }
+       s == 2 && /^\(set-up:/ { s = 3; next }
+       s == 2 { rows++; d = $2 - ($3 + $4); if (d < 0) d = -d; if (d > 2e-4) bad = 1 }
+       /^exchange +iters/ { t = 1; next }
+       t == 1 && /^\(medians/ { t = 2 }
+       t == 1 { trows++ }
+       END { exit (bad || s != 3 || rows < 2 || rows != trows) }' "$out/$n.log" || {
+    echo "FAIL: halo amg $* (np $np): no time to solution first, or its set-up + solve do not add up:"
+    cat "$out/$n.log"
+    fail=1
+  }
   echo "ok: halo amg $* (np $np)"
 }
 

@@ -7,7 +7,8 @@ set(header
     remove_duplicates strategy transport auto message_cap_used ghosts phases messages bytes
     inter_node_messages inter_node_bytes max_inter_node_messages_per_node
     max_inter_node_bytes_per_node setup_s simulate_s spmv_s exchange_s local_s
-    identical_to_standard model_params model_transport model_exchange_s)
+    identical_to_standard model_params model_transport model_exchange_s time_to_solution_s
+    tts_setup_s tts_spmvs_s plan_create_s)
 
 # run(NAME ARGS...): halo ARGS --json NAME.json --csv NAME.csv
 function(run name)
@@ -133,7 +134,7 @@ function(check name models)
       endforeach()
       same(strategy strategies ${s} name)
       foreach(f transport message_cap_used ghosts setup_s simulate_s spmv_s exchange_s local_s
-                identical_to_standard)
+                identical_to_standard time_to_solution_s tts_setup_s tts_spmvs_s plan_create_s)
         same(${f} strategies ${s} ${f})
       endforeach()
       same(auto strategies ${s} auto)

@@ -86,3 +86,57 @@ execute_process(
 if(NOT rc EQUAL 2 OR NOT "${out}${err}" MATCHES "--rounds")
   message(FATAL_ERROR "--rounds 0: exit ${rc}, expected 2 and a message naming it: ${out} ${err}")
 endif()
+
+# Time to solution (issue 42), printed first and in the JSON: each plan's set-up (the matrix,
+# what the first plan made for the later ones, the plan's own creation) + its timed SpMVs
+# (iterations x spmv_s), to the JSON's 9 digits; the table's columns add up to its 4 digits.
+# holds(EXPR WHAT): the awk expression EXPR is true
+macro(holds expr what)
+  execute_process(COMMAND awk "function abs(v) { return v < 0 ? -v : v } BEGIN { exit !(${expr}) }"
+                  RESULT_VARIABLE holds_rc)
+  if(NOT holds_rc EQUAL 0)
+    message(FATAL_ERROR "${what}: ${expr} does not hold")
+  endif()
+endmacro()
+execute_process(
+  COMMAND ${MPIEXEC} 2 ${MPIFLAGS} ${HALO} spmv --gen lap3d27:10 --ranks-per-node 1
+          --strategy standard,split,auto --iterations 4 --warmup 1 --json ${OUT}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "halo spmv (time to solution) failed (${rc}): ${out} ${err}")
+endif()
+file(READ ${OUT} doc)
+get(its iterations)
+get(matrix matrix_s)
+get(shared first_plan_shared_s)
+get(first first_plan_create_s)
+holds("${matrix} > 0 && ${shared} >= 0 && ${first} > 0" "matrix_s, first_plan_*_s")
+string(JSON n_rows LENGTH "${doc}" strategies)
+if(NOT n_rows EQUAL 3)
+  message(FATAL_ERROR "${n_rows} plans, expected 3")
+endif()
+foreach(i 0 1 2)
+  get(tts strategies ${i} time_to_solution_s)
+  get(setup strategies ${i} tts_setup_s)
+  get(spmvs strategies ${i} tts_spmvs_s)
+  get(plan strategies ${i} plan_create_s)
+  get(t strategies ${i} spmv_s)
+  holds("${plan} > 0 && abs(${tts} - (${setup} + ${spmvs})) <= 1e-7 * ${tts}"
+        "plan ${i}: time_to_solution_s = tts_setup_s + tts_spmvs_s")
+  holds("abs(${spmvs} - ${its} * ${t}) <= 1e-7 * ${spmvs}" "plan ${i}: tts_spmvs_s = iterations x spmv_s")
+  holds("abs(${setup} - (${matrix} + ${shared} + ${plan})) <= 1e-7 * ${setup}"
+        "plan ${i}: tts_setup_s = matrix_s + first_plan_shared_s + plan_create_s")
+endforeach()
+file(WRITE ${OUT}.txt "${out}")
+execute_process(
+  COMMAND awk "function abs(v) { return v < 0 ? -v : v }
+    /^time to solution: set-up \\+ 4 SpMVs/ { if (table) bad = 1; s = 1; next }
+    s == 1 { s = 2; next }
+    s == 2 && /^\\(set-up = the matrix/ { s = 3; next }
+    s == 2 { rows++; if (abs($3 - ($4 + $6)) > 2e-3 * $3) bad = 1 }
+    /^strategy +transport +SpMV/ { table = 1 }
+    END { exit bad || s != 3 || rows != 3 || !table }" ${OUT}.txt
+  RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "no time to solution first, or its columns do not add up: ${out}")
+endif()

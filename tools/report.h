@@ -22,6 +22,7 @@ typedef struct {
   double t_spmv, t_exchange, t_local; /* per call: max over ranks of the per-rank average
                                          (--rounds: the median over the rounds) */
   double t_spmv_lo, t_spmv_hi;        /* --rounds > 1: the fastest and slowest round's t_spmv */
+  double t_plan;                      /* spmv: halo_plan_create's wall time, max over ranks */
   int compared;                       /* spmv: compared with standard */
   int identical;                      /* ghosts and y bit for bit those of standard */
   int n_model;                        /* --params: paths modeled */
@@ -43,6 +44,10 @@ typedef struct {
   halo_memory memory;
   double t_load, t_matrix; /* spmv: set-up times, max over ranks; simulate: t_load */
   double t_patterns;       /* simulate: the patterns of all ranks */
+  /* spmv: the reference plan (standard), made first: halo_plan_create's wall time, and its
+   * parts that later plans of the matrix reuse (pattern and context: the pattern, the
+   * communicator's nodes, device and loaded modules), max over ranks */
+  double t_first_plan, t_first_shared;
   int64_t iterations, warmup, rounds;
   int checked;
   double check_err, tol;
