@@ -57,7 +57,10 @@ cp $work/nvml/include/nvml.h $prefix/include/
 strip --strip-unneeded $prefix/lib/libpetsc.so.*.*
 git -C "$src" rev-parse --short HEAD >$prefix/petsc-commit 2>/dev/null || true
 mkdir -p "$here/.peer"
-tar -czf "$here/.peer/petsc-cuda.tar.gz" -C $prefix include lib/libpetsc.so lib/libpetsc.so.* \
+# the library's names as they are in the prefix (a glob here would expand in the current
+# folder, PETSc's sources, and name files tar cannot find in the prefix)
+libs=$(cd $prefix && ls lib/libpetsc.so.*)
+tar -czf "$here/.peer/petsc-cuda.tar.gz" -C $prefix include lib/libpetsc.so $libs \
   lib/libblas.so.3 lib/liblapack.so.3 lib/libgfortran.so.5 lib/libquadmath.so.0 \
   lib/pkgconfig petsc-commit
 ls -la "$here/.peer/petsc-cuda.tar.gz"
