@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "halo/model.h"
 #include "halo_impl.h"
+#include "params_file.h"
 #include "verify.h"
 
 static int rank, P;
@@ -145,6 +147,32 @@ int main(int argc, char **argv) {
         gen_case_free(&c);
         MPI_Comm_free(&comm);
       }
+  /* two transports (parameters that price rma close to host): the trial's candidates are one
+   * strategy on both, sharing the schedule the model made (the second makes its own) */
+  if (P > 1) {
+    char path[64] = "/tmp/halo_test_online_XXXXXX";
+    halo_params prm;
+    CHECK_OK(halo_params_builtin("lassen", &prm));
+    prm.have_own[HALO_TRANSPORT_RMA] = 1;
+    prm.own[HALO_TRANSPORT_RMA] = prm.cpu[HALO_PROTO_EAGER][HALO_LOC_ON_SOCKET]; /* as a host message */
+    params_file_write(MPI_COMM_WORLD, &prm, path);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    gen_case c;
+    gen_case_make(comm, "lap2d:60", &c);
+    halo_plan_options o = halo_plan_options_default();
+    o.params = path;
+    o.expected_uses = 1000;
+    halo_candidate chosen = {0};
+    const int online = run_plan(&c, &o, 120, 0, &chosen, text, sizeof text, "host and rma");
+    CHECK_MSG(online && strstr(text, "/rma") && strstr(text, "/host"),
+              "host and rma: no trial of both transports: %.600s", text);
+    trials += online;
+    gen_case_free(&c);
+    MPI_Comm_free(&comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink(path);
+  }
   /* too few expected uses to time two candidates in half of them: the model decides */
   {
     gen_case c;
