@@ -51,8 +51,8 @@ static double run(const problem *pb, const halo_plan_options *o_in, int uses, ch
   halo_plan_options o = *o_in;
   if (!A) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    CK(halo_matrix_create_csr(comm, pb->b, pb->e, pb->b, pb->e, pb->rows.row_ptr,
-                              pb->rows.col_ids, pb->rows.values, HALO_MEMORY_HOST, &A));
+    CK(halo_matrix_create_csr(comm, pb->b, pb->e, pb->b, pb->e, pb->rows.row_ptr, pb->rows.col_ids,
+                              pb->rows.values, HALO_MEMORY_HOST, &A));
   } else { /* a key the communicator has not kept (the wisdom file's key has no uses; in
             * one power of two, they do not make it choose again) */
     o.expected_uses += runs;
@@ -88,8 +88,8 @@ static double spmv_time(const problem *pb, const halo_plan_options *o) {
   halo_plan plan;
   double reps[5];
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  CK(halo_matrix_create_csr(comm, pb->b, pb->e, pb->b, pb->e, pb->rows.row_ptr,
-                            pb->rows.col_ids, pb->rows.values, HALO_MEMORY_HOST, &A));
+  CK(halo_matrix_create_csr(comm, pb->b, pb->e, pb->b, pb->e, pb->rows.row_ptr, pb->rows.col_ids,
+                            pb->rows.values, HALO_MEMORY_HOST, &A));
   CK(halo_plan_create(A, o, &plan));
   for (int i = 0; i < 10; i++) CK(halo_spmv(plan, 1.0, pb->x, 0.0, pb->y));
   CK(halo_plan_synchronize(plan));
@@ -115,21 +115,31 @@ int main(int argc, char **argv) {
   int uses = 100, reps = 7, later = 0, rank, P;
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *a = argv[i], *v = argv[i + 1];
-    if (!strcmp(a, "--gen")) gen = v;
-    else if (!strcmp(a, "--matrix")) file = v;
-    else if (!strcmp(a, "--memory")) CK(halo_memory_from_name(v, &base.memory));
-    else if (!strcmp(a, "--ranks-per-node")) base.ranks_per_node = atoi(v);
-    else if (!strcmp(a, "--uses")) uses = atoi(v);
-    else if (!strcmp(a, "--reps")) reps = atoi(v);
-    else if (!strcmp(a, "--wisdom")) wisdom = v;
-    else if (!strcmp(a, "--later")) later = atoi(v);
+    if (!strcmp(a, "--gen"))
+      gen = v;
+    else if (!strcmp(a, "--matrix"))
+      file = v;
+    else if (!strcmp(a, "--memory"))
+      CK(halo_memory_from_name(v, &base.memory));
+    else if (!strcmp(a, "--ranks-per-node"))
+      base.ranks_per_node = atoi(v);
+    else if (!strcmp(a, "--uses"))
+      uses = atoi(v);
+    else if (!strcmp(a, "--reps"))
+      reps = atoi(v);
+    else if (!strcmp(a, "--wisdom"))
+      wisdom = v;
+    else if (!strcmp(a, "--later"))
+      later = atoi(v);
     else {
       fprintf(stderr, "bench_auto_cost: unknown option %s\n", a);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
   if (!gen == !file || uses < 1 || reps < 1 || reps > 99) {
-    fprintf(stderr, "bench_auto_cost: give one of --gen SPEC or --matrix FILE; uses >= 1; 1 <= reps < 100\n");
+    fprintf(
+        stderr,
+        "bench_auto_cost: give one of --gen SPEC or --matrix FILE; uses >= 1; 1 <= reps < 100\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -186,7 +196,10 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps; r++)
     for (int j = 0; j < 4; j++) { /* rotated: each variant in each place */
       const int v = (j + r) % 4;
-      t[v][r] = run(&pb, opt[v], uses, v == 2 ? what_wis : v == 3 ? what_plan : NULL,
+      t[v][r] = run(&pb, opt[v], uses,
+                    v == 2   ? what_wis
+                    : v == 3 ? what_plan
+                             : NULL,
                     sizeof what_wis, NULL);
     }
   if (rank == 0) {

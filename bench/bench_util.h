@@ -15,7 +15,7 @@
   do {                                                                                             \
     halo_status s_ = (call);                                                                       \
     if (s_ != HALO_SUCCESS) {                                                                      \
-      fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, #call, halo_last_error());                      \
+      fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, #call, halo_last_error());                       \
       MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
     }                                                                                              \
   } while (0)

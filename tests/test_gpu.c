@@ -829,8 +829,8 @@ static void online_device(MPI_Comm comm_in) {
             sum += t, mag += fabs(t);
           }
           CHECK_MSG(fabs(hy[i] - sum) <= 1e-12 * mag + 1e-300,
-                    "online trial, device: call %d: row %lld is %.17g, not %.17g", k,
-                    (long long)i, hy[i], sum);
+                    "online trial, device: call %d: row %lld is %.17g, not %.17g", k, (long long)i,
+                    hy[i], sum);
         }
       } else {
         CHECK_OK(halo_exchange_begin(plan, dx, dg));
@@ -874,7 +874,114 @@ static void online_device(MPI_Comm comm_in) {
   }
 }
 
+/* NCCL's communicator made in the background (issue 42 item 1, setting nccl.background): a plan
+ * that names nccl on a communicator without one exchanges over ipc at once and its own forward
+ * exchanges switch to nccl at one exchange on every rank; every call's values right before, at
+ * and after the switch (SpMVs against the serial sums, exchanges bit for bit); one communicator
+ * made; where the background fails (on purpose), the plan keeps ipc and its description says
+ * why, once. */
+static void nccl_background(MPI_Comm comm_in) {
+  int P;
+  MPI_Comm_size(comm_in, &P);
+  if (!HALO_HAVE_NCCL || ranks_per_gpu != 1 || P < 2) return;
+  for (int fail = 0; fail <= 1; fail++) {
+    MPI_Comm comm; /* a new communicator: its device has no NCCL communicator */
+    MPI_Comm_dup(comm_in, &comm);
+    gen_case c;
+    gen_case_make(comm, "lap3d27:16", &c);
+    const int64_t n = c.rb[c.rank + 1] - c.rb[c.rank];
+    int64_t ng;
+    const int64_t *gid;
+    CHECK_OK(halo_matrix_get_local_sizes(c.A, NULL, NULL, &ng));
+    CHECK_OK(halo_matrix_get_ghost_ids(c.A, &gid));
+    double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hy = malloc((size_t)(n + 1) * sizeof *hy);
+    double *hg = malloc((size_t)(ng + 1) * sizeof *hg);
+    double *dx, *dy, *dg;
+    CUDA_OK(cudaMalloc((void **)&dx, (size_t)(n + 1) * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
+    CUDA_OK(cudaMalloc((void **)&dg, (size_t)(ng + 1) * sizeof(double)));
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE;
+    o.strategy = HALO_STRATEGY_STANDARD;
+    o.transport = HALO_TRANSPORT_NCCL;
+    halo_debug_nccl_background_fail(fail);
+    const int64_t made0 = halo_debug_nccl_comms();
+    halo_plan plan;
+    const double t0 = MPI_Wtime();
+    CHECK_OK(halo_plan_create(c.A, &o, &plan));
+    const double t_plan = MPI_Wtime() - t0;
+    CHECK_MSG(verify_phase(plan, 0).transport == HALO_TRANSPORT_IPC,
+              "nccl in the background: the plan's first exchanges are over %s, not ipc",
+              halo_transport_name(verify_phase(plan, 0).transport));
+    int k = 0, switched = -1;
+    for (;; k++) {
+      for (int64_t i = 0; i < n; i++) hx[i] = online_x(c.rb[c.rank] + i, k % 64);
+      CUDA_OK(cudaMemcpy(dx, hx, (size_t)(n + 1) * sizeof *hx, cudaMemcpyHostToDevice));
+      if (k % 2 == 0) {
+        CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
+        CHECK_OK(halo_plan_synchronize(plan));
+        to_host(hy, dy, (size_t)n * sizeof *hy);
+        for (int64_t i = 0; i < n; i++) {
+          double sum = 0.0, mag = 0.0;
+          for (int64_t e = c.rows.row_ptr[i]; e < c.rows.row_ptr[i + 1]; e++) {
+            const double t = c.rows.values[e] * online_x(c.rows.col_ids[e], k % 64);
+            sum += t, mag += fabs(t);
+          }
+          CHECK_MSG(fabs(hy[i] - sum) <= 1e-12 * mag + 1e-300,
+                    "nccl in the background: call %d: row %lld is %.17g, not %.17g", k,
+                    (long long)i, hy[i], sum);
+        }
+      } else {
+        CHECK_OK(halo_exchange_begin(plan, dx, dg));
+        CHECK_OK(halo_exchange_end(plan));
+        CHECK_OK(halo_plan_synchronize(plan));
+        to_host(hg, dg, (size_t)ng * sizeof *hg);
+        for (int64_t j = 0; j < ng; j++)
+          CHECK_MSG(hg[j] == online_x(gid[j], k % 64),
+                    "nccl in the background: call %d: ghost %lld", k, (long long)j);
+      }
+      if (switched < 0 && verify_phase(plan, 0).transport == HALO_TRANSPORT_NCCL) switched = k;
+      int stop =
+          (switched >= 0 && k >= switched + 20) || (fail && k >= 100) || MPI_Wtime() - t0 > 60.0;
+      MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
+      if (stop) break;
+    }
+    int sw_min = switched, sw_max = switched;
+    MPI_Allreduce(MPI_IN_PLACE, &sw_min, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &sw_max, 1, MPI_INT, MPI_MAX, comm);
+    char text[2048];
+    CHECK_OK(halo_plan_describe(plan, text, sizeof text));
+    if (!fail) {
+      CHECK_MSG(switched >= 0, "nccl in the background: no switch in %d calls: %.500s", k, text);
+      CHECK_MSG(sw_min == sw_max, "nccl in the background: ranks switched at calls %d and %d",
+                sw_min, sw_max);
+      CHECK_MSG(halo_debug_nccl_comms() == made0 + 1,
+                "nccl in the background: %lld NCCL communicators made, expected 1",
+                (long long)(halo_debug_nccl_comms() - made0));
+      CHECK_MSG(strstr(text, "nccl since exchange"), "nccl in the background: %.500s", text);
+    } else {
+      const char *said = strstr(text, "could not be made in the background");
+      CHECK_MSG(switched < 0 && said && !strstr(said + 1, "could not be made in the background") &&
+                    verify_phase(plan, 0).transport == HALO_TRANSPORT_IPC,
+                "nccl in the background, failing: %.500s", text);
+    }
+    if (c.rank == 0)
+      printf("nccl in the background%s: plan made in %.3f s; %s at call %d of %d: %.300s\n",
+             fail ? " (failing on purpose)" : "", t_plan, fail ? "no switch" : "switched", switched,
+             k + 1, text);
+    halo_debug_nccl_background_fail(0);
+    cudaFree(dx), cudaFree(dy), cudaFree(dg);
+    free(hx), free(hy), free(hg);
+    halo_plan_destroy(&plan);
+    gen_case_free(&c);
+    MPI_Comm_free(&comm);
+  }
+}
+
 int main(int argc, char **argv) {
+  /* the checks of every transport want a plan that names nccl to run it at once: NCCL's
+   * communicator made when the plan is made (nccl_background checks the default, 1) */
+  setenv("HALO_NCCL_BACKGROUND", "0", 0);
   MPI_Init(&argc, &argv);
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank, P, count = 0, have;
@@ -947,6 +1054,7 @@ int main(int argc, char **argv) {
   }
   choice(comm);
   online_device(comm);
+  nccl_background(comm);
   late_peer(comm);
   long_rows(comm);
   async_product(comm);

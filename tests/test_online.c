@@ -154,7 +154,8 @@ int main(int argc, char **argv) {
     halo_params prm;
     CHECK_OK(halo_params_builtin("lassen", &prm));
     prm.have_own[HALO_TRANSPORT_RMA] = 1;
-    prm.own[HALO_TRANSPORT_RMA] = prm.cpu[HALO_PROTO_EAGER][HALO_LOC_ON_SOCKET]; /* as a host message */
+    prm.own[HALO_TRANSPORT_RMA] =
+        prm.cpu[HALO_PROTO_EAGER][HALO_LOC_ON_SOCKET]; /* as a host message */
     params_file_write(MPI_COMM_WORLD, &prm, path);
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -209,8 +210,8 @@ int main(int argc, char **argv) {
       gen_case b;
       gen_case_make(c2, "lap3d27:14", &b);
       run_plan(&b, &o, 2, 0, &again, text, sizeof text, "wisdom, second communicator");
-      CHECK_MSG(strstr(text, "remembered in the wisdom file") && again.strategy == chosen.strategy &&
-                    again.message_cap == chosen.message_cap,
+      CHECK_MSG(strstr(text, "remembered in the wisdom file") &&
+                    again.strategy == chosen.strategy && again.message_cap == chosen.message_cap,
                 "the wisdom file does not hold the settled choice: %.600s", text);
       gen_case_free(&b);
       MPI_Comm_free(&c2);

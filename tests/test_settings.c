@@ -62,6 +62,7 @@ static const declared declared_settings[] = {
     {"device.gpu_aware_mpi", -1, "0", 0, "-1", "expected 0 or 1"},
     {"staged.copy_timing", 0, "1", 1, "", "expected 0 or 1"},
     {"ipc.signal", 2, "host", 0, "gpu", "expected host, device or auto"},
+    {"nccl.background", 1, "0", 0, "2", "expected 0 or 1"},
     {"auto.trial", 1, "plan", 0, "later", "expected plan or calls"},
     {"exec.max_message_count", 2147483647, "7", 7, "0", "expected 1 or more"},
 };

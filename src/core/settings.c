@@ -92,6 +92,13 @@ static const setting_decl settings_decl[] = {
      "messages; always for a communication helper and its peers, and where a GPU lacks 64-bit "
      "stream memory operations), auto (device where every rank has a GPU of its own, else host)",
      AT(ipc_signal)},
+    {"nccl.background", "nccl", "HALO_NCCL_BACKGROUND", 1, 0, 1, 0, NULL, "1",
+     "transport nccl on a communicator without NCCL's communicator yet: 1 makes it in the "
+     "background (a thread of each rank runs ncclCommInitRank) while the plan exchanges over "
+     "ipc, and the plan's own forward exchanges switch to nccl at one exchange on every rank "
+     "once every rank's is made (agreed every 8 of its exchanges; values the same either way); "
+     "0 makes it when the plan is made, which waits for it",
+     AT(nccl_background)},
     {"auto.trial", "auto", "HALO_AUTO_TRIAL", 1, 0, 1, 0, trial_words, "calls",
      "strategy auto, where the model cannot tell candidates apart (autotune's default): calls "
      "times them on the program's own first exchanges (each candidate serves some of its real "

@@ -40,6 +40,7 @@ typedef struct {
   int ipc_signal; /* 0: events and MPI; 1: flags on the GPU where every rank can; 2: 1 where
                      every rank has a GPU of its own, else 0 */
   int auto_trial;     /* strategy AUTO's trial: 0 at plan time, 1 on the program's first calls */
+  int nccl_background; /* 1: NCCL's communicator made in the background, ipc meanwhile */
   int max_count;      /* largest count of one MPI message, in values */
   int64_t timeout_ms; /* exchange_timeout_ms: the longest wait for messages; 0: none */
   int transport_env;  /* the transport came from HALO_TRANSPORT (for messages) */

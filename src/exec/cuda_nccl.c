@@ -196,5 +196,6 @@ const halo_transport_desc halo_transport_desc_nccl = {
     /* ncclCommInitRank: 0.3-0.5 s at 2 ranks, 1.7 s at 4 (H200; bench/results/setup.md) */
     .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1,
               .setup_per_rank = 0.3},
+    .settings = (const char *const[]){"nccl.background", NULL},
 };
 #endif

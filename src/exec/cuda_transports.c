@@ -50,11 +50,37 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
   return HALO_SUCCESS;
 }
 
+halo_status halo_device_transport_later(halo_device *d, halo_transport requested, int aware,
+                                        const int *made, int background, halo_transport *chosen_p,
+                                        halo_transport *later_p) {
+  *later_p = HALO_TRANSPORT_AUTO;
+  const int nccl = halo_device_nccl_state(d, NULL, 0); /* 2: none, 0: under way */
+  int wait = background && requested == HALO_TRANSPORT_NCCL && (nccl == 2 || nccl == 0) &&
+             halo_device_ranks_per_gpu(d) == 1;
+  HALO_MPI(MPI_Allreduce(MPI_IN_PLACE, &wait, 1, MPI_INT, MPI_MIN, halo_device_comm(d)));
+  if (!wait) return halo_device_transport(d, requested, aware, made, chosen_p);
+  /* NCCL's communicator in the background; meanwhile what auto takes without it: ipc */
+  int without[HALO_N_TRANSPORTS] = {0};
+  for (int i = 0; made && i < HALO_N_TRANSPORTS; i++) without[i] = made[i];
+  without[HALO_TRANSPORT_NCCL] = 0;
+  HALO_CHECK(halo_device_transport(d, HALO_TRANSPORT_AUTO, aware, without, chosen_p));
+  HALO_CHECK(halo_device_nccl_start(d));
+  *later_p = HALO_TRANSPORT_NCCL;
+  return HALO_SUCCESS;
+}
+
 #else /* no CUDA */
 
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
                                   const int *made, halo_transport *chosen_p) {
   (void)d, (void)requested, (void)aware, (void)made, (void)chosen_p;
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+halo_status halo_device_transport_later(halo_device *d, halo_transport requested, int aware,
+                                        const int *made, int background, halo_transport *chosen_p,
+                                        halo_transport *later_p) {
+  (void)background;
+  *later_p = HALO_TRANSPORT_AUTO;
+  return halo_device_transport(d, requested, aware, made, chosen_p);
 }
 #endif

@@ -8,12 +8,16 @@
 #include "exec/device.h"
 
 static int64_t nccl_comms_made, nccl_comms_aborted;
+static int nccl_background_fails; /* halo_debug_nccl_background_fail */
 
 int64_t halo_debug_nccl_comms(void) { return nccl_comms_made; }
 int64_t halo_debug_nccl_aborts(void) { return nccl_comms_aborted; }
+void halo_debug_nccl_background_fail(int on) { nccl_background_fails = on; }
 
 #if HALO_HAVE_CUDA
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "exec/cuda.h"
@@ -38,10 +42,13 @@ struct halo_device_s {
   ncclComm_t nccl;
 #endif
   int have_nccl;
-  int nccl_gen;      /* the number of the NCCL communicator made last (one more at each) */
-  halo_nv_state *nv; /* NVSHMEM over comm, made at the first request (device_nvshmem.c) */
-  chunk_pool ipc;    /* device memory exported through CUDA IPC */
-  chunk_pool pinned; /* pinned host memory */
+  int nccl_gen;         /* the number of the NCCL communicator made last (one more at each) */
+  struct nccl_bg_s *bg; /* NCCL's communicator made in the background (halo_device_nccl_start):
+                           the thread runs or ran, not joined yet; NULL: none */
+  int bg_failed_start;  /* ... no thread could be started: failed */
+  halo_nv_state *nv;    /* NVSHMEM over comm, made at the first request (device_nvshmem.c) */
+  chunk_pool ipc;       /* device memory exported through CUDA IPC */
+  chunk_pool pinned;    /* pinned host memory */
   void *scratch[HALO_DEVICE_SCRATCH]; /* host scratch of the executors' set-up */
   size_t scratch_bytes[HALO_DEVICE_SCRATCH];
   int scratch_pinned[HALO_DEVICE_SCRATCH];
@@ -94,6 +101,7 @@ int halo_device_mpi_aware(const halo_device *d, int setting) {
   return setting >= 0 ? setting : d->mpi_aware_detected;
 }
 MPI_Comm halo_device_machine_comm(const halo_device *d) { return d->machine; }
+MPI_Comm halo_device_comm(const halo_device *d) { return d->comm; }
 void *halo_device_exchange_stream(const halo_device *d) { return d->xstream; }
 
 static void scratch_free(halo_device *d, int slot) {
@@ -106,9 +114,12 @@ static void scratch_free(halo_device *d, int slot) {
   d->scratch_pinned[slot] = 0;
 }
 
+static void nccl_background_join(halo_device *d, int wait);
+
 void halo_device_destroy(halo_device **dev_p) {
   if (!dev_p || !*dev_p) return;
   halo_device *d = *dev_p;
+  nccl_background_join(d, 0); /* made meanwhile: taken, destroyed below; under way: left */
   for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
   halo_free(d->open);
   halo_pool_free(&d->ipc);
@@ -337,9 +348,129 @@ halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **s
   return HALO_SUCCESS;
 }
 
+/* The state of a background NCCL communicator, owned by its thread and the device together:
+ * the last of the two to let go frees it (a device destroyed before the thread ends does not
+ * wait for it: the thread destroys what it made, and frees the state). */
+typedef struct nccl_bg_s {
+  pthread_t thread;
+  atomic_int state; /* 0: under way, 1: made, -1: failed */
+  atomic_int left;  /* the first of the thread and the device to be done sets it */
+  int device, rank, size;
+#if HALO_HAVE_NCCL
+  ncclUniqueId id;
+  ncclComm_t comm;
+#endif
+  char why[200]; /* -1: why */
+} nccl_bg;
+
+#if HALO_HAVE_NCCL
+/* The background thread: ncclCommInitRank on the rank's GPU (it calls no MPI). */
+static void *nccl_background_main(void *arg) {
+  nccl_bg *bg = arg;
+  ncclResult_t r = ncclInternalError;
+  if (nccl_background_fails)
+    snprintf(bg->why, sizeof bg->why, "failed on purpose (halo_debug_nccl_background_fail)");
+  else if (cudaSetDevice(bg->device) != cudaSuccess)
+    snprintf(bg->why, sizeof bg->why, "cudaSetDevice(%d) failed", bg->device);
+  else if ((r = ncclCommInitRank(&bg->comm, bg->size, bg->id, bg->rank)) != ncclSuccess)
+    snprintf(bg->why, sizeof bg->why, "ncclCommInitRank failed: %s", ncclGetErrorString(r));
+  const int made = r == ncclSuccess && !nccl_background_fails;
+  atomic_store(&bg->state, made ? 1 : -1);
+  if (atomic_exchange(&bg->left, 1)) { /* the device is gone: what was made goes too */
+    if (made) ncclCommDestroy(bg->comm);
+    halo_free(bg);
+  }
+  return NULL;
+}
+#endif
+
+/* Wait for the thread (wait) and take its communicator, made or not; else, where it has not
+ * ended, leave it to end alone (the device's destroy). */
+static void nccl_background_join(halo_device *d, int wait) {
+  nccl_bg *bg = d->bg;
+  if (!bg) return;
+  d->bg = NULL;
+  if (!wait && !atomic_exchange(&bg->left, 1)) { /* under way: it ends alone */
+    pthread_detach(bg->thread);
+    return;
+  }
+  pthread_join(bg->thread, NULL);
+#if HALO_HAVE_NCCL
+  if (atomic_load(&bg->state) == 1) {
+    if (!d->have_nccl) {
+      d->nccl = bg->comm;
+      d->have_nccl = 1;
+      d->nccl_gen++;
+      nccl_comms_made++;
+    } else {
+      ncclCommDestroy(bg->comm);
+    }
+  }
+#endif
+  halo_free(bg);
+}
+
+halo_status halo_device_nccl_start(halo_device *d) {
+#if HALO_HAVE_NCCL
+  halo_status st = HALO_SUCCESS;
+  /* already made, or under way, on every rank: nothing to start */
+  int mine = d->have_nccl || d->bg != NULL, all = 0;
+  HALO_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, d->comm));
+  if (all) return HALO_SUCCESS;
+  HALO_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, d->comm));
+  if (all) return HALO_SUCCESS; /* some rank has one: halo_device_nccl makes a new one, blocking */
+  nccl_bg *bg = halo_calloc(1, sizeof *bg); /* the thread may free it: halo_free is atomic */
+  st = bg ? HALO_SUCCESS : HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory for NCCL's state");
+  HALO_CHECK(halo_agree(d->comm, st));
+  MPI_Comm_rank(d->comm, &bg->rank);
+  MPI_Comm_size(d->comm, &bg->size);
+  if (bg->rank == 0)
+    st = ncclGetUniqueId(&bg->id) == ncclSuccess
+             ? HALO_SUCCESS
+             : HALO_ERROR(HALO_ERR_NCCL, "ncclGetUniqueId failed");
+  st = halo_agree(d->comm, st);
+  if (st == HALO_SUCCESS) {
+    const int rc = MPI_Bcast(&bg->id, (int)sizeof bg->id, MPI_BYTE, 0, d->comm);
+    if (rc != MPI_SUCCESS) st = halo_error_mpi(rc, "MPI_Bcast", __FILE__, __LINE__);
+  }
+  if (st != HALO_SUCCESS) {
+    halo_free(bg);
+    return st;
+  }
+  bg->device = d->device;
+  atomic_store(&bg->state, 0);
+  atomic_store(&bg->left, 0);
+  if (pthread_create(&bg->thread, NULL, nccl_background_main, bg) != 0) {
+    halo_free(bg); /* no thread: the state says failed, as a thread's failure would */
+    bg = NULL;
+  }
+  d->bg = bg;
+  d->bg_failed_start = bg == NULL;
+  return HALO_SUCCESS;
+#else
+  (void)d;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED,
+                    "transport nccl: not compiled in: rebuild with HALO_ENABLE_NCCL=ON");
+#endif
+}
+
+int halo_device_nccl_state(const halo_device *d, char *why, size_t len) {
+  if (d->have_nccl) return 1;
+  if (d->bg_failed_start) {
+    if (why && len) snprintf(why, len, "no thread could be started to make it");
+    return -1;
+  }
+  if (!d->bg) return 2;
+  const int s = atomic_load(&d->bg->state);
+  if (s < 0 && why && len) snprintf(why, len, "%s", d->bg->why);
+  return s;
+}
+
 halo_status halo_device_nccl(halo_device *d, void **nccl_p, int *gen_p) {
 #if HALO_HAVE_NCCL
   halo_status st = HALO_SUCCESS;
+  nccl_background_join(d, 1); /* one under way: waited for (a failed one is made anew below) */
+  d->bg_failed_start = 0;
   /* a rank that aborted its NCCL communicator (a failed exchange) has none:
    * then every rank makes a new one, the others aborting theirs (their
    * executors see the number change) */
@@ -459,6 +590,7 @@ int halo_device_ranks_per_gpu(const halo_device *d) { return (void)d, 0; }
 const char *halo_device_name(const halo_device *d) { return (void)d, ""; }
 int halo_device_mpi_aware(const halo_device *d, int setting) { return (void)d, setting > 0; }
 MPI_Comm halo_device_machine_comm(const halo_device *d) { return (void)d, MPI_COMM_NULL; }
+MPI_Comm halo_device_comm(const halo_device *d) { return (void)d, MPI_COMM_NULL; }
 void *halo_device_exchange_stream(const halo_device *d) { return (void)d, NULL; }
 halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **stream_p) {
   (void)d, (void)nonblocking, (void)stream_p;
@@ -469,6 +601,14 @@ halo_status halo_device_nccl(halo_device *d, void **nccl_p, int *gen_p) {
   return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
 }
 
+halo_status halo_device_nccl_start(halo_device *d) {
+  (void)d;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, HALO_NO_CUDA_MESSAGE);
+}
+int halo_device_nccl_state(const halo_device *d, char *why, size_t len) {
+  (void)d, (void)why, (void)len;
+  return 2;
+}
 void halo_device_nccl_abort(halo_device *d) { (void)d; }
 
 int halo_device_nccl_current(const halo_device *d, int gen) {

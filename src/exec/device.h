@@ -38,6 +38,8 @@ const char *halo_device_name(const halo_device *d);
 int halo_device_mpi_aware(const halo_device *d, int setting);
 /** The ranks of this machine (MPI_COMM_TYPE_SHARED of the communicator). */
 MPI_Comm halo_device_machine_comm(const halo_device *d);
+/** The communicator (the context's). */
+MPI_Comm halo_device_comm(const halo_device *d);
 /** The exchange stream (cudaStream_t). */
 void *halo_device_exchange_stream(const halo_device *d);
 /** The communicator's compute stream (cudaStream_t): blocking (ordered with
@@ -48,6 +50,17 @@ halo_status halo_device_compute_stream(halo_device *d, int nonblocking, void **s
  *  Collective at every request: where some rank aborted its communicator
  *  (halo_device_nccl_abort), every rank makes a new one, with a new number. */
 halo_status halo_device_nccl(halo_device *d, void **nccl_p, int *gen_p);
+/** Start making the NCCL communicator in the background, where no rank has
+ *  one and none is under way: rank 0's unique id broadcast, then a thread of
+ *  this rank runs ncclCommInitRank on its GPU (it calls no MPI). A failure to
+ *  start is the thread's failure (halo_device_nccl_state). Collective. */
+halo_status halo_device_nccl_start(halo_device *d);
+/** This rank's NCCL communicator: 1 made (or made in the background), 0
+ *  under way, -1 the background's failed (why: its reason), 2 neither made
+ *  nor started. Not collective; does not wait. */
+int halo_device_nccl_state(const halo_device *d, char *why, size_t len);
+/** Test hook: the background thread fails without calling NCCL (on). */
+void halo_debug_nccl_background_fail(int on);
 /** Abort the NCCL communicator (ncclCommAbort: the kernels that wait in it
  *  stop), after a failed exchange. Local; the next request makes a new one. */
 void halo_device_nccl_abort(halo_device *d);
@@ -87,6 +100,15 @@ void halo_device_nvshmem_release(halo_device *d, void *p);
  */
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
                                   const int *made, halo_transport *chosen_p);
+/** As halo_device_transport, where NCCL's communicator may come later: with
+ *  background on, a plan that asks for nccl on a communicator whose device
+ *  has no NCCL communicator (on any rank) and a GPU per rank starts making it
+ *  in the background (halo_device_nccl_start) and takes, meanwhile, what
+ *  auto takes without it (ipc): *later_p = HALO_TRANSPORT_NCCL; else
+ *  *later_p = HALO_TRANSPORT_AUTO. Collective. */
+halo_status halo_device_transport_later(halo_device *d, halo_transport requested, int aware,
+                                        const int *made, int background, halo_transport *chosen_p,
+                                        halo_transport *later_p);
 
 /* ---- memory shared by a communicator's executors -----------------------
  * Executors carve their buffers from chunks the communicator keeps, and give
@@ -166,8 +188,8 @@ void halo_stopwatch_destroy(halo_stopwatch **sw_p);
 /** Record, in stream order, the start (stop = 0) or the end (stop = 1) of
  *  interval i. No host wait. */
 halo_status halo_stopwatch_mark(halo_stopwatch *sw, int i, int stop);
-/** The seconds of intervals 0..n, each started and stopped: waits for the
- *  last stop (the one host wait). */
+/** The seconds of intervals 0..n (0 for one never stopped): waits for their
+ *  stops (the one host wait). */
 halo_status halo_stopwatch_read(halo_stopwatch *sw, int n, double *seconds);
 
 #endif

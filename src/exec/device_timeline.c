@@ -78,7 +78,8 @@ halo_status halo_timeline_read(halo_timeline *tl, double avg[3], int64_t *n_p) {
 struct halo_stopwatch_s {
   cudaStream_t stream;
   int n;
-  cudaEvent_t *ev; /* 2n: start and stop of each interval */
+  cudaEvent_t *ev;     /* 2n: start and stop of each interval */
+  unsigned char *done; /* n: its stop recorded (an interval never timed reads 0) */
 };
 
 void halo_stopwatch_destroy(halo_stopwatch **sw_p) {
@@ -87,6 +88,7 @@ void halo_stopwatch_destroy(halo_stopwatch **sw_p) {
   for (int k = 0; sw->ev && k < 2 * sw->n; k++)
     if (sw->ev[k]) cudaEventDestroy(sw->ev[k]);
   halo_free(sw->ev);
+  halo_free(sw->done);
   halo_free(sw);
   *sw_p = NULL;
 }
@@ -97,6 +99,7 @@ halo_status halo_stopwatch_create(void *stream, int n, halo_stopwatch **sw_p) {
   if (!sw) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating a stopwatch");
   sw->stream = stream;
   HALO_TRY(HALO_CALLOC(sw->ev, 2 * (int64_t)n));
+  HALO_TRY(HALO_CALLOC(sw->done, n + 1));
   sw->n = n;
   for (int k = 0; k < 2 * n; k++) HALO_TRY(halo_event_create(&sw->ev[k], cudaEventDefault));
   *sw_p = sw;
@@ -107,17 +110,20 @@ cleanup:
 }
 
 halo_status halo_stopwatch_mark(halo_stopwatch *sw, int i, int stop) {
-  if (i < 0 || i >= sw->n) return HALO_ERROR(HALO_ERR_INTERNAL, "stopwatch interval %d of %d", i, sw->n);
+  if (i < 0 || i >= sw->n)
+    return HALO_ERROR(HALO_ERR_INTERNAL, "stopwatch interval %d of %d", i, sw->n);
   HALO_CUDA(cudaEventRecord(sw->ev[2 * i + (stop ? 1 : 0)], sw->stream));
+  sw->done[i] = stop ? 1 : 0; /* a start alone is not an interval */
   return HALO_SUCCESS;
 }
 
 halo_status halo_stopwatch_read(halo_stopwatch *sw, int n, double *seconds) {
   if (n > sw->n) return HALO_ERROR(HALO_ERR_INTERNAL, "stopwatch: %d intervals of %d", n, sw->n);
-  if (n > 0) HALO_CUDA(cudaEventSynchronize(sw->ev[2 * n - 1]));
+  for (int i = 0; i < n; i++) /* the stream's order: the last to be recorded ends last */
+    if (sw->done[i]) HALO_CUDA(cudaEventSynchronize(sw->ev[2 * i + 1]));
   for (int i = 0; i < n; i++) {
     float ms = 0.0f;
-    HALO_CUDA(cudaEventElapsedTime(&ms, sw->ev[2 * i], sw->ev[2 * i + 1]));
+    if (sw->done[i]) HALO_CUDA(cudaEventElapsedTime(&ms, sw->ev[2 * i], sw->ev[2 * i + 1]));
     seconds[i] = 1e-3 * ms;
   }
   return HALO_SUCCESS;

@@ -218,6 +218,7 @@ static halo_status trial_plan(halo_plan P, const halo_plan_input *in, const halo
   sin.pattern = pattern; /* learned once */
   sin.trial = 1;         /* no timings */
   sin.choose = NULL;     /* a named strategy */
+  sin.switcher = NULL;   /* its transport's state made with it */
   return halo_plan_build(P->ctx, P->A, &sin, &co, sub_p);
 }
 
@@ -542,10 +543,14 @@ halo_status halo_plan_choose(halo_plan P, const halo_plan_input *in, const halo_
   o->strategy = ch->c[ch->best].strategy;
   o->message_cap = ch->c[ch->best].message_cap;
   if (transport_deferred && device) {
-    HALO_TRY(
-        halo_device_transport(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi, NULL,
-                              &P->transport));
+    HALO_TRY(halo_device_transport_later(P->dev, ch->c[ch->best].transport, s->gpu_aware_mpi,
+                                         NULL, s->nccl_background && in->switcher != NULL,
+                                         &P->transport, &P->later));
     P->ctx->transport_made[P->transport] = 1;
+    if (P->later != HALO_TRANSPORT_AUTO && P->online) { /* the switch comes first */
+      halo_online_release(P);
+      ch->how = 1, ch->n_timed = 0;
+    }
   } else if (transport_deferred)
     P->transport = ch->c[ch->best].transport;
 cleanup:

@@ -162,7 +162,7 @@ static halo_status one_message(MPI_Comm pair, const halo_measure *c, const void 
   o.strategy = HALO_STRATEGY_STANDARD;
   o.transport = transport;
   o.ranks_per_node = ranks_per_node;
-  st = halo_plan_build_matrix(A, &o, NULL, &plan);
+  st = halo_plan_build_matrix(A, &o, NULL, NULL, &plan);
   if (st != HALO_SUCCESS)
     HALO_FAIL(st, "halo_plan_create (transport %s, %lld bytes) failed: %s",
               halo_transport_name(transport), (long long)bytes, halo_last_error());

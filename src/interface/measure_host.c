@@ -38,7 +38,7 @@ static halo_status host_message(MPI_Comm pair, const halo_measure *c, const void
   halo_plan_options o = halo_plan_options_default();
   o.strategy = HALO_STRATEGY_STANDARD;
   o.transport = tr->id;
-  HALO_TRY(halo_plan_build_matrix(A, &o, NULL, &plan));
+  HALO_TRY(halo_plan_build_matrix(A, &o, NULL, NULL, &plan));
   for (int it = -c->warmup; it < c->o.iterations; it++) {
     double v[2] = {0, 0}; /* the time, whether it failed */
     v[1] = MPI_Barrier(pair) != MPI_SUCCESS;

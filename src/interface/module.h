@@ -50,6 +50,13 @@
     (halo_device * d, halo_transport requested, int aware, const int *made,                        \
      halo_transport *chosen_p),                                                                    \
     (d, requested, aware, made, chosen_p))                                                               \
+  S(halo_device_transport_later,                                                                   \
+    (halo_device * d, halo_transport requested, int aware, const int *made, int background,        \
+     halo_transport *chosen_p, halo_transport *later_p),                                           \
+    (d, requested, aware, made, background, chosen_p, later_p))                                     \
+  S(halo_device_nccl_start, (halo_device * d), (d))                                                \
+  R(int, halo_device_nccl_state, (const halo_device *d, char *why, size_t len), (d, why, len), 2)  \
+  V(halo_debug_nccl_background_fail, (int on), (on))                                              \
   S(halo_device_streams_wait, (void *const *streams, int n, int64_t timeout_ms),                   \
     (streams, n, timeout_ms))                                                                      \
   S(halo_timeline_create, (void *comp, void *xstream, halo_timeline **tl_p),                       \

@@ -27,28 +27,35 @@
 #define ONLINE_MARGIN 0.97
 
 struct halo_online_s {
-  int n;                          /* candidates; 0 is the plan's own */
-  int cand[HALO_MAX_CANDIDATES];  /* their index in the plan's choice */
-  halo_plan sub[HALO_MAX_CANDIDATES]; /* their plans once made (0: NULL, the plan itself) */
+  int n;                                    /* candidates; 0 is the plan's own */
+  int cand[HALO_MAX_CANDIDATES];            /* their index in the plan's choice */
+  halo_plan sub[HALO_MAX_CANDIDATES];       /* their plans once made (0: NULL, the plan itself) */
   halo_schedule sched[HALO_MAX_CANDIDATES]; /* their schedules, made by the model, until then */
   int has_sched[HALO_MAX_CANDIDATES];
-  int dead[HALO_MAX_CANDIDATES];  /* its plan could not be made: its turns go to the plan's own,
-                                     untimed */
-  int64_t calls;                  /* timed-trial calls begun */
-  int next;                       /* candidate of the call about to begin; -1: not picked yet */
-  int serving;                    /* candidate of the call in flight; -1: none counted */
-  double t_mark, host;            /* host memory: the clock at the last mark, seconds in halo */
-  double *sample;                 /* n x ONLINE_SAMPLES seconds */
-  halo_stopwatch *sw;             /* device memory: n x ONLINE_SAMPLES intervals */
-  uint64_t key;                   /* the choice's key in the context (auto.c) */
-  halo_online_settle settle;      /* ... what keeps the decision there */
-  int64_t measured;               /* the wisdom file's measured uses, 0: none */
+  int dead[HALO_MAX_CANDIDATES]; /* its plan could not be made: its turns go to the plan's own,
+                                    untimed */
+  int64_t calls;                 /* timed-trial calls begun */
+  int next;                      /* candidate of the call about to begin; -1: not picked yet */
+  int serving;                   /* candidate of the call in flight; -1: none counted */
+  double t_mark, host;           /* host memory: the clock at the last mark, seconds in halo */
+  double *sample;                /* n x ONLINE_SAMPLES seconds */
+  halo_stopwatch *sw;            /* device memory: n x ONLINE_SAMPLES intervals */
+  uint64_t key;                  /* the choice's key in the context (auto.c) */
+  halo_online_settle settle;     /* ... what keeps the decision there */
+  int64_t measured;              /* the wisdom file's measured uses, 0: none */
   /* what a candidate's plan is made from (copies: the constructor's input is gone by then) */
   halo_plan_input in;
   int64_t *col_ranges, *ghost_ids;
   halo_pattern pattern;
   halo_plan_options opts;
+  /* a switch to a transport whose state comes later (nccl.background): n = 0 candidates */
+  halo_transport later; /* HALO_TRANSPORT_AUTO: none */
+  int64_t switch_calls; /* own forward exchanges since the plan was made */
+  MPI_Request req;      /* the readiness of every rank, agreed in the background */
+  int vals[2], res[2];  /* this rank's {made, -failed}, their minimum over the ranks */
 };
+
+#define SWITCH_EVERY 8 /* exchanges between two agreements of readiness */
 
 int64_t halo_online_calls(void) { return ONLINE_ROUNDS * ONLINE_PER_TURN; }
 
@@ -75,6 +82,8 @@ cleanup:
 static void online_free(halo_online **o_p) {
   halo_online *o = *o_p;
   if (!o) return;
+  if (o->req != MPI_REQUEST_NULL) /* every rank started it at the same exchange: it ends */
+    MPI_Wait(&o->req, MPI_STATUS_IGNORE);
   for (int k = 0; k < o->n; k++) halo_plan_destroy(&o->sub[k]), halo_schedule_free(&o->sched[k]);
   halo_stopwatch_destroy(&o->sw);
   halo_free(o->sample);
@@ -93,20 +102,20 @@ static void online_release(halo_plan P) {
 
 static const halo_online_ops online_ops;
 
-halo_status halo_online_create(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
-                               const halo_settings *s, const int *idx, int n, uint64_t key,
-                               int64_t measured, halo_online_settle settle) {
+/* The state of a trial of n candidates (n 0: a switch), with copies of what their plans are
+ * made from. Collective. */
+static halo_status online_new(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                              const halo_settings *s, int n, halo_online **o_p) {
   halo_status st = HALO_SUCCESS;
   halo_online *o = halo_calloc(1, sizeof *o);
   const int size = P->ctx->size;
   if (!o) st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory for strategy auto's trial");
   if (st == HALO_SUCCESS) {
-    o->n = n, o->next = -1, o->serving = -1, o->key = key, o->measured = measured;
-    o->settle = settle;
-    for (int k = 0; k < n; k++) o->cand[k] = idx[k];
+    o->n = n, o->next = -1, o->serving = -1;
+    o->later = HALO_TRANSPORT_AUTO, o->req = MPI_REQUEST_NULL;
     o->in = *in;
     o->opts = s->opts;
-    st = HALO_ALLOC(o->sample, (int64_t)n * ONLINE_SAMPLES);
+    st = HALO_CALLOC(o->sample, (int64_t)n * ONLINE_SAMPLES + 1);
   }
   if (st == HALO_SUCCESS && in->col_ranges && HALO_ALLOC(o->col_ranges, size + 1) == HALO_SUCCESS)
     memcpy(o->col_ranges, in->col_ranges, (size_t)(size + 1) * sizeof *o->col_ranges);
@@ -114,11 +123,12 @@ halo_status halo_online_create(halo_plan P, const halo_plan_input *in, const hal
     st = HALO_ERR_OUT_OF_MEMORY;
   if (st == HALO_SUCCESS && in->ghost_ids &&
       HALO_ALLOC(o->ghost_ids, in->n_ghost + 1) == HALO_SUCCESS) {
-    if (in->n_ghost) memcpy(o->ghost_ids, in->ghost_ids, (size_t)in->n_ghost * sizeof *o->ghost_ids);
+    if (in->n_ghost)
+      memcpy(o->ghost_ids, in->ghost_ids, (size_t)in->n_ghost * sizeof *o->ghost_ids);
   } else if (st == HALO_SUCCESS && in->ghost_ids)
     st = HALO_ERR_OUT_OF_MEMORY;
   if (st == HALO_SUCCESS) st = pattern_copy(pattern, &o->pattern);
-  if (st == HALO_SUCCESS && P->memory == HALO_MEMORY_DEVICE)
+  if (st == HALO_SUCCESS && P->memory == HALO_MEMORY_DEVICE && n > 0)
     st = halo_stopwatch_create(P->comp, n * ONLINE_SAMPLES, &o->sw);
   st = halo_agree(P->ctx->comm, st);
   if (st != HALO_SUCCESS) {
@@ -129,20 +139,44 @@ halo_status halo_online_create(halo_plan P, const halo_plan_input *in, const hal
   o->in.ghost_ids = o->ghost_ids;
   o->in.pattern = &o->pattern;
   o->in.leaves = halo_leaves_identity(&P->leaves) ? NULL : &P->leaves;
-  o->in.trial = 1;     /* no timings of its own */
-  o->in.choose = NULL; /* a named strategy */
+  o->in.trial = 1;       /* no timings of its own */
+  o->in.choose = NULL;   /* a named strategy */
+  o->in.switcher = NULL; /* its transport's state made with it */
+  o->in.schedule = NULL;
+  *o_p = o;
+  return HALO_SUCCESS;
+}
+
+halo_status halo_online_create(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
+                               const halo_settings *s, const int *idx, int n, uint64_t key,
+                               int64_t measured, halo_online_settle settle) {
+  halo_online *o;
+  HALO_CHECK(online_new(P, in, pattern, s, n, &o));
+  o->key = key, o->measured = measured, o->settle = settle;
+  for (int k = 0; k < n; k++) o->cand[k] = idx[k];
   P->online = o;
   P->online_ops = &online_ops;
   return HALO_SUCCESS;
 }
 
-/* Candidate k's plan, with the plan's options but k's strategy, transport and
- * message_cap, and only its own forward exchange. Collective. */
-static halo_status candidate_plan(halo_plan P, int k) {
+halo_status halo_online_switch_create(halo_plan P, const halo_plan_input *in,
+                                      const halo_pattern *pattern, const halo_settings *s,
+                                      halo_transport later) {
+  halo_online *o;
+  HALO_CHECK(online_new(P, in, pattern, s, 0, &o));
+  o->later = later;
+  P->online = o;
+  P->online_ops = &online_ops;
+  return HALO_SUCCESS;
+}
+
+/* A plan of strategy s, transport t and message_cap cap, with the plan's other options, and
+ * only its own forward exchange (schedule: made already, or NULL). Collective. */
+static halo_status forward_plan(halo_plan P, halo_strategy sg, halo_transport t, int64_t cap,
+                                halo_schedule *schedule, halo_plan *plan_p) {
   halo_online *o = P->online;
-  const halo_candidate *c = &P->choice.c[o->cand[k]];
   halo_plan_options co = o->opts;
-  co.strategy = c->strategy, co.transport = c->transport, co.message_cap = c->message_cap;
+  co.strategy = sg, co.transport = t, co.message_cap = cap;
   co.autotune = 0;
   co.max_exchanges = 1;
   co.reverse = 0;
@@ -150,11 +184,72 @@ static halo_status candidate_plan(halo_plan P, int k) {
   co.wisdom = NULL;
   if (P->memory == HALO_MEMORY_DEVICE) co.stream = P->comp; /* the products' order */
   halo_plan_input in = o->in;
-  in.schedule = o->has_sched[k] ? &o->sched[k] : NULL;
+  in.schedule = schedule;
+  return halo_plan_build(P->ctx, NULL, &in, &co, plan_p);
+}
+
+/* Candidate k's plan, with the plan's options but k's strategy, transport and
+ * message_cap, and only its own forward exchange. Collective. */
+static halo_status candidate_plan(halo_plan P, int k) {
+  halo_online *o = P->online;
+  const halo_candidate *c = &P->choice.c[o->cand[k]];
+  const int has = o->has_sched[k];
   o->has_sched[k] = 0;
-  const halo_status st = halo_plan_build(P->ctx, NULL, &in, &co, &o->sub[k]);
+  const halo_status st = forward_plan(P, c->strategy, c->transport, c->message_cap,
+                                      has ? &o->sched[k] : NULL, &o->sub[k]);
   halo_schedule_free(&o->sched[k]); /* moved into the plan (empty), or not taken */
   return st;
+}
+
+/* A switch's step at each of the plan's own forward exchanges: every SWITCH_EVERY of them,
+ * the readiness agreed at the last such exchange is read (its MPI_Iallreduce, started then on
+ * every rank, has had those exchanges' time to end) and the next agreement started; once
+ * every rank's state is made, the plan of the later transport is made (collective: every rank
+ * is at this exchange) and serves the plan's own forward exchanges from this one on; once
+ * some rank's failed, the plan keeps its transport, and says why. */
+static halo_status switch_step(halo_plan P) {
+  halo_online *o = P->online;
+  halo_choice *ch = &P->choice;
+  if (o->switch_calls++ % SWITCH_EVERY != 0) return HALO_SUCCESS;
+  if (o->req != MPI_REQUEST_NULL) {
+    HALO_MPI(MPI_Wait(&o->req, MPI_STATUS_IGNORE));
+    if (o->res[1] < 0 || o->res[0] == 1) {
+      halo_plan later = NULL;
+      char why[200] = "";
+      halo_status st = HALO_SUCCESS;
+      if (o->res[0] == 1) {
+        st = forward_plan(P, P->sched.strategy, o->later,
+                          P->sched.message_cap_used > 0 ? P->sched.message_cap_used
+                                                        : o->opts.message_cap,
+                          NULL, &later);
+        if (st != HALO_SUCCESS) snprintf(why, sizeof why, "%s", halo_last_error());
+        halo_error_clear();
+      } else {
+        (void)halo_device_nccl_state(P->dev, why, sizeof why);
+      }
+      const size_t used = strlen(ch->note);
+      if (later) {
+        P->delegate = later;
+        snprintf(ch->note + used, sizeof ch->note - used,
+                 "%s%s since exchange %lld; %s before, while its state was made in the background",
+                 used ? "; " : "", halo_transport_name(o->later), (long long)o->switch_calls,
+                 halo_transport_name(P->transport));
+      } else {
+        snprintf(ch->note + used, sizeof ch->note - used,
+                 "%s%s's state could not be made in the background (%s): %s kept", used ? "; " : "",
+                 halo_transport_name(o->later), why[0] ? why : "on another rank",
+                 halo_transport_name(P->transport));
+      }
+      online_free(&P->online); /* the calls stay: the later plan's, or none */
+      if (!P->delegate) P->online_ops = NULL;
+      return HALO_SUCCESS;
+    }
+  }
+  char why[8];
+  const int state = halo_device_nccl_state(P->dev, why, sizeof why);
+  o->vals[0] = state == 1, o->vals[1] = state < 0 ? -1 : 0;
+  HALO_MPI(MPI_Iallreduce(o->vals, o->res, 2, MPI_INT, MPI_MIN, P->ctx->comm, &o->req));
+  return HALO_SUCCESS;
 }
 
 void halo_online_give_schedule(halo_plan P, int k, halo_schedule *sched) {
@@ -168,6 +263,14 @@ static halo_status online_pick(halo_plan P, halo_plan *serve_p) {
   halo_online *o = P->online;
   if (!o || P->async) { /* decided, or a call the trial does not time (halo_spmv_async) */
     *serve_p = o ? P : P->delegate ? P->delegate : P;
+    return HALO_SUCCESS;
+  }
+  if (o->later != HALO_TRANSPORT_AUTO) { /* a switch: P serves until it happens */
+    if (o->next < 0) {
+      o->next = 0;
+      HALO_CHECK(switch_step(P)); /* may end the switch (P->online freed) */
+    }
+    *serve_p = P->delegate ? P->delegate : P;
     return HALO_SUCCESS;
   }
   if (o->next < 0) {
@@ -188,14 +291,14 @@ static halo_status online_mark(halo_plan P, int what) {
   halo_online *o = P->online;
   if (!o || P->async) return HALO_SUCCESS;
   if (what == 0) { /* the begin of a call picked by halo_online_pick */
-    o->serving = o->next;
+    o->serving = o->later != HALO_TRANSPORT_AUTO ? -1 : o->next; /* a switch times nothing */
     o->next = -1;
   }
   if (o->serving < 0) return HALO_SUCCESS;
   const int64_t c = o->calls, round = c / ONLINE_PER_TURN / o->n;
   const int timed = round >= 1 && !o->dead[o->serving];
-  const int at = o->serving * ONLINE_SAMPLES + (int)((round - 1) * ONLINE_PER_TURN +
-                                                     c % ONLINE_PER_TURN);
+  const int at =
+      o->serving * ONLINE_SAMPLES + (int)((round - 1) * ONLINE_PER_TURN + c % ONLINE_PER_TURN);
   if (o->sw) {
     if (timed && (what == 0 || what == 3)) HALO_CHECK(halo_stopwatch_mark(o->sw, at, what == 3));
   } else {

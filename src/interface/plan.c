@@ -109,7 +109,8 @@ void halo_plan_destroy(halo_plan *plan_p) {
 
 /* Where the plan runs: the device and its streams, or the host; the matrix
  * on the device; the transport, unless strategy AUTO chooses it. */
-static halo_status plan_memory(halo_plan P, const halo_settings *s, int transport_deferred) {
+static halo_status plan_memory(halo_plan P, const halo_settings *s, int transport_deferred,
+                               int background) {
   const halo_plan_options *o = &s->opts;
   const halo_transport_desc *t = halo_transport_find(o->transport); /* NULL: auto */
   if (t && !halo_transport_serves(t, P->memory)) { /* before any device is made */
@@ -130,8 +131,9 @@ static halo_status plan_memory(halo_plan P, const halo_settings *s, int transpor
     HALO_CHECK(halo_agree(P->ctx->comm, st));
     if (P->A) HALO_CHECK(halo_agree(P->ctx->comm, halo_matrix_upload(P->A)));
     if (!transport_deferred) {
-      HALO_CHECK(halo_device_transport(P->dev, o->transport, s->gpu_aware_mpi,
-                                       P->ctx->transport_made, &P->transport));
+      HALO_CHECK(halo_device_transport_later(P->dev, o->transport, s->gpu_aware_mpi,
+                                             P->ctx->transport_made, background,
+                                             &P->transport, &P->later));
       P->ctx->transport_made[P->transport] = 1;
     }
     return HALO_SUCCESS;
@@ -244,11 +246,12 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   P->leaves.n_ghost = in->n_ghost;
   HALO_TRY(halo_agree(ctx->comm, st));
   P->memory = s.opts.memory == HALO_MEMORY_AUTO ? (A ? A->mem : HALO_MEMORY_HOST) : s.opts.memory;
+  P->later = HALO_TRANSPORT_AUTO;
   /* strategy auto with transport auto chooses the transport too (host memory: host, or rma
    * where the parameters have rma.*) */
   const int transport_deferred =
       s.opts.strategy == HALO_STRATEGY_AUTO && s.opts.transport == HALO_TRANSPORT_AUTO;
-  HALO_TRY(plan_memory(P, &s, transport_deferred));
+  HALO_TRY(plan_memory(P, &s, transport_deferred, s.nccl_background && in->switcher));
   HALO_TRY(halo_context_topology(ctx, s.opts.ranks_per_node, &P->topo));
   PART_DONE(HALO_SETUP_CONTEXT);
   if (!pattern && A && A->pattern_kept && in->ghost_ids == A->ghost_ids)
@@ -281,6 +284,8 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   } else if (!P->sched_made) {
     HALO_TRY(halo_agree(ctx->comm, halo_plan_schedule(P, in, pattern, &s, &P->sched)));
   }
+  if (P->later != HALO_TRANSPORT_AUTO) /* its state comes later: the switch to it */
+    HALO_TRY(in->switcher(P, in, pattern, &s, P->later));
   halo_pattern_free(&own_pattern); /* the schedule holds all the exchange needs */
   PART_DONE(HALO_SETUP_SCHEDULE);
   st = halo_schedule_handshake(ctx->comm, P->topo, &P->sched, node_of_send);
@@ -323,7 +328,8 @@ cleanup:
 }
 
 halo_status halo_plan_build_matrix(halo_matrix A, const halo_plan_options *opts,
-                                   halo_plan_chooser choose, halo_plan *plan_p) {
+                                   halo_plan_chooser choose, halo_plan_switcher switcher,
+                                   halo_plan *plan_p) {
   if (!A) return HALO_ERROR(HALO_ERR_INVALID_ARG, "matrix is NULL");
   halo_status st = plan_p ? HALO_SUCCESS : HALO_ERROR(HALO_ERR_INVALID_ARG, "plan_p is NULL");
   HALO_CHECK(halo_agree(A->comm, st));
@@ -331,6 +337,7 @@ halo_status halo_plan_build_matrix(halo_matrix A, const halo_plan_options *opts,
                               .col_ranges = A->col_ranges,
                               .n_ghost = A->n_ghost,
                               .ghost_ids = A->ghost_ids,
-                              .choose = choose};
+                              .choose = choose,
+                              .switcher = switcher};
   return halo_plan_build(A->ctx, A, &in, opts, plan_p);
 }

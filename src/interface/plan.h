@@ -40,6 +40,8 @@ struct halo_plan_s {
   void *comp;                /* device plans: the compute stream */
   halo_memory memory;        /* where x, y and the ghosts live */
   halo_transport transport;
+  halo_transport later; /* a transport whose state comes later (nccl.background): the plan's own
+                           forward exchanges switch to it once every rank's is made; AUTO: none */
   int64_t n_local;      /* entries of the vector this rank owns */
   int64_t n_slots;      /* ghost slots of the caller */
   halo_leaves leaves;   /* the ghost slots against the schedule's ghosts */
@@ -84,6 +86,12 @@ struct halo_plan_input_s;
 typedef halo_status (*halo_plan_chooser)(halo_plan P, const struct halo_plan_input_s *in,
                                          const halo_pattern *pattern, halo_settings *s,
                                          int transport_deferred);
+/** What switches a plan's own forward exchanges to a transport whose state
+ *  comes later (halo_online_switch_create, given by the public constructors
+ *  with the chooser; NULL: the plan waits for the state when it is made). */
+typedef halo_status (*halo_plan_switcher)(halo_plan P, const struct halo_plan_input_s *in,
+                                          const halo_pattern *pattern, const halo_settings *s,
+                                          halo_transport later);
 
 typedef struct halo_plan_input_s {
   int64_t n_local;
@@ -98,6 +106,7 @@ typedef struct halo_plan_input_s {
                                   model): moved into the plan (left empty) */
   halo_plan_chooser choose;    /* strategy AUTO; NULL: a plan of a named strategy only (AUTO's
                                   trials, the measurements' plans) */
+  halo_plan_switcher switcher; /* nccl.background; NULL: never in the background */
 } halo_plan_input;
 
 /**
@@ -111,7 +120,8 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
  *  for strategy AUTO (NULL: AUTO refused; the measurements' plans, which name
  *  their strategy). Collective. */
 HALO_MODULE_API halo_status halo_plan_build_matrix(halo_matrix A, const halo_plan_options *opts,
-                                                   halo_plan_chooser choose, halo_plan *plan_p);
+                                                   halo_plan_chooser choose,
+                                                   halo_plan_switcher switcher, halo_plan *plan_p);
 
 /**
  * Strategy AUTO (src/interface/auto.c): every candidate strategy (Split with
@@ -169,6 +179,11 @@ typedef void (*halo_online_settle)(halo_plan P, uint64_t key, int64_t measured);
 halo_status halo_online_create(halo_plan P, const halo_plan_input *in, const halo_pattern *pattern,
                                const halo_settings *s, const int *idx, int n, uint64_t key,
                                int64_t measured, halo_online_settle settle);
+/** The switch of P's own forward exchanges to P->later once every rank's
+ *  state of it is made (nccl.background). Collective. */
+halo_status halo_online_switch_create(halo_plan P, const halo_plan_input *in,
+                                      const halo_pattern *pattern, const halo_settings *s,
+                                      halo_transport later);
 /** Candidate k's schedule, made by the model: moved to its plan (sched left
  *  empty). */
 void halo_online_give_schedule(halo_plan P, int k, halo_schedule *sched);

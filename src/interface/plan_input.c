@@ -12,7 +12,7 @@
 #include "tags.h"
 
 halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p) {
-  return halo_plan_build_matrix(A, opts, halo_plan_choose, plan_p);
+  return halo_plan_build_matrix(A, opts, halo_plan_choose, halo_online_switch_create, plan_p);
 }
 
 /* The plan of the caller's slot ids over the layout ranges. Collective. */
@@ -34,7 +34,8 @@ static halo_status plan_from_ids(halo_context *ctx, const int64_t *ranges, int64
                               .ghost_ids = ids,
                               .pattern = pattern,
                               .leaves = &L,
-                              .choose = halo_plan_choose};
+                              .choose = halo_plan_choose,
+                              .switcher = halo_online_switch_create};
   st = halo_plan_build(ctx, NULL, &in, opts, plan_p);
   halo_leaves_free(&L);
   halo_free(ids);
@@ -320,7 +321,8 @@ halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_re
                                   .ghost_ids = ids,
                                   .pattern = &pattern,
                                   .leaves = &L,
-                                  .choose = halo_plan_choose};
+                                  .choose = halo_plan_choose,
+                              .switcher = halo_online_switch_create};
       st = halo_plan_build(ctx, NULL, &in, opts, plan_p);
     }
     halo_leaves_free(&L);

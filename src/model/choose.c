@@ -46,6 +46,7 @@ void halo_choice_describe(const halo_choice *ch, halo_strategy s, halo_transport
   if (s == HALO_STRATEGY_SPLIT && cap > 0) HALO_PUT(", message_cap %lld B", (long long)cap);
   if (ch->how == 0) {
     HALO_PUT(": as asked");
+    if (ch->note[0]) HALO_PUT(" [%s]", ch->note);
   } else if (ch->how == 4) {
     HALO_PUT(": remembered in the wisdom file %s (for %lld uses)", ch->note, (long long)ch->uses);
   } else {
