@@ -783,31 +783,79 @@ static void choice(MPI_Comm comm) {
  * plan's own candidate made slow (3 ms more in its begin: the GPU waits for it) another kept. */
 static double online_x(int64_t id, int k) { return test_x(id) + 0.125 * k; }
 
+/* A matrix on a new communicator and the vectors of calls checked one by one (online_device,
+ * nccl_background). */
+typedef struct {
+  MPI_Comm comm;
+  gen_case c;
+  int64_t n, ng;
+  const int64_t *gid;
+  double *hx, *hy, *hg, *dx, *dy, *dg;
+} call_case;
+
+static void call_case_make(MPI_Comm comm_in, call_case *cc) {
+  MPI_Comm_dup(comm_in, &cc->comm); /* a new communicator: nothing kept from earlier plans */
+  gen_case_make(cc->comm, "lap3d27:16", &cc->c);
+  cc->n = cc->c.rb[cc->c.rank + 1] - cc->c.rb[cc->c.rank];
+  CHECK_OK(halo_matrix_get_local_sizes(cc->c.A, NULL, NULL, &cc->ng));
+  CHECK_OK(halo_matrix_get_ghost_ids(cc->c.A, &cc->gid));
+  cc->hx = malloc((size_t)(cc->n + 1) * sizeof *cc->hx);
+  cc->hy = malloc((size_t)(cc->n + 1) * sizeof *cc->hy);
+  cc->hg = malloc((size_t)(cc->ng + 1) * sizeof *cc->hg);
+  CUDA_OK(cudaMalloc((void **)&cc->dx, (size_t)(cc->n + 1) * sizeof(double)));
+  CUDA_OK(cudaMalloc((void **)&cc->dy, (size_t)(cc->n + 1) * sizeof(double)));
+  CUDA_OK(cudaMalloc((void **)&cc->dg, (size_t)(cc->ng + 1) * sizeof(double)));
+}
+
+static void call_case_free(call_case *cc) {
+  cudaFree(cc->dx), cudaFree(cc->dy), cudaFree(cc->dg);
+  free(cc->hx), free(cc->hy), free(cc->hg);
+  gen_case_free(&cc->c);
+  MPI_Comm_free(&cc->comm);
+}
+
+/* Call k of plan: an SpMV (k even) checked against the serial sums, else an exchange into the
+ * caller's buffer checked bit for bit; x differs from call to call (a stale ghost shows). */
+static void call_checked(call_case *cc, halo_plan plan, int k, const char *what) {
+  const gen_case *c = &cc->c;
+  for (int64_t i = 0; i < cc->n; i++) cc->hx[i] = online_x(c->rb[c->rank] + i, k);
+  CUDA_OK(cudaMemcpy(cc->dx, cc->hx, (size_t)(cc->n + 1) * sizeof *cc->hx, cudaMemcpyHostToDevice));
+  if (k % 2 == 0) {
+    CHECK_OK(halo_spmv(plan, 1.0, cc->dx, 0.0, cc->dy));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(cc->hy, cc->dy, (size_t)cc->n * sizeof *cc->hy);
+    for (int64_t i = 0; i < cc->n; i++) {
+      double sum = 0.0, mag = 0.0;
+      for (int64_t e = c->rows.row_ptr[i]; e < c->rows.row_ptr[i + 1]; e++) {
+        const double t = c->rows.values[e] * online_x(c->rows.col_ids[e], k);
+        sum += t, mag += fabs(t);
+      }
+      CHECK_MSG(fabs(cc->hy[i] - sum) <= 1e-12 * mag + 1e-300,
+                "%s: call %d: row %lld is %.17g, not %.17g", what, k, (long long)i, cc->hy[i], sum);
+    }
+  } else {
+    CHECK_OK(halo_exchange_begin(plan, cc->dx, cc->dg));
+    CHECK_OK(halo_exchange_end(plan));
+    CHECK_OK(halo_plan_synchronize(plan));
+    to_host(cc->hg, cc->dg, (size_t)cc->ng * sizeof *cc->hg);
+    for (int64_t j = 0; j < cc->ng; j++)
+      CHECK_MSG(cc->hg[j] == online_x(cc->gid[j], k), "%s: call %d: ghost %lld", what, k,
+                (long long)j);
+  }
+}
+
 static void online_device(MPI_Comm comm_in) {
   for (int slow = 0; slow <= 1; slow++) {
-    MPI_Comm comm; /* a new communicator: no choice kept */
-    MPI_Comm_dup(comm_in, &comm);
-    gen_case c;
-    gen_case_make(comm, "lap3d27:16", &c);
-    const int64_t n = c.rb[c.rank + 1] - c.rb[c.rank];
-    int64_t ng;
-    const int64_t *gid;
-    CHECK_OK(halo_matrix_get_local_sizes(c.A, NULL, NULL, &ng));
-    CHECK_OK(halo_matrix_get_ghost_ids(c.A, &gid));
-    double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hy = malloc((size_t)(n + 1) * sizeof *hy);
-    double *hg = malloc((size_t)(ng + 1) * sizeof *hg);
-    double *dx, *dy, *dg;
-    CUDA_OK(cudaMalloc((void **)&dx, (size_t)(n + 1) * sizeof(double)));
-    CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
-    CUDA_OK(cudaMalloc((void **)&dg, (size_t)(ng + 1) * sizeof(double)));
+    call_case cc;
+    call_case_make(comm_in, &cc);
     halo_plan_options o = halo_plan_options_default();
     o.memory = HALO_MEMORY_DEVICE;
-    o.ranks_per_node = c.P >= 4 ? 2 : 0;
+    o.ranks_per_node = cc.c.P >= 4 ? 2 : 0;
     o.expected_uses = 1000;
     halo_plan plan;
     char text[2048];
     const int64_t trial0 = halo_debug_trial_calls();
-    CHECK_OK(halo_plan_create(c.A, &o, &plan));
+    CHECK_OK(halo_plan_create(cc.c.A, &o, &plan));
     CHECK_OK(halo_plan_describe(plan, text, sizeof text));
     const int online = strstr(text, "being timed on the program's first calls") != NULL;
     halo_stats s0;
@@ -815,33 +863,7 @@ static void online_device(MPI_Comm comm_in) {
     const halo_transport t0 =
         s0.n_phases > 0 ? verify_phase(plan, 0).transport : HALO_TRANSPORT_AUTO;
     if (slow && online) halo_debug_slow_schedule(t0, s0.strategy, s0.message_cap_used, 3000);
-    for (int k = 0; k < 120; k++) {
-      for (int64_t i = 0; i < n; i++) hx[i] = online_x(c.rb[c.rank] + i, k);
-      CUDA_OK(cudaMemcpy(dx, hx, (size_t)(n + 1) * sizeof *hx, cudaMemcpyHostToDevice));
-      if (k % 2 == 0) {
-        CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
-        CHECK_OK(halo_plan_synchronize(plan));
-        to_host(hy, dy, (size_t)n * sizeof *hy);
-        for (int64_t i = 0; i < n; i++) {
-          double sum = 0.0, mag = 0.0;
-          for (int64_t e = c.rows.row_ptr[i]; e < c.rows.row_ptr[i + 1]; e++) {
-            const double t = c.rows.values[e] * online_x(c.rows.col_ids[e], k);
-            sum += t, mag += fabs(t);
-          }
-          CHECK_MSG(fabs(hy[i] - sum) <= 1e-12 * mag + 1e-300,
-                    "online trial, device: call %d: row %lld is %.17g, not %.17g", k, (long long)i,
-                    hy[i], sum);
-        }
-      } else {
-        CHECK_OK(halo_exchange_begin(plan, dx, dg));
-        CHECK_OK(halo_exchange_end(plan));
-        CHECK_OK(halo_plan_synchronize(plan));
-        to_host(hg, dg, (size_t)ng * sizeof *hg);
-        for (int64_t j = 0; j < ng; j++)
-          CHECK_MSG(hg[j] == online_x(gid[j], k), "online trial, device: call %d: ghost %lld", k,
-                    (long long)j);
-      }
-    }
+    for (int k = 0; k < 120; k++) call_checked(&cc, plan, k, "online trial, device");
     halo_debug_slow_schedule(HALO_TRANSPORT_AUTO, HALO_STRATEGY_STANDARD, 0, 0);
     CHECK_MSG(halo_debug_trial_calls() == trial0, "online trial, device: %lld extra calls",
               (long long)(halo_debug_trial_calls() - trial0));
@@ -863,14 +885,11 @@ static void online_device(MPI_Comm comm_in) {
                     verify_phase(plan, 0).transport == t0),
                   "online trial, device: the slow candidate was kept: %.500s", text);
     }
-    if (c.rank == 0)
+    if (cc.c.rank == 0)
       printf("online trial, device%s: %s\n", slow ? " (own candidate slow)" : "",
              online ? text : "the model decided alone");
-    cudaFree(dx), cudaFree(dy), cudaFree(dg);
-    free(hx), free(hy), free(hg);
     halo_plan_destroy(&plan);
-    gen_case_free(&c);
-    MPI_Comm_free(&comm);
+    call_case_free(&cc);
   }
 }
 
@@ -885,70 +904,34 @@ static void nccl_background(MPI_Comm comm_in) {
   MPI_Comm_size(comm_in, &P);
   if (!HALO_HAVE_NCCL || ranks_per_gpu != 1 || P < 2) return;
   for (int fail = 0; fail <= 1; fail++) {
-    MPI_Comm comm; /* a new communicator: its device has no NCCL communicator */
-    MPI_Comm_dup(comm_in, &comm);
-    gen_case c;
-    gen_case_make(comm, "lap3d27:16", &c);
-    const int64_t n = c.rb[c.rank + 1] - c.rb[c.rank];
-    int64_t ng;
-    const int64_t *gid;
-    CHECK_OK(halo_matrix_get_local_sizes(c.A, NULL, NULL, &ng));
-    CHECK_OK(halo_matrix_get_ghost_ids(c.A, &gid));
-    double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hy = malloc((size_t)(n + 1) * sizeof *hy);
-    double *hg = malloc((size_t)(ng + 1) * sizeof *hg);
-    double *dx, *dy, *dg;
-    CUDA_OK(cudaMalloc((void **)&dx, (size_t)(n + 1) * sizeof(double)));
-    CUDA_OK(cudaMalloc((void **)&dy, (size_t)(n + 1) * sizeof(double)));
-    CUDA_OK(cudaMalloc((void **)&dg, (size_t)(ng + 1) * sizeof(double)));
+    call_case cc; /* a new communicator: its device has no NCCL communicator */
+    call_case_make(comm_in, &cc);
     halo_plan_options o = halo_plan_options_default();
     o.memory = HALO_MEMORY_DEVICE;
     o.strategy = HALO_STRATEGY_STANDARD;
     o.transport = HALO_TRANSPORT_NCCL;
+    o.settings = "nccl.background=1"; /* the default, which main turns off for the other checks */
     halo_debug_nccl_background_fail(fail);
     const int64_t made0 = halo_debug_nccl_comms();
     halo_plan plan;
     const double t0 = MPI_Wtime();
-    CHECK_OK(halo_plan_create(c.A, &o, &plan));
+    CHECK_OK(halo_plan_create(cc.c.A, &o, &plan));
     const double t_plan = MPI_Wtime() - t0;
     CHECK_MSG(verify_phase(plan, 0).transport == HALO_TRANSPORT_IPC,
               "nccl in the background: the plan's first exchanges are over %s, not ipc",
               halo_transport_name(verify_phase(plan, 0).transport));
     int k = 0, switched = -1;
     for (;; k++) {
-      for (int64_t i = 0; i < n; i++) hx[i] = online_x(c.rb[c.rank] + i, k % 64);
-      CUDA_OK(cudaMemcpy(dx, hx, (size_t)(n + 1) * sizeof *hx, cudaMemcpyHostToDevice));
-      if (k % 2 == 0) {
-        CHECK_OK(halo_spmv(plan, 1.0, dx, 0.0, dy));
-        CHECK_OK(halo_plan_synchronize(plan));
-        to_host(hy, dy, (size_t)n * sizeof *hy);
-        for (int64_t i = 0; i < n; i++) {
-          double sum = 0.0, mag = 0.0;
-          for (int64_t e = c.rows.row_ptr[i]; e < c.rows.row_ptr[i + 1]; e++) {
-            const double t = c.rows.values[e] * online_x(c.rows.col_ids[e], k % 64);
-            sum += t, mag += fabs(t);
-          }
-          CHECK_MSG(fabs(hy[i] - sum) <= 1e-12 * mag + 1e-300,
-                    "nccl in the background: call %d: row %lld is %.17g, not %.17g", k,
-                    (long long)i, hy[i], sum);
-        }
-      } else {
-        CHECK_OK(halo_exchange_begin(plan, dx, dg));
-        CHECK_OK(halo_exchange_end(plan));
-        CHECK_OK(halo_plan_synchronize(plan));
-        to_host(hg, dg, (size_t)ng * sizeof *hg);
-        for (int64_t j = 0; j < ng; j++)
-          CHECK_MSG(hg[j] == online_x(gid[j], k % 64),
-                    "nccl in the background: call %d: ghost %lld", k, (long long)j);
-      }
+      call_checked(&cc, plan, k % 64, "nccl in the background");
       if (switched < 0 && verify_phase(plan, 0).transport == HALO_TRANSPORT_NCCL) switched = k;
       int stop =
           (switched >= 0 && k >= switched + 20) || (fail && k >= 100) || MPI_Wtime() - t0 > 60.0;
-      MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm);
+      MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, cc.comm);
       if (stop) break;
     }
     int sw_min = switched, sw_max = switched;
-    MPI_Allreduce(MPI_IN_PLACE, &sw_min, 1, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &sw_max, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &sw_min, 1, MPI_INT, MPI_MIN, cc.comm);
+    MPI_Allreduce(MPI_IN_PLACE, &sw_max, 1, MPI_INT, MPI_MAX, cc.comm);
     char text[2048];
     CHECK_OK(halo_plan_describe(plan, text, sizeof text));
     if (!fail) {
@@ -965,16 +948,13 @@ static void nccl_background(MPI_Comm comm_in) {
                     verify_phase(plan, 0).transport == HALO_TRANSPORT_IPC,
                 "nccl in the background, failing: %.500s", text);
     }
-    if (c.rank == 0)
+    if (cc.c.rank == 0)
       printf("nccl in the background%s: plan made in %.3f s; %s at call %d of %d: %.300s\n",
              fail ? " (failing on purpose)" : "", t_plan, fail ? "no switch" : "switched", switched,
              k + 1, text);
     halo_debug_nccl_background_fail(0);
-    cudaFree(dx), cudaFree(dy), cudaFree(dg);
-    free(hx), free(hy), free(hg);
     halo_plan_destroy(&plan);
-    gen_case_free(&c);
-    MPI_Comm_free(&comm);
+    call_case_free(&cc);
   }
 }
 
