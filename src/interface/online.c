@@ -12,7 +12,13 @@
  * handles stay with its own executors, which also keep the ghost buffer the
  * program may hold). A candidate's plan is made at its first turn; every
  * rank makes the same calls in the same order, so each agrees on its turns
- * and on the decision without a word. */
+ * and on the decision without a word.
+ *
+ * The same state, with no candidate, is a switch (nccl.background): the
+ * plan exchanges over its own transport until every rank's state of the
+ * later one (NCCL's communicator, made by a thread) is made, agreed every
+ * SWITCH_EVERY exchanges, then a plan of the later transport serves its own
+ * forward exchanges from one exchange on, the same on every rank. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +85,13 @@ cleanup:
   return st;
 }
 
-static void online_free(halo_online **o_p) {
+/* wait: the agreement under way is waited for (every rank started it at the same exchange, so
+ * it ends); 0: left (a failed plan's: a peer that failed before that exchange never starts it,
+ * and MPI may not free or cancel it) */
+static void online_free_waiting(halo_online **o_p, int wait) {
   halo_online *o = *o_p;
   if (!o) return;
-  if (o->req != MPI_REQUEST_NULL) /* every rank started it at the same exchange: it ends */
-    MPI_Wait(&o->req, MPI_STATUS_IGNORE);
+  if (o->req != MPI_REQUEST_NULL && wait) MPI_Wait(&o->req, MPI_STATUS_IGNORE);
   for (int k = 0; k < o->n; k++) halo_plan_destroy(&o->sub[k]), halo_schedule_free(&o->sched[k]);
   halo_stopwatch_destroy(&o->sw);
   halo_free(o->sample);
@@ -94,8 +102,10 @@ static void online_free(halo_online **o_p) {
   *o_p = NULL;
 }
 
+static void online_free(halo_online **o_p) { online_free_waiting(o_p, 1); }
+
 static void online_release(halo_plan P) {
-  online_free(&P->online);
+  online_free_waiting(&P->online, !P->failed);
   halo_plan_destroy(&P->delegate);
   P->online_ops = NULL;
 }
