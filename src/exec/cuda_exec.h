@@ -161,6 +161,11 @@ struct cuda_transport {
    * (collective over the device's communicator), e.g. the NCCL communicator; 0: none */
   halo_transport transport;
   halo_status (*open)(halo_device *d);
+  /* ... or that state made in the background (collective; the plan takes another transport
+   * until it is made: nccl.background), and this rank's view of it: 1 made, 0 under way, -1
+   * failed (why), 2 neither made nor started. NULL: open alone */
+  halo_status (*open_background)(halo_device *d);
+  int (*state)(const halo_device *d, char *why, size_t len);
   /* the plan transports whose messages this one places (0: none) */
   halo_transport serves[2];
   /* as the plan's transport: a rank without rows keeps device buffers (no

@@ -50,22 +50,42 @@ halo_status halo_device_transport(halo_device *d, halo_transport requested, int 
   return HALO_SUCCESS;
 }
 
+/* The hooks of transport t, or NULL. */
+static const cuda_transport *hooks_of(halo_transport t) {
+  for (int i = 0; i < HALO_CUDA_N_TRANSPORTS; i++)
+    if (halo_cuda_transports[i]->transport == t) return halo_cuda_transports[i];
+  return NULL;
+}
+
+int halo_device_transport_state(const halo_device *d, halo_transport t, char *why, size_t len) {
+  const cuda_transport *h = hooks_of(t);
+  return h && h->state ? h->state(d, why, len) : 1;
+}
+
 halo_status halo_device_transport_later(halo_device *d, halo_transport requested, int aware,
                                         const int *made, int background, halo_transport *chosen_p,
                                         halo_transport *later_p) {
   *later_p = HALO_TRANSPORT_AUTO;
-  const int nccl = halo_device_nccl_state(d, NULL, 0); /* 2: none, 0: under way */
-  int wait = background && requested == HALO_TRANSPORT_NCCL && (nccl == 2 || nccl == 0) &&
-             halo_device_ranks_per_gpu(d) == 1;
+  const cuda_transport *h = hooks_of(requested);
+  const halo_transport_desc *desc = halo_transport_find(requested);
+  const halo_transport_where where = {.own_gpu = halo_device_ranks_per_gpu(d) == 1,
+                                      .gpu_aware_mpi = halo_device_mpi_aware(d, aware),
+                                      .compiled_only = 1,
+                                      .named = 1};
+  /* a transport whose per-communicator state can come later, not made (nor failed) on this
+   * rank, which this device can run: agreed */
+  const int state = h && h->open_background ? h->state(d, NULL, 0) : 1;
+  int wait = background && (state == 2 || state == 0) && desc &&
+             halo_transport_check(desc, HALO_MEMORY_DEVICE, &where, 0) == HALO_SUCCESS;
   HALO_MPI(MPI_Allreduce(MPI_IN_PLACE, &wait, 1, MPI_INT, MPI_MIN, halo_device_comm(d)));
   if (!wait) return halo_device_transport(d, requested, aware, made, chosen_p);
-  /* NCCL's communicator in the background; meanwhile what auto takes without it: ipc */
+  /* its state in the background; meanwhile what auto takes without it */
   int without[HALO_N_TRANSPORTS] = {0};
   for (int i = 0; made && i < HALO_N_TRANSPORTS; i++) without[i] = made[i];
-  without[HALO_TRANSPORT_NCCL] = 0;
+  without[requested] = 0;
   HALO_CHECK(halo_device_transport(d, HALO_TRANSPORT_AUTO, aware, without, chosen_p));
-  HALO_CHECK(halo_device_nccl_start(d));
-  *later_p = HALO_TRANSPORT_NCCL;
+  HALO_CHECK(h->open_background(d));
+  *later_p = requested;
   return HALO_SUCCESS;
 }
 
@@ -82,5 +102,9 @@ halo_status halo_device_transport_later(halo_device *d, halo_transport requested
   (void)background;
   *later_p = HALO_TRANSPORT_AUTO;
   return halo_device_transport(d, requested, aware, made, chosen_p);
+}
+int halo_device_transport_state(const halo_device *d, halo_transport t, char *why, size_t len) {
+  (void)d, (void)t, (void)why, (void)len;
+  return 1;
 }
 #endif

@@ -100,15 +100,19 @@ void halo_device_nvshmem_release(halo_device *d, void *p);
  */
 halo_status halo_device_transport(halo_device *d, halo_transport requested, int aware,
                                   const int *made, halo_transport *chosen_p);
-/** As halo_device_transport, where NCCL's communicator may come later: with
- *  background on, a plan that asks for nccl on a communicator whose device
- *  has no NCCL communicator (on any rank) and a GPU per rank starts making it
- *  in the background (halo_device_nccl_start) and takes, meanwhile, what
- *  auto takes without it (ipc): *later_p = HALO_TRANSPORT_NCCL; else
- *  *later_p = HALO_TRANSPORT_AUTO. Collective. */
+/** As halo_device_transport, where the transport's per-communicator state
+ *  may come later: with background on, a transport whose hooks make its
+ *  state in the background (open_background), not made on any rank, starts
+ *  making it and the plan takes, meanwhile, what auto takes without it
+ *  (*later_p = the transport asked for); else *later_p = HALO_TRANSPORT_AUTO.
+ *  Collective. */
 halo_status halo_device_transport_later(halo_device *d, halo_transport requested, int aware,
                                         const int *made, int background, halo_transport *chosen_p,
                                         halo_transport *later_p);
+/** This rank's view of transport t's per-communicator state: 1 made (or a
+ *  transport without one), 0 made in the background, under way, -1 failed
+ *  (why: its reason), 2 neither made nor started. Does not wait. */
+int halo_device_transport_state(const halo_device *d, halo_transport t, char *why, size_t len);
 
 /* ---- memory shared by a communicator's executors -----------------------
  * Executors carve their buffers from chunks the communicator keeps, and give

@@ -54,8 +54,8 @@
     (halo_device * d, halo_transport requested, int aware, const int *made, int background,        \
      halo_transport *chosen_p, halo_transport *later_p),                                           \
     (d, requested, aware, made, background, chosen_p, later_p))                                     \
-  S(halo_device_nccl_start, (halo_device * d), (d))                                                \
-  R(int, halo_device_nccl_state, (const halo_device *d, char *why, size_t len), (d, why, len), 2)  \
+  R(int, halo_device_transport_state,                                                              \
+    (const halo_device *d, halo_transport t, char *why, size_t len), (d, t, why, len), 1)          \
   V(halo_debug_nccl_background_fail, (int on), (on))                                              \
   S(halo_device_streams_wait, (void *const *streams, int n, int64_t timeout_ms),                   \
     (streams, n, timeout_ms))                                                                      \

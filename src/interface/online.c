@@ -235,7 +235,7 @@ static halo_status switch_step(halo_plan P) {
         if (st != HALO_SUCCESS) snprintf(why, sizeof why, "%s", halo_last_error());
         halo_error_clear();
       } else {
-        (void)halo_device_nccl_state(P->dev, why, sizeof why);
+        (void)halo_device_transport_state(P->dev, o->later, why, sizeof why);
       }
       const size_t used = strlen(ch->note);
       if (later) {
@@ -256,7 +256,7 @@ static halo_status switch_step(halo_plan P) {
     }
   }
   char why[8];
-  const int state = halo_device_nccl_state(P->dev, why, sizeof why);
+  const int state = halo_device_transport_state(P->dev, o->later, why, sizeof why);
   o->vals[0] = state == 1, o->vals[1] = state < 0 ? -1 : 0;
   HALO_MPI(MPI_Iallreduce(o->vals, o->res, 2, MPI_INT, MPI_MIN, P->ctx->comm, &o->req));
   return HALO_SUCCESS;
