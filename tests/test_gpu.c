@@ -366,6 +366,8 @@ static void run_matrix(MPI_Comm comm, const halo_csr *rows, const int64_t *row_b
  * after about the limit, whatever the transport (ipc, nccl and nvshmem wait on
  * the GPU), and its plan must refuse exchanges; rank 1's late exchange must
  * then release rank 0's GPU, so that both synchronise and destroy. */
+static int64_t nccl_pair_comms, nccl_pair_aborts; /* late_peer's on its pair communicator */
+
 static void late_peer(MPI_Comm comm) {
   int rank, P;
   MPI_Comm_rank(comm, &rank);
@@ -376,6 +378,7 @@ static void late_peer(MPI_Comm comm) {
   MPI_Comm pair = comm;
   if (P > 2) MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
   if (pair == MPI_COMM_NULL) return;
+  const int64_t made0 = halo_debug_nccl_comms(), aborted0 = halo_debug_nccl_aborts();
   gen_case m;
   gen_case_make(pair, "lap3d27:8", &m);
   const int64_t n = m.rb[rank + 1] - m.rb[rank];
@@ -436,7 +439,16 @@ static void late_peer(MPI_Comm comm) {
   CUDA_OK(cudaFree(dx));
   free(hx);
   gen_case_free(&m);
-  if (pair != comm) MPI_Comm_free(&pair); /* the context's end on both, failed plans or not */
+  if (pair != comm) {
+    /* the pair's own NCCL communicator: one, and one more after each abort of its own */
+    const int64_t made = halo_debug_nccl_comms() - made0,
+                  aborted = halo_debug_nccl_aborts() - aborted0;
+    CHECK_MSG(made <= 1 + aborted, "late peer: %lld NCCL communicators made on the pair, %lld aborted",
+              (long long)made, (long long)aborted);
+    nccl_pair_comms += made;
+    nccl_pair_aborts += aborted;
+    MPI_Comm_free(&pair); /* the context's end on both, failed plans or not */
+  }
 }
 
 /* halo_spmv_async: halo_spmv's bits on a stream of the caller's where the
@@ -1086,10 +1098,14 @@ int main(int argc, char **argv) {
   /* every plan of the run on one communicator: one NCCL communicator at most,
    * and one more after each abort (late_peer's timed-out nccl exchange
    * aborts it; the next plan makes a new one), besides nccl_background's own
-   * communicator's */
-  CHECK_MSG(halo_debug_nccl_comms() <= 1 + halo_debug_nccl_aborts() + nccl_own_comms,
-            "%lld NCCL communicators made, %lld aborted", (long long)halo_debug_nccl_comms(),
-            (long long)halo_debug_nccl_aborts());
+   * communicator's and, with more than 2 ranks, late_peer's on its pair of ranks (counted
+   * there) */
+  CHECK_MSG(halo_debug_nccl_comms() - nccl_pair_comms <=
+                1 + halo_debug_nccl_aborts() - nccl_pair_aborts + nccl_own_comms,
+            "%lld NCCL communicators made, %lld aborted (of them on late_peer's pair: %lld made, "
+            "%lld aborted)",
+            (long long)halo_debug_nccl_comms(), (long long)halo_debug_nccl_aborts(),
+            (long long)nccl_pair_comms, (long long)nccl_pair_aborts);
   if (rank == 0)
     printf("%d device plans checked, %lld NCCL communicator(s) made\n", n_cases,
            (long long)halo_debug_nccl_comms());

@@ -28,7 +28,8 @@
 # environment variables, LABEL:TRANSPORT:VAR=VALUE,VAR=VALUE; a label hypre... is hypre's own
 # exchange, a label no-exchange... the solve without any exchange, a bound with wrong answers
 # (NOX_SYNC=host or device among its variables: the dependencies kept, no data moved):
-# bench/gpu/no_exchange.c); AMG_REUSE=1 keeps hypre's build of an earlier call; AMG_VIEW the roads whose per-package view is printed ("hypre halo-auto"; the last
+# bench/gpu/no_exchange.c); AMG_ARGS: more of ij's arguments ("-second_time 1": the set-up and
+# solve again, reported as later set-ups + solves); AMG_REUSE=1 keeps hypre's build of an earlier call; AMG_VIEW the roads whose per-package view is printed ("hypre halo-auto"; the last
 # one's plan set-up is summed); AMG_MPS=1 runs them
 # under CUDA's multi-process service.
 # Files under $OUT: amg-summary.md, amg-log.txt, amg-runs.tar.gz (every run's output).
@@ -121,10 +122,11 @@ same() { # REF NAME [WORDS]: WORDS ("3step, nccl") begin every plan's descriptio
   line=$(grep '^halo_hypre_view: exchanges through halo:' "$runs/$2.out")
   if ! python3 - "$line" <<'EOF'; then
 import re, sys
-m = re.search(r"halo: (\d+) forward, (\d+) reverse; of matrices' packages left to hypre: (\d+)", sys.argv[1])
+m = re.search(r"halo: (\d+) forward, (\d+) reverse; of matrices' packages left to hypre: (\d+) "
+              r"\((\d+) before their plans", sys.argv[1])
 assert m, "no halo_hypre_view summary"
-fw, rv, left = map(int, m.groups())
-assert fw > 0 and rv > 0 and left == 0, sys.argv[1]
+fw, rv, left, before = map(int, m.groups())
+assert fw > 0 and rv > 0 and left == before, sys.argv[1]
 EOF
     failures=$((failures + 1))
     say "- $2: not every exchange through halo: ${line:-no report}"
@@ -134,7 +136,7 @@ EOF
 }
 
 LIB=$PWD/$B/libhalo_hypre.so
-AMG=(-solver 1 -27pt -tol 1e-8 -iout 3)
+AMG=(-solver 1 -27pt -tol 1e-8 -iout 3 ${AMG_ARGS:-})
 
 check() {
   say ""
@@ -231,8 +233,8 @@ bench() {
       fi
     done
     say ""
-    say "| exchange | iterations | set-up s (median) | solve s (median) | solve / hypre's | ms per iteration | per iteration / hypre's | solves (s) |"
-    say "|---|---|---|---|---|---|---|---|"
+    say "| exchange | iterations | set-up s (median) | solve s (median) | set-up / hypre's | solve / hypre's | set-up + solve / hypre's | ms per iteration | per iteration / hypre's | later set-ups + solves s (-second_time) | / hypre's | solves (s) |"
+    say "|---|---|---|---|---|---|---|---|---|---|---|---|"
     python3 - "$runs" "$np" "$reps" "${cases[@]%%:*}" <<'EOF' | tee -a "$summary"
 import re, statistics, sys
 runs, np_, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -242,27 +244,36 @@ def grab(path):
         t = open(path).read()
     except OSError:
         return None
-    def after(k):
-        m = re.search(k + r":\s*\n\s*wall clock time = ([0-9.]+)", t)
-        return float(m.group(1)) if m else None
+    def all_of(k):
+        return [float(x) for x in re.findall(k + r":\s*\n\s*wall clock time = ([0-9.]+)", t)]
     it = re.search(r"Iterations = (\d+)", t)
-    return after("PCG Setup"), after("PCG Solve"), it.group(1) if it else "?"
-base = base_it = None
+    su, so = all_of("PCG Setup"), all_of("PCG Solve")
+    if not su or not so:
+        return None
+    # ij's -second_time: the set-up and solve again, after the first
+    later = sum(su[1:]) + sum(so[1:]) if len(su) > 1 and len(so) > 1 else None
+    return su[0], so[0], it.group(1) if it else "?", later
+base = base_it = base_su = base_tot = base_later = None
 for lab in labels:
     got = [grab(f"{runs}/b{np_}_{lab}_{r}.out") for r in range(1, reps + 1)]
-    got = [g for g in got if g and g[0] is not None and g[1] is not None]
+    got = [g for g in got if g]
     if not got:
         continue
     su = statistics.median(g[0] for g in got)
     so = statistics.median(g[1] for g in got)
+    tot = statistics.median(g[0] + g[1] for g in got)
+    lat = [g[3] for g in got if g[3] is not None]
+    later = statistics.median(lat) if lat else None
     its = got[0][2]
     per = so / int(its) * 1e3 if its.isdigit() and int(its) > 0 else None
     if lab == "hypre":
-        base, base_it = so, per
-    ratio = f"{so / base:.2f}" if base else "-"
-    pr = f"{per / base_it:.2f}" if per and base_it else "-"
+        base, base_it, base_su, base_tot, base_later = so, per, su, tot, later
+    f = lambda a, b: f"{a / b:.3f}" if a is not None and b else "-"
     ps = f"{per:.3f}" if per else "-"
-    print(f"| {lab} | {its} | {su:.4f} | {so:.4f} | {ratio} | {ps} | {pr} | {' '.join(f'{g[1]:.4f}' for g in got)} |")
+    ls = f"{later:.4f}" if later is not None else "-"
+    print(f"| {lab} | {its} | {su:.4f} | {so:.4f} | {f(su, base_su)} | {f(so, base)} | "
+          f"{f(tot, base_tot if base else None)} | {ps} | {f(per, base_it)} | {ls} | {f(later, base_later)} | "
+          f"{' '.join(f'{g[1]:.4f}' for g in got)} |")
 EOF
     say ""
     for lab in ${AMG_VIEW:-hypre halo-auto}; do

@@ -21,7 +21,9 @@
 #                              (-pair_sf_type halo) for each transport; and the KSPSolve time
 #                              of CG (200 iterations) with and without halo, alternated,
 #                              PETSC_REPS (5) times
-#   bench/gpu/petsc.sh all     both
+#   bench/gpu/petsc.sh tts     the whole program's time, one solve to a tolerance, with and
+#                              without halo (see tts below)
+#   bench/gpu/petsc.sh all     check and bench
 # Files under $OUT: petsc-summary.md, petsc-log.txt, petsc-runs.tar.gz (every run's output).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -201,6 +203,71 @@ for road, xs in rows.items():
 EOF
 }
 
+# Time to solution (issue 42): the whole unmodified program, one CG+Jacobi solve to rtol 1e-8 of
+# lap3d27 PETSC_TN^3 (128), 2 ranks on 2 GPUs, PETSc alone and with -halo_sf and its defaults (and
+# PETSC_TTS_ROADS' others), alternated PETSC_TTS_REPS (5) times: the launcher's wall time, the
+# program's own (-log_view's "Time (sec)", most of any rank: PetscInitialize to the view), KSPSolve
+tts() {
+  local n=${PETSC_TN:-128} reps=${PETSC_TTS_REPS:-5}
+  local cg=(-n $n -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8 -ksp_norm_type unpreconditioned -log_view)
+  say ""
+  say "## Time to solution: the whole program, CG+Jacobi to rtol 1e-8, lap3d27 $n^3, 2 ranks on 2 GPUs (alternated, $reps times)"
+  say ""
+  local roads=${PETSC_TTS_ROADS:-"petsc halo halo-nccl"} r road t0 args
+  for r in $(seq 1 "$reps"); do
+    for road in $roads; do
+      case $road in
+      petsc) args=() ;;
+      halo) args=(-dll_append $PWD/$B/libhalo_petsc.so -halo_sf) ;;
+      halo-*) args=(-dll_append $PWD/$B/libhalo_petsc.so -halo_sf -halo_sf_transport ${road#halo-}) ;;
+      esac
+      t0=$(date +%s.%N)
+      prog "tts_${road}_$r" 2 petsc_ksp_lap27 "${GPU[@]}" "${cg[@]}" "${args[@]}"
+      awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "wall %.4f\n", b - a }' >>"$runs/tts_${road}_$r.out"
+    done
+  done
+  for road in $roads; do # the same iterations, reason and solution as PETSc's, every run
+    [ "$road" = petsc ] && continue
+    for r in $(seq 1 "$reps"); do
+      checks=$((checks + 1))
+      if ! diff <(answer tts_petsc_1) <(answer "tts_${road}_$r") >/dev/null || [ -z "$(answer tts_petsc_1)" ]; then
+        failures=$((failures + 1))
+        say "- tts_${road}_$r: answers differ from PETSc's"
+      fi
+    done
+  done
+  say "- every run's iterations, reason and solution the same as PETSc's: $([ $failures = 0 ] && echo yes || echo NO)"
+  say ""
+  python3 - "$runs" "$reps" $roads <<'EOF' | tee -a "$summary"
+import re, statistics, sys
+runs, reps, roads = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def read(path):
+    try:
+        t = open(path).read()
+    except OSError:
+        return None
+    w = re.search(r"^wall ([0-9.]+)", t, re.M)
+    p = re.search(r"^Time \(sec\):\s+([0-9.e+-]+)", t, re.M)
+    k = re.search(r"^KSPSolve\s+\d+\s+[0-9.]+\s+([0-9.e+-]+)", t, re.M)
+    it = re.search(r"^iterations\s+(\d+)", t, re.M)
+    if not (w and p and k):
+        return None
+    return float(w.group(1)), float(p.group(1)), float(k.group(1)), it.group(1) if it else "?"
+rows = {road: [x for x in (read(f"{runs}/tts_{road}_{r}.out") for r in range(1, reps + 1)) if x] for road in roads}
+med = {road: [statistics.median(x[i] for x in xs) for i in range(3)] if xs else None for road, xs in rows.items()}
+base = med.get("petsc")
+print("| road | iterations | wall s | / PETSc's | program s (-log_view) | / PETSc's | KSPSolve s | / PETSc's | runs (program s) |")
+print("|---|---|---|---|---|---|---|---|---|")
+for road, xs in rows.items():
+    if not xs or not base:
+        print(f"| {road} | - | no result |")
+        continue
+    m = med[road]
+    print(f"| {road} | {xs[0][3]} | {m[0]:.3f} | {m[0] / base[0]:.3f} | {m[1]:.3f} | {m[1] / base[1]:.3f} | "
+          f"{m[2]:.4f} | {m[2] / base[2]:.3f} | {', '.join(f'{x[1]:.3f}' for x in xs)} |")
+EOF
+}
+
 echo "# PETSc on the GPUs through halo ($(date -u +%F), $(cat .commit 2>/dev/null || git rev-parse --short HEAD))" >"$summary"
 say ""
 say "- machine: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')"
@@ -208,6 +275,7 @@ build
 case $what in
 check) check ;;
 bench) bench ;;
+tts) tts ;;
 *) check; bench ;;
 esac
 tar -czf "$OUT/petsc-runs.tar.gz" -C /tmp petsc-runs

@@ -17,24 +17,31 @@ view_prefix=halo_hypre_view:
 # shellcheck source=../compare_lib.sh
 source "$(dirname "$0")/../compare_lib.sh"
 
-# through NAME: the report shows exchanges through halo, none of matrices'
-# packages left to hypre, and every exchange of values of other packages
-# inside an AMG set-up (the solve's exchanges all went through halo)
+# through NAME [AFTER]: the report shows exchanges through halo; of matrices'
+# packages, none left to hypre but those made before the package's plan (at
+# most AFTER a package: HALO_HYPRE_PLAN_AFTER of NAME's run, 1 by default);
+# and every exchange of values of other packages inside an AMG set-up (the
+# solve's exchanges all went through halo, but a package's first)
 through() {
-  local line
+  local line head
   line=$(grep '^halo_hypre_view: exchanges through halo:' "$work/$1.out")
-  if [ -z "$line" ]; then
+  head=$(grep -m1 '^halo_hypre_view: [0-9]* package' "$work/$1.out")
+  if [ -z "$line" ] || [ -z "$head" ]; then
     fail "$1: no halo_hypre_view summary"
     return
   fi
-  if ! python3 - "$line" <<'EOF'; then
+  if ! python3 - "$line" "$head" "${2:-1}" <<'EOF'; then
 import re, sys
-m = re.search(r"halo: (\d+) forward, (\d+) reverse; of matrices' packages left to hypre: (\d+); "
+m = re.search(r"halo: (\d+) forward, (\d+) reverse; of matrices' packages left to hypre: (\d+) "
+              r"\((\d+) before their plans: HALO_HYPRE_PLAN_AFTER\); "
               r"of other packages: (\d+) of values \((\d+) in AMG set-ups\)", sys.argv[1])
 assert m, sys.argv[1]
-fw, rv, left, other, other_setup = map(int, m.groups())
+fw, rv, left, before, other, other_setup = map(int, m.groups())
+packages = int(re.search(r"view: (\d+) package", sys.argv[2]).group(1))
+after = int(sys.argv[3])
 assert fw > 0 and rv > 0, f"forward {fw}, reverse {rv}: expected both through halo"
-assert left == 0, f"{left} exchanges of matrices' packages left to hypre"
+assert left == before, f"{left - before} exchanges of matrices' packages left to hypre after their plans"
+assert before <= after * packages, f"{before} exchanges before plans, {packages} packages (at most {after} each)"
 assert other == other_setup, f"{other - other_setup} exchanges of values outside AMG set-ups left to hypre"
 EOF
     fail "$1: $line"
@@ -144,7 +151,8 @@ fallback)
       grep -q '^halo_hypre_view: exchanges through halo: 0 forward, 0 reverse; of matrices. packages left to hypre: [1-9]' "$work/fb_off.out" ||
       fail "fb_off: the report does not show halo off with every exchange left to hypre"; }
   # bad settings: a message on stderr, hypre's own exchange, same answers
-  for bad in HALO_STRATEGY=sideways HALO_MESSAGE_CAP=3 HALO_RANKS_PER_NODE=-2 HALO_HYPRE=maybe; do
+  for bad in HALO_STRATEGY=sideways HALO_MESSAGE_CAP=3 HALO_RANKS_PER_NODE=-2 HALO_HYPRE=maybe \
+      HALO_HYPRE_PLAN_AFTER=-1 HALO_HYPRE_PLAN_AFTER=2x; do
     name=fb_${bad%%=*}
     run $name 3 LD_PRELOAD="$lib" "$bad" HALO_HYPRE_VIEW=1 -- "$amg" -n 12 -amg_print 0 || continue
     same fb_ref $name
@@ -154,6 +162,14 @@ fallback)
       fail "$name: exchanges went through halo with a bad setting"
     fi
   done
+  # every exchange of a package through halo, its first too: none left to hypre
+  run fb_after0 3 LD_PRELOAD="$lib" HALO_HYPRE_PLAN_AFTER=0 HALO_HYPRE_VIEW=1 -- "$amg" -n 12 -amg_print 0 &&
+    same fb_ref fb_after0 && through fb_after0 0 &&
+    { grep -q "^halo_hypre_view: exchanges through halo: [1-9][0-9]* forward, [0-9]* reverse; of matrices. packages left to hypre: 0 " "$work/fb_after0.out" ||
+      fail "fb_after0: exchanges left to hypre with HALO_HYPRE_PLAN_AFTER=0"; }
+  # a package's first 3 exchanges hypre's: same answers, at most 3 a package left to hypre
+  run fb_after3 3 LD_PRELOAD="$lib" HALO_HYPRE_PLAN_AFTER=3 HALO_HYPRE_VIEW=1 -- "$amg" -n 12 -amg_print 0 &&
+    same fb_ref fb_after3 && through fb_after3 3
   # white space around a value is not part of it (issue 44 item 6): taken, through halo
   run fb_space 3 LD_PRELOAD="$lib" "HALO_STRATEGY= 3step " "HALO_HYPRE_VIEW= 1" -- "$amg" -n 12 -amg_print 0 &&
     same fb_ref fb_space && through fb_space

@@ -90,6 +90,9 @@ typedef struct {
   int ok;                   /* 0: a variable was invalid (message printed): halo is off */
   int on;                   /* routing on (HALO_HYPRE, halo_hypre_set_enabled) */
   int view;                 /* HALO_HYPRE_VIEW */
+  int plan_after;           /* HALO_HYPRE_PLAN_AFTER: a package outside an AMG hierarchy gets
+                               its plan at its exchange of values number plan_after + 1 in one
+                               memory; those before are hypre's (default 1) */
   halo_plan_options opts;   /* strategy, transport, message_cap */
   char why_off[256];        /* why halo is off, when it is */
 } hh_settings;
@@ -108,6 +111,9 @@ void hh_warn(int every_rank, const char *fmt, ...) __attribute__((format(printf,
 /* ---- the package registry (pkg.c) --------------------------------------------- */
 
 /** What the report keeps of one package (it outlives the package). */
+/** Parts of a plan's set-up the view reports (halo_setup_part from 0). */
+#define HH_PARTS 8
+
 typedef struct {
   int setup;               /* the AMG set-up it belongs to (1, 2, ...), 0: none */
   int level;               /* its level in that hierarchy, -1: unknown */
@@ -116,6 +122,9 @@ typedef struct {
   int64_t local_rows, local_nnz;
   int planned;             /* 1: a halo plan was made */
   char left_why[96];       /* why the package's exchanges were left to hypre */
+  int64_t n_before_plan;   /* of n_hypre: before its plan (HALO_HYPRE_PLAN_AFTER) */
+  double parts[HH_PARTS]; /* its plan's set-up by part (halo_plan_setup_part_seconds) */
+  int plan_order;          /* its plan's place among the plans made, from 1; 0: none */
   halo_stats stats;        /* of the plan */
   int64_t messages, inter_node_bytes; /* of the plan, all phases */
   char phases[160];        /* "msgs m1/m2/.. bytes b1/b2/.." (HALO_HYPRE_VIEW), from its phases */

@@ -2,9 +2,12 @@
  * halo plans, and the exchanges through them.
  *
  * A package made by hypre_MatvecCommPkgCreate belongs to a matrix; its plan
- * is made at its first exchange of values (job 1 or 2), which every rank of
+ * is made at its exchange of values (job 1 or 2) number HALO_HYPRE_PLAN_AFTER
+ * + 1 (the second by default; those before are hypre's), which every rank of
  * the package's communicator makes (hypre's products and smoothers exchange
- * on every rank), so that packages never used for values cost nothing. The
+ * on every rank), so that packages never used for values cost nothing and
+ * those used once inside a set-up (its intermediate matrices) no plan; an AMG
+ * hierarchy's packages get theirs at the end of its set-up. The
  * decisions that send an exchange to halo or to hypre depend only on what
  * every rank sees alike (the job, the package, the plan's state, the
  * exchanges in flight on it), so that the ranks of one exchange always take
@@ -28,8 +31,9 @@ struct hh_pkg_s {
   HYPRE_Int num_sends, num_recvs, n_send, n_recv;
   const HYPRE_Int *send_map_starts, *recv_vec_starts;
   /* its plans, one per memory of hypre's buffers (HH_HOST, HH_DEVICE), each
-   * made at the package's first exchange in that memory */
+   * made at the package's exchange plan_after + 1 in that memory */
   int state[2];             /* 0: no plan yet, 1: plan, -1: left to hypre */
+  int uses[2];              /* exchanges of values in each memory before its plan */
   halo_plan plan[2];
   int busy;                 /* an exchange is in flight on plan[mem] */
   int mem;                  /* ... that plan */
@@ -399,6 +403,11 @@ static void make_plan(hh_pkg *e, int mem)
   if (!r) return;
   /* the report shows the last plan made (the device's, in a GPU solve) */
   r->planned = 1;
+  static int plans_made;
+  r->plan_order = ++plans_made;
+  for (int k = 0; k < HH_PARTS; k++)
+    if (halo_plan_setup_part_seconds(e->plan[mem], (halo_setup_part)k, &r->parts[k]) != HALO_SUCCESS)
+      r->parts[k] = 0;
   halo_plan_stats(e->plan[mem], &r->stats);
   hh_record_phases(e->plan[mem], r);
   halo_plan_describe(e->plan[mem], r->describe, sizeof r->describe);
@@ -418,6 +427,20 @@ hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, in
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
   if (mem < 0 || !s->on || e->state[mem] < 0 || e->busy || !same_fingerprint(e)) {
     if (r) r->n_hypre++;
+    return NULL;
+  }
+  /* the first plan_after exchanges of a package stay hypre's (the same on
+   * every rank: each rank makes each of the package's exchanges); a
+   * hierarchy's packages get theirs at the end of its set-up */
+  if (e->state[mem] == 0 && e->uses[mem] < s->plan_after) {
+    e->uses[mem]++;
+    if (r) {
+      r->n_hypre++;
+      r->n_before_plan++;
+      snprintf(r->left_why, sizeof r->left_why,
+               "used %d time%s (its plan comes at exchange %d: HALO_HYPRE_PLAN_AFTER)",
+               e->uses[mem], e->uses[mem] == 1 ? "" : "s", s->plan_after + 1);
+    }
     return NULL;
   }
   if (e->state[mem] == 0) {

@@ -110,6 +110,24 @@ static void read_settings(void)
     }
     settings.opts.message_cap = cap;
   }
+  /* The packages hypre makes inside its set-ups for a product or two (the
+   * matrices between a hierarchy's levels) are used once or twice: a plan
+   * costs them more than it saves (0.25-2.8 ms each, against 0.04-0.6 ms of
+   * hypre's exchange, lap3d27 160^3 on 2 H200; bench/results/
+   * time-to-solution.md), so a package's first exchanges stay hypre's. */
+  settings.plan_after = 1;
+  v = env_text("HALO_HYPRE_PLAN_AFTER", text, sizeof text);
+  if (v && *v) {
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    if (!end || *end || n < 0 || n > 1000000) {
+      snprintf(why, sizeof why,
+               "HALO_HYPRE_PLAN_AFTER=%s is not a number of exchanges from 0 to 1000000", v);
+      turn_off(why);
+      return;
+    }
+    settings.plan_after = (int)n;
+  }
   settings.opts.memory = HALO_MEMORY_HOST;
   /* auto chooses by the model alone unless HALO_AUTOTUNE asks for the timed
    * trial: an AMG hierarchy has tens of packages, and timing the candidates

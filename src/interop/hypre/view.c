@@ -43,6 +43,7 @@ void halo_hypre_view_reset(void)
 {
   for (int i = 0; i < n_records; i++) {
     records[i].n_forward = records[i].n_reverse = records[i].n_hypre = 0;
+    records[i].n_before_plan = 0;
     records[i].seconds = 0;
   }
   other_values = other_values_setup = other_setup = 0;
@@ -172,7 +173,8 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
     return st;
   }
   const hh_settings *s = hh_settings_get();
-  int64_t fw = 0, rv = 0, hy = 0;
+  int64_t fw = 0, rv = 0, hy = 0, before = 0;
+  for (int i = 0; i < n; i++) before += records[i].n_before_plan;
   fprintf(out, "halo_hypre_view: %d package(s) of matrices on %d rank(s); halo %s%s%s\n", n, size,
           s->on ? "on" : "off", s->on ? "" : ": ",
           s->on ? "" : (s->why_off[0] ? s->why_off : "HALO_HYPRE=0 or halo_hypre_set_enabled(0)"));
@@ -207,10 +209,29 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
   }
   fprintf(out,
           "halo_hypre_view: exchanges through halo: %lld forward, %lld reverse; of matrices' "
-          "packages left to hypre: %lld; of other packages: %lld of values (%lld in AMG "
-          "set-ups), %lld of integers (rank 0)\n",
-          (long long)fw, (long long)rv, (long long)hy, (long long)other_values,
+          "packages left to hypre: %lld (%lld before their plans: HALO_HYPRE_PLAN_AFTER); of "
+          "other packages: %lld of values (%lld in AMG set-ups), %lld of integers (rank 0)\n",
+          (long long)fw, (long long)rv, (long long)hy, (long long)before, (long long)other_values,
           (long long)other_values_setup, (long long)other_setup);
+  /* the plans' set-up by part (each plan's most of any rank), all and the first made */
+  double sum[HH_PARTS] = {0}, total = 0;
+  int first = -1;
+  for (int i = 0; i < n; i++) {
+    if (!records[i].plan_order) continue;
+    if (first < 0 || records[i].plan_order < records[first].plan_order) first = i;
+    for (int k = 0; k < HH_PARTS; k++) sum[k] += records[i].parts[k];
+    total += recs[i].plan_seconds;
+  }
+  if (first >= 0) {
+    for (int w = 0; w < 2; w++) {
+      const double *p = w ? records[first].parts : sum;
+      fprintf(out, "halo_hypre_view: %s (ms, by part):", w ? "the first plan's set-up" : "plans' set-up");
+      for (int k = 0; k < HH_PARTS; k++)
+        fprintf(out, " %s %.3f", halo_setup_part_name((halo_setup_part)k), 1e3 * p[k]);
+      fprintf(out, "; in the adapter, all told: %.3f\n",
+              1e3 * (w ? recs[first].plan_seconds : total));
+    }
+  }
   fflush(out);
   free(recs);
   return HALO_SUCCESS;
