@@ -971,6 +971,36 @@ static void nccl_background(MPI_Comm comm_in) {
     halo_plan_destroy(&plan);
     call_case_free(&cc);
   }
+  { /* a program that ends before its communicator is made: the device's end waits for the
+     * thread and takes what it made (a thread left running into the process's exit crashed in
+     * CUDA's teardown: a PETSc program whose solve ended first) */
+    call_case cc;
+    call_case_make(comm_in, &cc);
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE;
+    o.strategy = HALO_STRATEGY_STANDARD;
+    o.transport = HALO_TRANSPORT_NCCL;
+    o.settings = "nccl.background=1";
+    const int64_t made0 = halo_debug_nccl_comms();
+    halo_plan plan;
+    CHECK_OK(halo_plan_create(cc.c.A, &o, &plan));
+    call_checked(&cc, plan, 0, "nccl in the background, ended early");
+    const int early = verify_phase(plan, 0).transport == HALO_TRANSPORT_IPC;
+    halo_plan_destroy(&plan);
+    const int rank = cc.c.rank;
+    const double t0 = MPI_Wtime();
+    call_case_free(&cc); /* the communicator's end: its context's and device's */
+    const double t_end = MPI_Wtime() - t0;
+    CHECK_MSG(halo_debug_nccl_comms() == made0 + 1,
+              "nccl in the background, ended early: %lld NCCL communicators taken at the device's "
+              "end, expected 1",
+              (long long)(halo_debug_nccl_comms() - made0));
+    nccl_own_comms++;
+    if (rank == 0)
+      printf("nccl in the background, ended %s: the device's end took %.3f s, its communicator "
+             "made and taken\n",
+             early ? "before the switch" : "after the switch", t_end);
+  }
 }
 
 int main(int argc, char **argv) {

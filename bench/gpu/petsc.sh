@@ -38,7 +38,7 @@ build() {
   [ -f .peer/petsc-cuda.tar.gz ] || { say "no .peer/petsc-cuda.tar.gz (see the header)"; exit 1; }
   rm -rf $P && mkdir -p $P && tar -xzf .peer/petsc-cuda.tar.gz -C $P
   # the prefix it was installed under is another machine's
-  sed -i -e "s|^prefix=.*|prefix=$P|" -e "s|-I/tmp/nvml/include||g" -e "s|-L/tmp/nvml/lib||g" \
+  sed -i -E -e "s|^prefix=.*|prefix=$P|" -e "s@-[IL][^ ]*/nvml/(include|lib)@@g" \
     $P/lib/pkgconfig/PETSc.pc
   export PKG_CONFIG_PATH=$P/lib/pkgconfig
   export LD_LIBRARY_PATH=$P/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -19,6 +19,7 @@ void halo_debug_nccl_background_fail(int on) { nccl_background_fails = on; }
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "exec/cuda.h"
 #include "exec/cuda_exec.h"
@@ -119,7 +120,10 @@ static void nccl_background_join(halo_device *d, int wait);
 void halo_device_destroy(halo_device **dev_p) {
   if (!dev_p || !*dev_p) return;
   halo_device *d = *dev_p;
-  nccl_background_join(d, 0); /* made meanwhile: taken, destroyed below; under way: left */
+  /* made meanwhile: taken, destroyed below; under way: waited for, within a bound (a process
+   * that ends while the thread is inside NCCL's initialisation crashes in CUDA's teardown:
+   * seen with a PETSc program whose solve ended before its communicator was made) */
+  nccl_background_join(d, 2);
   for (int i = 0; i < d->n_open; i++) cudaIpcCloseMemHandle(d->open[i].base);
   halo_free(d->open);
   halo_pool_free(&d->ipc);
@@ -384,12 +388,31 @@ static void *nccl_background_main(void *arg) {
 }
 #endif
 
-/* Wait for the thread (wait) and take its communicator, made or not; else, where it has not
- * ended, leave it to end alone (the device's destroy). */
+/* How long a device's destroy waits for its background thread before it leaves it to end
+ * alone (seconds): NCCL's initialisation takes 0.3-2 s; one that never ends (a peer gone) is
+ * left. */
+#define NCCL_BG_DESTROY_WAIT 30.0
+
+/* Wait for the thread (wait 1; wait 2: at most NCCL_BG_DESTROY_WAIT seconds) and take its
+ * communicator, made or not; else, where it has not ended, leave it to end alone. */
 static void nccl_background_join(halo_device *d, int wait) {
   nccl_bg *bg = d->bg;
   if (!bg) return;
   d->bg = NULL;
+  if (wait == 2) { /* (the module's code: the clock itself, libhalo's own helpers are hidden) */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      if (atomic_load(&bg->state) != 0 ||
+          (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) >=
+              NCCL_BG_DESTROY_WAIT)
+        break;
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
+    wait = atomic_load(&bg->state) != 0;
+  }
   if (!wait && !atomic_exchange(&bg->left, 1)) { /* under way: it ends alone */
     pthread_detach(bg->thread);
     return;
