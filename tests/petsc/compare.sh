@@ -217,7 +217,34 @@ cases)
       grep -Eq "^halo_sf_view: 1 plans; [23] star forests left to PETSc's basic: 2 no call halo runs" \
         "$work/cases_np${np}_$s.out" ||
         fail "cases_np${np}_$s: expected 1 plan:"$'\n'"$(grep halo_sf_view "$work/cases_np${np}_$s.out")"
+      # every star forest listed, the ghost scatter's operations and bytes counted: its 5
+      # leaves on other ranks, 8 bytes each, 2 calls through halo (forward insert, reverse add)
+      # and 3 left to basic (forward add, reverse insert, reverse max)
+      if [ "$np" -gt 1 ]; then
+        grep -q "^halo_sf_view: star forest 0 (VecScatter): 40 roots, 5 leaves (5 on other ranks); operations through halo 2, left to basic 3; bytes through halo 80, left to basic 120 (rank 0): halo$" \
+          "$work/cases_np${np}_$s.out" &&
+          grep -Eq "^halo_sf_view: [4-9] star forests made \([0-9]+ set up\) on rank 0; .* [0-9.]+ % through halo$" \
+            "$work/cases_np${np}_$s.out" ||
+          fail "cases_np${np}_$s: the star forests' list:"$'\n'"$(grep 'halo_sf_view: .*star forest' "$work/cases_np${np}_$s.out")"
+      fi
     done
+    # -halo_sf_verify: a sum whose terms cancel passes under a node-aware strategy (at 4 ranks
+    # 3step sums a node's terms first and gets 0 where basic gets 1); a value made wrong on
+    # purpose fails, naming the entry
+    if [ "$np" -eq 4 ]; then
+      run "cases_np${np}_cancel" "$np" "$cases" -cancel "${halo_sf[@]}" -halo_sf_strategy 3step \
+        -halo_sf_ranks_per_node 2 -halo_sf_verify &&
+        { grep -q "^cancel done" "$work/cases_np${np}_cancel.out" ||
+          fail "cases_np${np}_cancel: the cancelling sum did not run"; }
+      if timeout 120 "$mpiexec" -n "$np" --oversubscribe "$cases" "${halo_sf[@]}" -halo_sf_verify \
+        -halo_sf_verify_corrupt >"$work/cases_np${np}_corrupt.out" 2>&1; then
+        fail "cases_np${np}_corrupt: a wrong value passed -halo_sf_verify"
+      else
+        grep -Eq "differs from PETSc's basic .* this rank's first: leaf [0-9]+, basic .*, halo " \
+          "$work/cases_np${np}_corrupt.out" ||
+          fail "cases_np${np}_corrupt: no message naming the entry: $(grep -m2 'halo' "$work/cases_np${np}_corrupt.out")"
+      fi
+    fi
     # a vector scattered into itself: halo gives the right values
     run "cases_np${np}_in_place" "$np" "$cases" -in_place "${halo_sf[@]}" || continue
     grep -q "^in_place_shift_max_error 0.$" "$work/cases_np${np}_in_place.out" ||

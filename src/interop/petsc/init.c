@@ -11,6 +11,7 @@ static PetscBool halo_petsc_initialized = PETSC_FALSE;
 
 static PetscErrorCode HaloPetscFinalize(void) {
   PetscFunctionBegin;
+  if (halo_petsc_config.view) PetscCall(HaloPetscSFRecordLive());
   if (halo_petsc_config.view) PetscCall(HaloPetscViewFinalize());
   halo_petsc_initialized = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -70,6 +71,7 @@ static PetscErrorCode HaloPetscReadOptions(void) {
   PetscCall(PetscOptionsString("-halo_sf_settings", "halo's components' settings, NAME=VALUE,... (halo spmv --list-settings lists them; default HALO_SETTINGS)", "HaloPetscInitialize", cfg->settings, cfg->settings, sizeof cfg->settings, &set));
   if (set) cfg->opts.settings = cfg->settings;
   PetscCall(PetscOptionsBool("-halo_sf_verify", "Run PETSc's basic too and compare (a check; slow)", "HaloPetscInitialize", cfg->verify, &cfg->verify, NULL));
+  PetscCall(PetscOptionsBool("-halo_sf_verify_corrupt", "Test -halo_sf_verify: rank 0 changes the first value of its copy of halo's result before the comparison, which must then fail", "HaloPetscInitialize", cfg->verify_corrupt, &cfg->verify_corrupt, NULL));
   PetscCall(PetscOptionsBool("-halo_sf_view", "At PetscFinalize, print every halo plan and the calls it ran", "HaloPetscInitialize", cfg->view, &cfg->view, NULL));
   PetscOptionsEnd();
   {

@@ -44,6 +44,7 @@
 typedef struct {
   PetscBool sf;             /* -halo_sf: wrap the type basic */
   PetscBool verify;         /* -halo_sf_verify */
+  PetscBool verify_corrupt; /* -halo_sf_verify_corrupt: the check's own test */
   PetscBool view;           /* -halo_sf_view */
   halo_plan_options opts;   /* strategy, transport, ranks_per_node, message_cap, params */
   char params[PETSC_MAX_PATH_LEN];
@@ -78,7 +79,23 @@ PetscErrorCode HaloPetscViewRecordPlan(const char *owner, halo_plan plan, double
 PetscErrorCode HaloPetscViewRecordBasic(const char *why);
 /** The modeled seconds of a plan when -halo_sf_view is set (collective). */
 PetscErrorCode HaloPetscViewModel(MPI_Comm comm, halo_plan plan, double *seconds_p);
-/** Print everything recorded (rank 0 of PETSC_COMM_WORLD), then forget it. */
+/** What one star forest moved, as this rank saw it: its operations and the bytes of its
+ *  leaves on other ranks, through halo and left to PETSc's basic. */
+typedef struct {
+  int id;              /* in the order they were made, from 0 */
+  PetscBool vscatter;  /* made by VecScatterCreate */
+  PetscBool setup;     /* set up at least once */
+  PetscInt64 nroots, nleaves, remote_leaves;
+  PetscInt64 ops_halo, ops_basic;     /* Bcast, Reduce, FetchAndOp */
+  PetscInt64 bytes_halo, bytes_basic; /* of leaves on other ranks */
+  const char *route;   /* "halo", or why basic kept it */
+} HaloViewSF;
+/** A star forest's record, at its destroy or (still alive) at PetscFinalize. */
+PetscErrorCode HaloPetscViewRecordSF(const HaloViewSF *rec);
+/** Record the star forests still alive (sf.c), before the view prints. */
+PetscErrorCode HaloPetscSFRecordLive(void);
+/** Print everything recorded (rank 0 of PETSC_COMM_WORLD; the byte totals summed over
+ *  its ranks), then forget it. Collective on PETSC_COMM_WORLD. */
 PetscErrorCode HaloPetscViewFinalize(void);
 
 /* ---- the Mat type (mat.c) ------------------------------------------------- */

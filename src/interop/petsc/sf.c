@@ -38,7 +38,11 @@ typedef enum { HALO_SF_UNDECIDED = 0, HALO_SF_HALO, HALO_SF_BASIC } HaloSFRoute;
 typedef enum { HALO_SF_IDLE = 0, HALO_SF_BCAST, HALO_SF_REDUCE } HaloSFFlight;
 typedef enum { HALO_SF_HOST = 0, HALO_SF_DEVICE = 1 } HaloSFMem;
 
-typedef struct {
+typedef struct HaloSF {
+  PetscSF sf;                  /* its star forest (the live list's records at PetscFinalize) */
+  struct HaloSF *next, *prev;  /* the live list */
+  HaloViewSF acct;             /* -halo_sf_view: what it moved */
+  PetscBool recorded;          /* acct handed to the view */
   HaloSFRoute route;
   const char *why; /* why it went to basic */
   halo_plan plan[2]; /* per memory, made at the first call in it */
@@ -53,6 +57,7 @@ typedef struct {
   PetscScalar *scratch; /* a copy of the input when the caller aliases it */
   PetscInt n_scratch;
   PetscScalar *vroot, *vleaf, *vresult; /* -halo_sf_verify: the inputs as they were */
+  PetscScalar *vabsroot, *vabsleaf;      /* ... their magnitudes (a Reduce's tolerance) */
 #if HALO_PETSC_DEVICE
   cudaStream_t stream;     /* the device plan's */
   cudaStream_t fl_stream;  /* PETSc's, of the call in flight */
@@ -63,6 +68,8 @@ typedef struct {
 } HaloSF;
 
 static const char halo_sf_key[] = "HaloSF_state";
+static HaloSF *halo_sf_live;  /* every star forest's state, for -halo_sf_view */
+static int halo_sf_made;      /* star forests made, for their ids */
 static PetscErrorCode (*halo_sf_basic_create)(PetscSF) = NULL;
 static struct _PetscSFOps halo_sf_basic_ops; /* basic's operations, as its creator sets them */
 
@@ -76,6 +83,7 @@ static PetscErrorCode HaloSFFreePlan(HaloSF *st) {
   }
   PetscCall(PetscFree(st->scratch));
   PetscCall(PetscFree3(st->vroot, st->vleaf, st->vresult));
+  PetscCall(PetscFree2(st->vabsroot, st->vabsleaf));
   st->n_scratch = 0;
   st->flight = HALO_SF_IDLE;
 #if HALO_PETSC_DEVICE
@@ -93,6 +101,9 @@ static PetscErrorCode HaloSFStateDestroy(void *ctx) {
   HaloSF *st = (HaloSF *)ctx;
 
   PetscFunctionBegin;
+  if (st->prev) st->prev->next = st->next;
+  else if (halo_sf_live == st) halo_sf_live = st->next;
+  if (st->next) st->next->prev = st->prev;
   PetscCall(HaloSFFreePlan(st));
   PetscCall(PetscFree(st));
   PetscFunctionReturn(0);
@@ -106,6 +117,54 @@ static PetscErrorCode HaloSFGetState(PetscSF sf, HaloSF **st_p) {
   *st_p = NULL;
   PetscCall(PetscObjectQuery((PetscObject)sf, halo_sf_key, (PetscObject *)&c));
   if (c) PetscCall(PetscContainerGetPointer(c, (void **)st_p));
+  PetscFunctionReturn(0);
+}
+
+/* -halo_sf_view: an operation of count units of type unit per leaf, through halo or not:
+ * the bytes of this rank's leaves on other ranks (the leaves' side of what moves). */
+static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, PetscBool halo) {
+  PetscMPIInt size = 0, rank;
+
+  PetscFunctionBegin;
+  if (!st || !halo_petsc_config.view) PetscFunctionReturn(0);
+  if (st->acct.nleaves != sf->nleaves || st->acct.nroots != sf->nroots) { /* a new graph */
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)sf), &rank));
+    st->acct.nroots = sf->nroots;
+    st->acct.nleaves = sf->nleaves;
+    st->acct.remote_leaves = 0;
+    for (PetscInt i = 0; sf->remote && i < sf->nleaves; i++)
+      st->acct.remote_leaves += sf->remote[i].rank != rank;
+  }
+  PetscCallMPI(MPI_Type_size(unit, &size));
+  if (halo) {
+    st->acct.ops_halo++;
+    st->acct.bytes_halo += st->acct.remote_leaves * size;
+  } else {
+    st->acct.ops_basic++;
+    st->acct.bytes_basic += st->acct.remote_leaves * size;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -halo_sf_view: the star forest's own record, once (its destroy, or PetscFinalize). */
+static PetscErrorCode HaloSFRecordSF(PetscSF sf, HaloSF *st) {
+  PetscFunctionBegin;
+  if (!halo_petsc_config.view || st->recorded) PetscFunctionReturn(0);
+  st->recorded = PETSC_TRUE;
+  st->acct.vscatter = (PetscBool)(sf->vscat.from_n >= 0 && sf->vscat.to_n >= 0);
+  st->acct.setup = (PetscBool)(st->acct.setup || sf->setupcalled);
+  st->acct.route = st->route == HALO_SF_HALO || (st->route != HALO_SF_BASIC && st->acct.ops_halo)
+                       ? "halo"
+                   : st->route == HALO_SF_BASIC ? st->why
+                   : st->acct.ops_basic         ? "no call halo runs (unit, operation or memory)"
+                                                : "no operation";
+  PetscCall(HaloPetscViewRecordSF(&st->acct));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HaloPetscSFRecordLive(void) {
+  PetscFunctionBegin;
+  for (HaloSF *st = halo_sf_live; st; st = st->next) PetscCall(HaloSFRecordSF(st->sf, st));
   PetscFunctionReturn(0);
 }
 
@@ -345,9 +404,12 @@ static PetscErrorCode HaloSFVerifyKeep(PetscSF sf, HaloSF *st, HaloSFMem mem,
                                        const PetscScalar *root, const PetscScalar *leaf) {
   PetscFunctionBegin;
   if (!halo_petsc_config.verify) PetscFunctionReturn(0);
-  if (!st->vroot)
+  if (!st->vroot) {
     PetscCall(PetscMalloc3(sf->nroots + 1, &st->vroot, st->leafstart + sf->nleaves + 1, &st->vleaf,
                            PetscMax(sf->nroots, sf->nleaves) + 1, &st->vresult));
+    PetscCall(PetscMalloc2(sf->nroots + 1, &st->vabsroot, st->leafstart + sf->nleaves + 1,
+                           &st->vabsleaf));
+  }
   PetscCall(HaloSFVerifyCopy(st, mem, st->vroot, root, sf->nroots));
   PetscCall(HaloSFVerifyCopy(st, mem, st->vleaf + st->leafstart, leaf + st->leafstart, sf->nleaves));
   PetscFunctionReturn(0);
@@ -355,16 +417,21 @@ static PetscErrorCode HaloSFVerifyKeep(PetscSF sf, HaloSF *st, HaloSFMem mem,
 
 /* -halo_sf_verify: run basic (in host memory) on the kept inputs and compare
  * with halo's result; a Bcast must agree bit for bit, a Reduce too where it
- * adds in basic's order (HaloSFReduceBitwise), else to 1e-13 relative (its
- * sums may associate differently: see halo_exchange_reverse_begin). */
+ * adds in basic's order (HaloSFReduceBitwise), else within 1e-12 of the sum of
+ * the magnitudes added into each root (its sums may associate differently: see
+ * halo_exchange_reverse_begin; a root whose terms cancel may differ from
+ * basic's by far more than its own size, never by more than that sum allows,
+ * as halo spmv --check measures an SpMV). A difference names this rank's first
+ * entry off, with both values, on every rank. */
 static PetscErrorCode HaloSFVerifyCheck(PetscSF sf, HaloSF *st, HaloSFMem mem, PetscBool bcast,
                                         const PetscScalar *result) {
   MPI_Comm comm = PetscObjectComm((PetscObject)sf);
   PetscInt n = bcast ? sf->nleaves : sf->nroots, off = bcast ? st->leafstart : 0;
   PetscScalar *expect = bcast ? st->vleaf : st->vroot;
   PetscBool bitwise = bcast || st->reduce_bitwise[mem];
-  PetscInt64 bad = 0, all_bad;
-  double worst = 0;
+  PetscInt64 bad = 0, all_bad, first = -1;
+  double worst = 0, first_want = 0, first_got = 0;
+  char where[192] = "";
 
   PetscFunctionBegin;
   if (!halo_petsc_config.verify) PetscFunctionReturn(0);
@@ -374,22 +441,47 @@ static PetscErrorCode HaloSFVerifyCheck(PetscSF sf, HaloSF *st, HaloSFMem mem, P
                                            PETSC_MEMTYPE_HOST, st->vleaf, MPI_REPLACE));
     PetscCall(halo_sf_basic_ops.BcastEnd(sf, MPIU_SCALAR, st->vroot, st->vleaf, MPI_REPLACE));
   } else {
+    if (!bitwise) { /* the magnitudes added into each root, by basic from the same inputs */
+      for (PetscInt i = 0; i < sf->nroots; i++) st->vabsroot[i] = PetscAbsScalar(st->vroot[i]);
+      for (PetscInt i = 0; i < sf->nleaves; i++)
+        st->vabsleaf[st->leafstart + i] = PetscAbsScalar(st->vleaf[st->leafstart + i]);
+      PetscCall(halo_sf_basic_ops.ReduceBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, st->vabsleaf,
+                                              PETSC_MEMTYPE_HOST, st->vabsroot, MPI_SUM));
+      PetscCall(halo_sf_basic_ops.ReduceEnd(sf, MPIU_SCALAR, st->vabsleaf, st->vabsroot, MPI_SUM));
+    }
     PetscCall(halo_sf_basic_ops.ReduceBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, st->vleaf,
                                             PETSC_MEMTYPE_HOST, st->vroot, MPI_SUM));
     PetscCall(halo_sf_basic_ops.ReduceEnd(sf, MPIU_SCALAR, st->vleaf, st->vroot, MPI_SUM));
   }
+  if (halo_petsc_config.verify_corrupt && n > 0) { /* the check's own test: rank 0's copy */
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) st->vresult[0] += 1.0 + PetscAbsScalar(st->vresult[0]);
+  }
   for (PetscInt i = 0; i < n; i++) {
-    double a = PetscRealPart(expect[off + i]), b = PetscRealPart(st->vresult[i]);
-    double d = PetscAbsReal(a - b), mag = PetscMax(PetscAbsReal(a), PetscAbsReal(b));
-    if (bitwise ? memcmp(&a, &b, sizeof a) != 0 : d > 1e-13 * mag) bad++;
-    if (d > 0 && mag > 0) worst = PetscMax(worst, d / mag);
+    const double a = PetscRealPart(expect[off + i]), b = PetscRealPart(st->vresult[i]);
+    const double d = PetscAbsScalar(expect[off + i] - st->vresult[i]);
+    const double mag = bitwise ? 0 : PetscRealPart(st->vabsroot[i]);
+    const PetscBool off_i = bitwise ? (PetscBool)(memcmp(&expect[off + i], &st->vresult[i],
+                                                         sizeof(PetscScalar)) != 0)
+                                    : (PetscBool)(!(d <= 1e-12 * mag));
+    if (off_i && first < 0) first = i, first_want = a, first_got = b;
+    if (off_i) bad++;
+    if (!bitwise && d > 0 && mag > 0) worst = PetscMax(worst, d / mag);
   }
   PetscCallMPI(MPI_Allreduce(&bad, &all_bad, 1, MPIU_INT64, MPI_SUM, comm));
+  if (first >= 0)
+    PetscCall(PetscSNPrintf(where, sizeof where,
+                            "; this rank's first: %s %" PetscInt64_FMT ", basic %.17g, halo %.17g",
+                            bcast ? "leaf" : "root", (PetscInt64)(off + first), first_want, first_got));
+  if (!bitwise && bad)
+    PetscCall(PetscSNPrintf(where + strlen(where), sizeof where - strlen(where),
+                            "; worst difference relative to the magnitudes added: %g", worst));
   PetscCheck(all_bad == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "halo: -halo_sf_verify: %s through halo (%s memory) differs from PETSc's basic %s in %" PetscInt64_FMT
-             " entries (this rank: %" PetscInt64_FMT ", worst relative difference %g)",
+             " entries (this rank: %" PetscInt64_FMT "%s)",
              bcast ? "Bcast" : "Reduce", mem == HALO_SF_HOST ? "host" : "CUDA",
-             bitwise ? "bit for bit" : "to 1e-13", all_bad, bad, worst);
+             bitwise ? "bit for bit" : "within 1e-12 of the magnitudes added", all_bad, bad, where);
   PetscFunctionReturn(0);
 }
 
@@ -403,6 +495,7 @@ static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemTy
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
   if (op == MPI_REPLACE) PetscCall(HaloSFTakes(sf, st, unit, rootmtype, leafmtype, &takes, &mem));
+  PetscCall(HaloSFCount(sf, st, unit, takes));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.BcastBegin(sf, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscFunctionReturn(0);
@@ -453,6 +546,7 @@ static PetscErrorCode HaloSFReduceBegin(PetscSF sf, MPI_Datatype unit, PetscMemT
   PetscCall(HaloSFGetState(sf, &st));
   if (op == MPI_SUM || op == MPIU_SUM)
     PetscCall(HaloSFTakes(sf, st, unit, leafmtype, rootmtype, &takes, &mem));
+  PetscCall(HaloSFCount(sf, st, unit, takes));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.ReduceBegin(sf, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscFunctionReturn(0);
@@ -491,6 +585,20 @@ static PetscErrorCode HaloSFReduceEnd(PetscSF sf, MPI_Datatype unit, const void 
   PetscFunctionReturn(0);
 }
 
+/* Fetch-and-op: PETSc's own, counted for -halo_sf_view. */
+static PetscErrorCode HaloSFFetchAndOpBegin(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype,
+                                            void *rootdata, PetscMemType leafmtype,
+                                            const void *leafdata, void *leafupdate, MPI_Op op) {
+  HaloSF *st;
+
+  PetscFunctionBegin;
+  PetscCall(HaloSFGetState(sf, &st));
+  PetscCall(HaloSFCount(sf, st, unit, PETSC_FALSE));
+  PetscCall(halo_sf_basic_ops.FetchAndOpBegin(sf, unit, rootmtype, rootdata, leafmtype, leafdata,
+                                              leafupdate, op));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode HaloSFSetUp(PetscSF sf) {
   HaloSF *st;
 
@@ -498,6 +606,7 @@ static PetscErrorCode HaloSFSetUp(PetscSF sf) {
   PetscCall(halo_sf_basic_ops.SetUp(sf));
   PetscCall(HaloSFGetState(sf, &st));
   if (st) st->route = HALO_SF_UNDECIDED; /* decided at the first call halo could take */
+  if (st) st->acct.setup = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -522,6 +631,7 @@ static PetscErrorCode HaloSFDestroy(PetscSF sf) {
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
   if (st) PetscCall(HaloSFRecord(sf, st));
+  if (st) PetscCall(HaloSFRecordSF(sf, st));
   PetscCall(PetscObjectCompose((PetscObject)sf, halo_sf_key, NULL)); /* frees the state */
   PetscCall(halo_sf_basic_ops.Destroy(sf));
   PetscFunctionReturn(0);
@@ -563,6 +673,12 @@ static PetscErrorCode HaloSFCreate(PetscSF sf) {
                  sf->ops->ReduceEnd == halo_sf_basic_ops.ReduceEnd,
              PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: PETSc's basic star forest changed its operations");
   PetscCall(PetscNew(&st));
+  st->sf = sf;
+  st->acct.id = halo_sf_made++;
+  st->acct.nroots = st->acct.nleaves = -1; /* no graph seen yet */
+  st->next = halo_sf_live;
+  if (halo_sf_live) halo_sf_live->prev = st;
+  halo_sf_live = st;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, st));
   PetscCall(HaloPetscContainerSetDestroy(c, HaloSFStateDestroy));
@@ -576,6 +692,7 @@ static PetscErrorCode HaloSFCreate(PetscSF sf) {
   sf->ops->BcastEnd = HaloSFBcastEnd;
   sf->ops->ReduceBegin = HaloSFReduceBegin;
   sf->ops->ReduceEnd = HaloSFReduceEnd;
+  if (halo_sf_basic_ops.FetchAndOpBegin) sf->ops->FetchAndOpBegin = HaloSFFetchAndOpBegin;
   PetscFunctionReturn(0);
 }
 

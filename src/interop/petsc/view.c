@@ -8,6 +8,7 @@
 #include "petsc_impl.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HALO_VIEW_REASONS 8
@@ -23,6 +24,11 @@ typedef struct HaloViewPlan {
 } HaloViewPlan;
 
 static HaloViewPlan *view_first = NULL, *view_last = NULL;
+typedef struct HaloViewSFNode {
+  struct HaloViewSFNode *next;
+  HaloViewSF rec;
+} HaloViewSFNode;
+static HaloViewSFNode *view_sf_first = NULL, *view_sf_last = NULL;
 static struct {
   const char *why;
   PetscInt64 n;
@@ -77,6 +83,80 @@ PetscErrorCode HaloPetscViewRecordBasic(const char *why) {
   PetscFunctionReturn(0);
 }
 
+static int by_id_order(const void *a, const void *b) {
+  const HaloViewSF *x = *(const HaloViewSF *const *)a, *y = *(const HaloViewSF *const *)b;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+PetscErrorCode HaloPetscViewRecordSF(const HaloViewSF *rec) {
+  HaloViewSFNode *p;
+
+  PetscFunctionBegin;
+  if (!halo_petsc_config.view) PetscFunctionReturn(0);
+  PetscCall(PetscNew(&p));
+  p->rec = *rec;
+  if (view_sf_last) view_sf_last->next = p;
+  else view_sf_first = p;
+  view_sf_last = p;
+  PetscFunctionReturn(0);
+}
+
+/* Every star forest made, in the order they were made (rank 0's view of each), and the
+ * share of the bytes of leaves on other ranks (all ranks') that went through halo. */
+static PetscErrorCode HaloPetscViewSFs(void) {
+  PetscInt64 mine[6] = {0, 0, 0, 0, 0, 0}, all[6]; /* made, set up, ops halo/basic, bytes */
+  int n = 0;
+
+  PetscFunctionBegin;
+  for (HaloViewSFNode *p = view_sf_first; p; p = p->next) n++;
+  if (n) { /* in the order they were made (recorded in the order they went) */
+    HaloViewSF **by_id;
+    int k = 0;
+    PetscCall(PetscMalloc1(n, &by_id));
+    for (HaloViewSFNode *p = view_sf_first; p; p = p->next) by_id[k++] = &p->rec;
+    qsort(by_id, (size_t)n, sizeof *by_id, by_id_order);
+    for (k = 0; k < n; k++) {
+      const HaloViewSF *r = by_id[k];
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "halo_sf_view: star forest %d (%s%s): %" PetscInt64_FMT
+                            " roots, %" PetscInt64_FMT " leaves (%" PetscInt64_FMT
+                            " on other ranks); operations through halo %" PetscInt64_FMT
+                            ", left to basic %" PetscInt64_FMT "; bytes through halo %" PetscInt64_FMT
+                            ", left to basic %" PetscInt64_FMT " (rank 0): %s\n",
+                            r->id, r->vscatter ? "VecScatter" : "graph",
+                            r->setup ? "" : ", never set up", r->nroots < 0 ? 0 : r->nroots,
+                            r->nleaves < 0 ? 0 : r->nleaves, r->remote_leaves, r->ops_halo,
+                            r->ops_basic, r->bytes_halo, r->bytes_basic, r->route));
+    }
+    PetscCall(PetscFree(by_id));
+  }
+  for (HaloViewSFNode *p = view_sf_first; p; p = p->next) {
+    mine[0]++;
+    mine[1] += p->rec.setup;
+    mine[2] += p->rec.ops_halo;
+    mine[3] += p->rec.ops_basic;
+    mine[4] += p->rec.bytes_halo;
+    mine[5] += p->rec.bytes_basic;
+  }
+  PetscCallMPI(MPI_Allreduce(mine + 2, all + 2, 4, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
+  all[0] = mine[0], all[1] = mine[1];
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "halo_sf_view: %" PetscInt64_FMT " star forests made (%" PetscInt64_FMT
+                        " set up) on rank 0; all ranks' operations through halo %" PetscInt64_FMT
+                        ", left to basic %" PetscInt64_FMT "; bytes of leaves on other ranks "
+                        "through halo %" PetscInt64_FMT ", left to basic %" PetscInt64_FMT
+                        ": %.1f %% through halo\n",
+                        all[0], all[1], all[2], all[3], all[4], all[5],
+                        all[4] + all[5] ? 100.0 * (double)all[4] / (double)(all[4] + all[5]) : 0.0));
+  while (view_sf_first) {
+    HaloViewSFNode *next = view_sf_first->next;
+    PetscCall(PetscFree(view_sf_first));
+    view_sf_first = next;
+  }
+  view_sf_last = NULL;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HaloPetscViewFinalize(void) {
   int k = 0;
   PetscInt64 n_basic = 0;
@@ -95,6 +175,7 @@ PetscErrorCode HaloPetscViewFinalize(void) {
                           p->owner, k++, p->describe, s->ranks, s->nodes, s->n_phases, msgs, bytes,
                           inter_msgs, inter_bytes, p->modeled_seconds, p->n_forward, p->n_reverse));
   }
+  PetscCall(HaloPetscViewSFs());
   for (int i = 0; i < HALO_VIEW_REASONS && view_basic[i].why; i++) n_basic += view_basic[i].n;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "halo_sf_view: %d plans; %" PetscInt64_FMT " star forests left to PETSc's basic%s",
