@@ -62,7 +62,9 @@ PETSC_EXTERN PetscErrorCode HaloPetscInitialize(void);
  */
 PETSC_EXTERN PetscErrorCode HaloPetscMatAttach(Mat A);
 
-/** PETSc's entry point for -dll_append: HaloPetscInitialize(). */
+/** PETSc's entry point for -dll_append: HaloPetscInitialize(). (The adapter for
+ *  another PETSc build, libhalo_petsc<suffix>.so, names its own
+ *  PetscDLLibraryRegister_halo_petsc<suffix>, as PETSc looks it up by file name.) */
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_halo_petsc(void);
 
 #ifdef __cplusplus

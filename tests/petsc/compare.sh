@@ -4,14 +4,16 @@
 # histories, iteration counts and solutions must be the same, and
 # -halo_sf_view must show that the products' scatters went through halo.
 #
-# usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE
+# usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE [SUFFIX]
 # suites: cg gmres bicg gamg mattype files dmda cases misuse
+# SUFFIX: another PETSc build's adapter and programs (HALO_PETSC_VARIANTS: 64 is
+# libhalo_petsc64.so with petsc64_ksp_lap27, ..., built against PETSc64)
 set -uo pipefail
-mpiexec=$1 build=$2 src=$3 suite=$4
-lib=$build/libhalo_petsc.so
-ksp=$build/examples/petsc/petsc_ksp_lap27
-dmda=$build/examples/petsc/petsc_dmda_solve
-cases=$build/tests/petsc_sf_cases
+mpiexec=$1 build=$2 src=$3 suite=$4 v=${5:-}
+lib=$build/libhalo_petsc$v.so
+ksp=$build/examples/petsc/petsc${v}_ksp_lap27
+dmda=$build/examples/petsc/petsc${v}_dmda_solve
+cases=$build/tests/petsc${v}_sf_cases
 view_prefix=halo_sf_view:
 # shellcheck source=../compare_lib.sh
 source "$(dirname "$0")/../compare_lib.sh"
@@ -204,6 +206,18 @@ dmda)
   done
   ;;
 cases)
+  # another PETSc build's program with the default build's adapter: refused at load, saying
+  # which sizes differ (the versions are the same)
+  if [ -n "$v" ] && [ -f "$build/libhalo_petsc.so" ]; then
+    if timeout 120 "$mpiexec" -n 2 --oversubscribe "$cases" -dll_append "$build/libhalo_petsc.so" \
+      -halo_sf >"$work/cases_mismatch.out" 2>&1; then
+      fail "cases_mismatch: libhalo_petsc.so loaded into the PETSc$v build without a word"
+    else
+      grep -q "halo: libhalo_petsc.so was built against a PETSc with .*-byte PetscInt and .*, but the loaded PETSc has" \
+        "$work/cases_mismatch.out" ||
+        fail "cases_mismatch: no message naming the sizes: $(grep -m2 'ERROR' "$work/cases_mismatch.out")"
+    fi
+  fi
   # what halo does not take still gives basic's answer; what it takes, basic's answer too
   for np in 1 2 3 4; do
     run "cases_np$np" "$np" "$cases" || continue

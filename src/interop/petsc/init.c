@@ -4,6 +4,7 @@
 #include "petsc_impl.h"
 
 #include <dlfcn.h>
+#include <string.h>
 #include <petscversion.h>
 
 HaloPetscConfig halo_petsc_config;
@@ -20,15 +21,38 @@ static PetscErrorCode HaloPetscFinalize(void) {
 /* The private structures the wrapper uses are those of the headers it was
  * built with: a library built against another release must not run. */
 static PetscErrorCode HaloPetscCheckVersion(void) {
-  int major = 0, minor = 0, subminor = 0, release = 0;
+  /* each number in a slot of 8 bytes: a loaded PETSc whose PetscInt is wider than the headers'
+   * writes no further than its slot (the sizes are checked next) */
+  PetscInt64 v[4] = {0, 0, 0, 0};
+  size_t int_size = 0, scalar_size = 0;
+  int major, minor, subminor;
 
   PetscFunctionBegin;
-  PetscCall(PetscGetVersionNumber(&major, &minor, &subminor, &release));
+  PetscInt got[3];
+
+  PetscCall(PetscGetVersionNumber((PetscInt *)(void *)&v[0], (PetscInt *)(void *)&v[1],
+                                  (PetscInt *)(void *)&v[2], (PetscInt *)(void *)&v[3]));
+  for (int i = 0; i < 3; i++) memcpy(&got[i], &v[i], sizeof got[i]);
+  major = (int)got[0], minor = (int)got[1], subminor = (int)got[2];
   PetscCheck(major == PETSC_VERSION_MAJOR && minor == PETSC_VERSION_MINOR, PETSC_COMM_SELF,
              PETSC_ERR_SUP_SYS,
              "halo: libhalo_petsc was built against PETSc %d.%d but is loaded into PETSc %d.%d.%d; "
              "rebuild halo with this PETSc (HALO_ENABLE_PETSC=ON, PKG_CONFIG_PATH pointing to it)",
              PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, major, minor, subminor);
+  /* builds of one release differ in their integer and scalar sizes (Debian's real, complex,
+   * 64-bit real and 64-bit complex PETSc 3.18), which the version does not tell: the loaded
+   * library's own sizes against the headers' */
+  PetscCall(PetscDataTypeGetSize(PETSC_INT, &int_size));
+  PetscCall(PetscDataTypeGetSize(PETSC_SCALAR, &scalar_size));
+  PetscCheck(int_size == sizeof(PetscInt) && scalar_size == sizeof(PetscScalar), PETSC_COMM_SELF,
+             PETSC_ERR_SUP_SYS,
+             "halo: %s was built against a PETSc with %d-byte PetscInt and %d-byte PetscScalar, but "
+             "the loaded PETSc has %d-byte PetscInt and %d-byte PetscScalar; load the adapter built "
+             "against this PETSc build (libhalo_petsc.so is built against the PETSc that "
+             "pkg-config finds as PETSc, libhalo_petsc<suffix>.so against HALO_PETSC_VARIANTS' "
+             "others, e.g. libhalo_petsc64.so against Debian's PETSc64)",
+             HALO_PETSC_LIBFILE, (int)sizeof(PetscInt), (int)sizeof(PetscScalar), (int)int_size,
+             (int)scalar_size);
   PetscFunctionReturn(0);
 }
 
@@ -106,7 +130,17 @@ PetscErrorCode HaloPetscInitialize(void) {
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PetscDLLibraryRegister_halo_petsc(void) {
+/* PETSc's entry point for -dll_append, named after the library's file:
+ * PetscDLLibraryRegister_halo_petsc, or _halo_petsc<suffix> for another PETSc build's
+ * adapter (HALO_PETSC_LIBNAME, set by the build) */
+#ifndef HALO_PETSC_LIBNAME
+#define HALO_PETSC_LIBNAME halo_petsc
+#endif
+#define HALO_PETSC_CAT2_(a, b) a##b
+#define HALO_PETSC_CAT_(a, b) HALO_PETSC_CAT2_(a, b)
+#define HALO_PETSC_ENTRY HALO_PETSC_CAT_(PetscDLLibraryRegister_, HALO_PETSC_LIBNAME)
+PETSC_EXTERN PetscErrorCode HALO_PETSC_ENTRY(void);
+PetscErrorCode HALO_PETSC_ENTRY(void) {
   PetscFunctionBegin;
   PetscCall(HaloPetscInitialize());
   PetscFunctionReturn(0);
