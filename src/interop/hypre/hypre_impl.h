@@ -110,10 +110,10 @@ void hh_warn(int every_rank, const char *fmt, ...) __attribute__((format(printf,
 
 /* ---- the package registry (pkg.c) --------------------------------------------- */
 
-/** What the report keeps of one package (it outlives the package). */
 /** Parts of a plan's set-up the view reports (halo_setup_part from 0). */
 #define HH_PARTS 8
 
+/** What the report keeps of one package (it outlives the package). */
 typedef struct {
   int setup;               /* the AMG set-up it belongs to (1, 2, ...), 0: none */
   int level;               /* its level in that hierarchy, -1: unknown */

@@ -620,6 +620,7 @@ static PetscErrorCode HaloSFReset(PetscSF sf) {
     PetscCall(HaloSFFreePlan(st));
     st->route = HALO_SF_UNDECIDED;
     st->why = NULL;
+    st->acct.nroots = st->acct.nleaves = -1; /* a new graph: its remote leaves counted anew */
   }
   if (halo_sf_basic_ops.Reset) PetscCall(halo_sf_basic_ops.Reset(sf));
   PetscFunctionReturn(0);
