@@ -43,6 +43,7 @@ typedef struct HaloSF {
   struct HaloSF *next, *prev;  /* the live list */
   HaloViewSF acct;             /* -halo_sf_view: what it moved */
   PetscBool recorded;          /* acct handed to the view */
+  PetscBool acct_stale;        /* reset since its remote leaves were counted */
   HaloSFRoute route;
   const char *why; /* why it went to basic */
   halo_plan plan[2]; /* per memory, made at the first call in it */
@@ -127,7 +128,8 @@ static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, Pet
 
   PetscFunctionBegin;
   if (!st || !halo_petsc_config.view) PetscFunctionReturn(0);
-  if (st->acct.nleaves != sf->nleaves || st->acct.nroots != sf->nroots) { /* a new graph */
+  if (st->acct_stale || st->acct.nleaves != sf->nleaves || st->acct.nroots != sf->nroots) {
+    st->acct_stale = PETSC_FALSE; /* a new graph */
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)sf), &rank));
     st->acct.nroots = sf->nroots;
     st->acct.nleaves = sf->nleaves;
@@ -620,7 +622,7 @@ static PetscErrorCode HaloSFReset(PetscSF sf) {
     PetscCall(HaloSFFreePlan(st));
     st->route = HALO_SF_UNDECIDED;
     st->why = NULL;
-    st->acct.nroots = st->acct.nleaves = -1; /* a new graph: its remote leaves counted anew */
+    st->acct_stale = PETSC_TRUE; /* a new graph: its remote leaves counted anew */
   }
   if (halo_sf_basic_ops.Reset) PetscCall(halo_sf_basic_ops.Reset(sf));
   PetscFunctionReturn(0);
