@@ -173,6 +173,17 @@ fallback)
   # white space around a value is not part of it (issue 44 item 6): taken, through halo
   run fb_space 3 LD_PRELOAD="$lib" "HALO_STRATEGY= 3step " "HALO_HYPRE_VIEW= 1" -- "$amg" -n 12 -amg_print 0 &&
     same fb_ref fb_space && through fb_space
+  # a bigint build of hypre (the same release, Debian's libhypre64-dev) under the adapter built
+  # for the plain one: said once, every call handed to hypre untouched, the same answers
+  amg64=$build/examples/hypre64_amg_solve
+  if [ -x "$amg64" ]; then
+    run fb64_ref 3 -- "$amg64" -n 12 -amg_print 0 &&
+      run fb64_halo 3 LD_PRELOAD="$lib" HALO_HYPRE_VIEW=1 -- "$amg64" -n 12 -amg_print 0 &&
+      same fb64_ref fb64_halo &&
+      { grep -q "halo-hypre: the loaded libHYPRE's HYPRE_Int has 8 bytes, the headers libhalo_hypre was built with 4" \
+          "$work/fb64_halo.err" ||
+        fail "fb64_halo: no message naming the sizes: $(head -3 "$work/fb64_halo.err")"; }
+  fi
   # linked before -lHYPRE instead of preloaded: the same
   run fb_linked 3 HALO_HYPRE_VIEW=1 -- "$build/tests/hypre_amg_solve_linked" -n 12 -amg_print 0 &&
     same fb_ref fb_linked && through fb_linked

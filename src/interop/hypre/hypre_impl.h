@@ -104,6 +104,13 @@ int hh_launcher_rank(void);
 /** The settings (read from the environment at the first call). */
 hh_settings *hh_settings_get(void);
 
+/** 1 when the loaded libHYPRE's HYPRE_Int has the size of the headers' the
+ *  adapter was built with (a bigint libHYPRE of the same release has 8
+ *  bytes: the version does not tell), else 0: then every function the adapter
+ *  stands in front of hands its call to hypre untouched, reading none of
+ *  hypre's structures (their layout differs), and the settings say why. */
+int hh_abi_ok(void);
+
 /** Print msg on the standard error, prefixed "halo-hypre: ", on rank 0
  *  of the world communicator only unless every_rank. */
 void hh_warn(int every_rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -34,6 +34,11 @@ static HYPRE_Int product(int transpose, HYPRE_Complex alpha, hypre_ParCSRMatrix 
     hypre_error_in_arg(arg);
     return hypre_error_flag;
   }
+  if (!hh_abi_ok()) { /* another build of hypre: its structures are not these headers' */
+    hypre_error_w_msg(HYPRE_ERROR_GENERIC, "halo_hypre_matvec: the loaded libHYPRE's HYPRE_Int "
+                                           "differs from the headers halo was built with\n");
+    return hypre_error_flag;
+  }
   /* the sizes, as hypre checks them */
   const HYPRE_BigInt rows = hypre_ParCSRMatrixGlobalNumRows(A);
   const HYPRE_BigInt cols = hypre_ParCSRMatrixGlobalNumCols(A);

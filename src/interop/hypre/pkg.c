@@ -546,6 +546,7 @@ hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_bu
 {
   *plan_p = NULL;
   *mv_p = NULL;
+  if (!hh_abi_ok()) return NULL; /* another build of hypre: its structures are not ours */
   hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
   hh_pkg *e = pkg ? lookup(pkg) : NULL;
   /* a package made by hypre's own function (libHYPRE ahead of us in the

@@ -6,6 +6,7 @@
  * halo_plan_options_resolve; this file is the adapter's one reader of the
  * environment. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,38 @@
 
 static hh_settings settings;
 static int warned_once;
+
+/* The loaded libHYPRE's HYPRE_Int size and version, probed once: HYPRE_VersionNumber writes
+ * four HYPRE_Ints, each here into a slot of 8 bytes filled with a pattern first, so that a
+ * library whose HYPRE_Int is wider than the headers' writes no further than its slot, and one
+ * of 4 bytes leaves the upper half of each slot as it was. */
+static int abi_probed, loaded_int_size;
+static long long loaded_version[3];
+
+int hh_abi_ok(void)
+{
+  if (!abi_probed) {
+    abi_probed = 1;
+    int64_t slot[4];
+    memset(slot, 0xA5, sizeof slot);
+    HYPRE_VersionNumber((HYPRE_Int *)(void *)&slot[0], (HYPRE_Int *)(void *)&slot[1],
+                        (HYPRE_Int *)(void *)&slot[2], (HYPRE_Int *)(void *)&slot[3]);
+    const unsigned char *b = (const unsigned char *)&slot[0];
+    loaded_int_size = b[4] == 0xA5 && b[5] == 0xA5 && b[6] == 0xA5 && b[7] == 0xA5 ? 4 : 8;
+    for (int i = 0; i < 3; i++) {
+      if (loaded_int_size == 4) {
+        int32_t v;
+        memcpy(&v, &slot[i], sizeof v);
+        loaded_version[i] = v;
+      } else {
+        loaded_version[i] = (long long)slot[i];
+      }
+    }
+    /* another build: said once, now (the settings' reading turns halo off with the reason) */
+    if (loaded_int_size != (int)sizeof(HYPRE_Int)) (void)hh_settings_get();
+  }
+  return loaded_int_size == (int)sizeof(HYPRE_Int);
+}
 
 void hh_warn(int every_rank, const char *fmt, ...)
 {
@@ -146,8 +179,16 @@ static void read_settings(void)
     turn_off("hypre's HYPRE_Complex is not double (halo moves doubles)");
     return;
   }
-  HYPRE_Int major = 0, minor = 0, patch = 0, single = 0;
-  HYPRE_VersionNumber(&major, &minor, &patch, &single);
+  if (!hh_abi_ok()) {
+    snprintf(why, sizeof why,
+             "the loaded libHYPRE's HYPRE_Int has %d bytes, the headers libhalo_hypre was built "
+             "with %d (a bigint build of hypre and a plain one, or the reverse: rebuild halo "
+             "against the hypre the program loads, HYPRE_INCLUDE_DIR and HYPRE_LIBRARY)",
+             loaded_int_size, (int)sizeof(HYPRE_Int));
+    turn_off(why);
+    return;
+  }
+  HYPRE_Int major = loaded_version[0], minor = loaded_version[1], patch = loaded_version[2];
   int loaded = (int)(major * 10000 + minor * 100 + patch);
   if (loaded != HYPRE_RELEASE_NUMBER) {
     snprintf(why, sizeof why,

@@ -80,6 +80,10 @@ HH_EXPORT hypre_ParCSRCommHandle *hypre_ParCSRCommHandleCreate_v2(
 {
   const hh_real_fns *r = hh_real();
   hh_pkg *entry = NULL;
+  if (!hh_abi_ok()) /* another build of hypre: handed on untouched */
+    return r->create_v2 ? r->create_v2(job, comm_pkg, send_memory_location, send_data,
+                                       recv_memory_location, recv_data)
+                        : NULL;
   /* both buffers in host memory, or both in device memory (not unified):
    * else (-1) left to hypre, and counted so when the package is a matrix's */
   const hypre_MemoryLocation ms = hypre_GetActualMemLocation(send_memory_location);
@@ -119,8 +123,9 @@ HH_EXPORT hypre_ParCSRCommHandle *hypre_ParCSRCommHandleCreate(HYPRE_Int job,
 HH_EXPORT HYPRE_Int hypre_ParCSRCommHandleDestroy(hypre_ParCSRCommHandle *comm_handle)
 {
   if (!comm_handle) return hypre_error_flag;
-  if (hh_pkg_finish(comm_handle)) return hypre_error_flag;
   const hh_real_fns *r = hh_real();
+  if (!hh_abi_ok()) return r->destroy ? r->destroy(comm_handle) : hypre_error_flag;
+  if (hh_pkg_finish(comm_handle)) return hypre_error_flag;
   if (!r->destroy) {
     missing("hypre_ParCSRCommHandleDestroy");
     return hypre_error_flag;
@@ -141,7 +146,7 @@ HH_EXPORT HYPRE_Int hypre_MatvecCommPkgCreate(hypre_ParCSRMatrix *A)
     return hypre_error_flag;
   }
   HYPRE_Int ierr = r->pkg_create(A);
-  if (!ierr && A && hypre_ParCSRMatrixCommPkg(A)) hh_pkg_register(A);
+  if (hh_abi_ok() && !ierr && A && hypre_ParCSRMatrixCommPkg(A)) hh_pkg_register(A);
   return ierr;
 }
 
@@ -160,7 +165,7 @@ HH_EXPORT HYPRE_Int hypre_GetCommPkgRTFromCommPkgA(hypre_ParCSRMatrix *RT, hypre
     return hypre_error_flag;
   }
   HYPRE_Int ierr = r->pkg_rt(RT, A, fine_to_coarse, tmp_map_offd);
-  if (!ierr && RT && hypre_ParCSRMatrixCommPkg(RT)) hh_pkg_register(RT);
+  if (hh_abi_ok() && !ierr && RT && hypre_ParCSRMatrixCommPkg(RT)) hh_pkg_register(RT);
   return ierr;
 }
 
@@ -177,14 +182,14 @@ HH_EXPORT HYPRE_Int hypre_GenerateSendMapAndCommPkg(MPI_Comm comm, HYPRE_Int num
   }
   HYPRE_Int ierr =
       r->pkg_generate(comm, num_sends, num_recvs, recv_procs, send_procs, recv_vec_starts, A);
-  if (!ierr && A && hypre_ParCSRMatrixCommPkg(A)) hh_pkg_register(A);
+  if (hh_abi_ok() && !ierr && A && hypre_ParCSRMatrixCommPkg(A)) hh_pkg_register(A);
   return ierr;
 }
 
 HH_EXPORT HYPRE_Int hypre_MatvecCommPkgDestroy(hypre_ParCSRCommPkg *comm_pkg)
 {
   const hh_real_fns *r = hh_real();
-  if (comm_pkg) hh_pkg_unregister(comm_pkg);
+  if (comm_pkg && hh_abi_ok()) hh_pkg_unregister(comm_pkg);
   if (!r->pkg_destroy) {
     missing("hypre_MatvecCommPkgDestroy");
     return hypre_error_flag;
@@ -204,7 +209,7 @@ HH_EXPORT HYPRE_Int hypre_BoomerAMGSetup(void *amg_vdata, hypre_ParCSRMatrix *A,
   hh_in_amg_setup++;
   HYPRE_Int ierr = r->amg_setup(amg_vdata, A, f, u);
   hh_in_amg_setup--;
-  if (amg_vdata) hh_pkg_tag_hierarchy(amg_vdata);
+  if (amg_vdata && hh_abi_ok()) hh_pkg_tag_hierarchy(amg_vdata);
   return ierr;
 }
 
@@ -239,6 +244,6 @@ HH_EXPORT HYPRE_Int hypre_BoomerAMGDestroy(void *amg_vdata)
     missing("hypre_BoomerAMGDestroy");
     return hypre_error_flag;
   }
-  if (amg_vdata) hh_pkg_untag_hierarchy(amg_vdata);
+  if (amg_vdata && hh_abi_ok()) hh_pkg_untag_hierarchy(amg_vdata);
   return r->amg_destroy(amg_vdata);
 }
