@@ -34,45 +34,13 @@
 #include <petscdevice_cuda.h>
 #endif
 
-typedef enum { HALO_SF_UNDECIDED = 0, HALO_SF_HALO, HALO_SF_BASIC } HaloSFRoute;
-typedef enum { HALO_SF_IDLE = 0, HALO_SF_BCAST, HALO_SF_REDUCE } HaloSFFlight;
-typedef enum { HALO_SF_HOST = 0, HALO_SF_DEVICE = 1 } HaloSFMem;
-
-typedef struct HaloSF {
-  PetscSF sf;                  /* its star forest (the live list's records at PetscFinalize) */
-  struct HaloSF *next, *prev;  /* the live list */
-  HaloViewSF acct;             /* -halo_sf_view: what it moved */
-  PetscBool recorded;          /* acct handed to the view */
-  PetscBool acct_stale;        /* reset since its remote leaves were counted */
-  HaloSFRoute route;
-  const char *why; /* why it went to basic */
-  halo_plan plan[2]; /* per memory, made at the first call in it */
-  double modeled_seconds[2];
-  PetscBool reduce_bitwise[2]; /* -halo_sf_verify: a Reduce must be basic's bit for bit */
-  PetscInt64 n_bcast[2], n_reduce[2];
-  PetscInt leafstart; /* leaves are [leafstart, leafstart + nleaves) */
-  HaloSFFlight flight;
-  HaloSFMem fl_mem;
-  const void *fl_src; /* the caller's pointers of the operation in flight */
-  void *fl_dst;
-  PetscScalar *scratch; /* a copy of the input when the caller aliases it */
-  PetscInt n_scratch;
-  PetscScalar *vroot, *vleaf, *vresult; /* -halo_sf_verify: the inputs as they were */
-  PetscScalar *vabsroot, *vabsleaf;      /* ... their magnitudes (a Reduce's tolerance) */
-#if HALO_PETSC_DEVICE
-  cudaStream_t stream;     /* the device plan's */
-  cudaStream_t fl_stream;  /* PETSc's, of the call in flight */
-  cudaEvent_t event;       /* ties the two when they differ */
-  PetscScalar *d_scratch;  /* the aliased input's copy in device memory */
-  PetscInt n_d_scratch;
-#endif
-} HaloSF;
+#include "sf_impl.h"
 
 static const char halo_sf_key[] = "HaloSF_state";
 static HaloSF *halo_sf_live;  /* every star forest's state, for -halo_sf_view */
 static int halo_sf_made;      /* star forests made, for their ids */
 static PetscErrorCode (*halo_sf_basic_create)(PetscSF) = NULL;
-static struct _PetscSFOps halo_sf_basic_ops; /* basic's operations, as its creator sets them */
+struct _PetscSFOps halo_sf_basic_ops; /* basic's operations, as its creator sets them */
 
 static PetscErrorCode HaloSFFreePlan(HaloSF *st) {
   PetscFunctionBegin;
@@ -203,30 +171,6 @@ static const char *HaloSFGraphWhyNot(PetscSF sf, PetscMPIInt rank) {
   for (PetscInt i = 0; i < sf->nleaves; i++)
     if (sf->remote[i].rank == rank) return "leaves on their own rank";
   return NULL;
-}
-
-/* Does a Reduce through the plan of memory mem add in basic's order? Under
- * the standard strategy each owner adds the messages in increasing rank
- * order, as basic does; it agrees bit for bit unless two leaves of one rank
- * name one root (halo sums those first, basic adds them one by one). */
-static PetscErrorCode HaloSFReduceBitwise(PetscSF sf, HaloSF *st, HaloSFMem mem) {
-  halo_stats stats;
-  PetscInt64 *keys;
-  PetscBool dup = PETSC_FALSE;
-  PetscMPIInt local, all;
-
-  PetscFunctionBegin;
-  HaloPetscCall(halo_plan_stats(st->plan[mem], &stats));
-  PetscCall(PetscMalloc1(sf->nleaves + 1, &keys));
-  for (PetscInt i = 0; i < sf->nleaves; i++)
-    keys[i] = ((PetscInt64)sf->remote[i].rank << 32) + (PetscInt64)sf->remote[i].index;
-  PetscCall(PetscSortInt64(sf->nleaves, keys));
-  for (PetscInt i = 1; i < sf->nleaves; i++) dup = dup || keys[i] == keys[i - 1];
-  PetscCall(PetscFree(keys));
-  local = !dup;
-  PetscCallMPI(MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)sf)));
-  st->reduce_bitwise[mem] = stats.strategy == HALO_STRATEGY_STANDARD && all;
-  PetscFunctionReturn(0);
 }
 
 /* Does halo take this star forest? Decided once, on every rank together. */
@@ -381,109 +325,6 @@ static PetscErrorCode HaloSFStableInput(HaloSF *st, HaloSFMem mem, const PetscSc
   }
   PetscCall(PetscArraycpy(st->scratch, in, n_in));
   *use_p = st->scratch;
-  PetscFunctionReturn(0);
-}
-
-/* -halo_sf_verify: n values of the caller's memory into host memory (device
- * memory: once the work on PETSc's stream is done). */
-static PetscErrorCode HaloSFVerifyCopy(HaloSF *st, HaloSFMem mem, PetscScalar *dst,
-                                       const PetscScalar *src, PetscInt n) {
-  PetscFunctionBegin;
-  if (n == 0) PetscFunctionReturn(0);
-#if HALO_PETSC_DEVICE
-  if (mem == HALO_SF_DEVICE) {
-    PetscCallCUDA(cudaStreamSynchronize(st->fl_stream));
-    PetscCallCUDA(cudaMemcpy(dst, src, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
-    PetscFunctionReturn(0);
-  }
-#endif
-  PetscCall(PetscArraycpy(dst, src, n));
-  PetscFunctionReturn(0);
-}
-
-/* -halo_sf_verify: keep the inputs of the operation halo runs. */
-static PetscErrorCode HaloSFVerifyKeep(PetscSF sf, HaloSF *st, HaloSFMem mem,
-                                       const PetscScalar *root, const PetscScalar *leaf) {
-  PetscFunctionBegin;
-  if (!halo_petsc_config.verify) PetscFunctionReturn(0);
-  if (!st->vroot) {
-    PetscCall(PetscMalloc3(sf->nroots + 1, &st->vroot, st->leafstart + sf->nleaves + 1, &st->vleaf,
-                           PetscMax(sf->nroots, sf->nleaves) + 1, &st->vresult));
-    PetscCall(PetscMalloc2(sf->nroots + 1, &st->vabsroot, st->leafstart + sf->nleaves + 1,
-                           &st->vabsleaf));
-  }
-  PetscCall(HaloSFVerifyCopy(st, mem, st->vroot, root, sf->nroots));
-  PetscCall(HaloSFVerifyCopy(st, mem, st->vleaf + st->leafstart, leaf + st->leafstart, sf->nleaves));
-  PetscFunctionReturn(0);
-}
-
-/* -halo_sf_verify: run basic (in host memory) on the kept inputs and compare
- * with halo's result; a Bcast must agree bit for bit, a Reduce too where it
- * adds in basic's order (HaloSFReduceBitwise), else within 1e-12 of the sum of
- * the magnitudes added into each root (its sums may associate differently: see
- * halo_exchange_reverse_begin; a root whose terms cancel may differ from
- * basic's by far more than its own size, never by more than that sum allows,
- * as halo spmv --check measures an SpMV). A difference names this rank's first
- * entry off, with both values, on every rank. */
-static PetscErrorCode HaloSFVerifyCheck(PetscSF sf, HaloSF *st, HaloSFMem mem, PetscBool bcast,
-                                        const PetscScalar *result) {
-  MPI_Comm comm = PetscObjectComm((PetscObject)sf);
-  PetscInt n = bcast ? sf->nleaves : sf->nroots, off = bcast ? st->leafstart : 0;
-  PetscScalar *expect = bcast ? st->vleaf : st->vroot;
-  PetscBool bitwise = bcast || st->reduce_bitwise[mem];
-  PetscInt64 bad = 0, all_bad, first = -1;
-  double worst = 0, first_want = 0, first_got = 0;
-  char where[192] = "";
-
-  PetscFunctionBegin;
-  if (!halo_petsc_config.verify) PetscFunctionReturn(0);
-  PetscCall(HaloSFVerifyCopy(st, mem, st->vresult, result + off, n));
-  if (bcast) {
-    PetscCall(halo_sf_basic_ops.BcastBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, st->vroot,
-                                           PETSC_MEMTYPE_HOST, st->vleaf, MPI_REPLACE));
-    PetscCall(halo_sf_basic_ops.BcastEnd(sf, MPIU_SCALAR, st->vroot, st->vleaf, MPI_REPLACE));
-  } else {
-    if (!bitwise) { /* the magnitudes added into each root, by basic from the same inputs */
-      for (PetscInt i = 0; i < sf->nroots; i++) st->vabsroot[i] = PetscAbsScalar(st->vroot[i]);
-      for (PetscInt i = 0; i < sf->nleaves; i++)
-        st->vabsleaf[st->leafstart + i] = PetscAbsScalar(st->vleaf[st->leafstart + i]);
-      PetscCall(halo_sf_basic_ops.ReduceBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, st->vabsleaf,
-                                              PETSC_MEMTYPE_HOST, st->vabsroot, MPI_SUM));
-      PetscCall(halo_sf_basic_ops.ReduceEnd(sf, MPIU_SCALAR, st->vabsleaf, st->vabsroot, MPI_SUM));
-    }
-    PetscCall(halo_sf_basic_ops.ReduceBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, st->vleaf,
-                                            PETSC_MEMTYPE_HOST, st->vroot, MPI_SUM));
-    PetscCall(halo_sf_basic_ops.ReduceEnd(sf, MPIU_SCALAR, st->vleaf, st->vroot, MPI_SUM));
-  }
-  if (halo_petsc_config.verify_corrupt && n > 0) { /* the check's own test: rank 0's copy */
-    PetscMPIInt rank;
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    if (rank == 0) st->vresult[0] += 1.0 + PetscAbsScalar(st->vresult[0]);
-  }
-  for (PetscInt i = 0; i < n; i++) {
-    const double a = PetscRealPart(expect[off + i]), b = PetscRealPart(st->vresult[i]);
-    const double d = PetscAbsScalar(expect[off + i] - st->vresult[i]);
-    const double mag = bitwise ? 0 : PetscRealPart(st->vabsroot[i]);
-    const PetscBool off_i = bitwise ? (PetscBool)(memcmp(&expect[off + i], &st->vresult[i],
-                                                         sizeof(PetscScalar)) != 0)
-                                    : (PetscBool)(!(d <= 1e-12 * mag));
-    if (off_i && first < 0) first = i, first_want = a, first_got = b;
-    if (off_i) bad++;
-    if (!bitwise && d > 0 && mag > 0) worst = PetscMax(worst, d / mag);
-  }
-  PetscCallMPI(MPI_Allreduce(&bad, &all_bad, 1, MPIU_INT64, MPI_SUM, comm));
-  if (first >= 0)
-    PetscCall(PetscSNPrintf(where, sizeof where,
-                            "; this rank's first: %s %" PetscInt64_FMT ", basic %.17g, halo %.17g",
-                            bcast ? "leaf" : "root", (PetscInt64)(off + first), first_want, first_got));
-  if (!bitwise && bad)
-    PetscCall(PetscSNPrintf(where + strlen(where), sizeof where - strlen(where),
-                            "; worst difference relative to the magnitudes added: %g", worst));
-  PetscCheck(all_bad == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "halo: -halo_sf_verify: %s through halo (%s memory) differs from PETSc's basic %s in %" PetscInt64_FMT
-             " entries (this rank: %" PetscInt64_FMT "%s)",
-             bcast ? "Bcast" : "Reduce", mem == HALO_SF_HOST ? "host" : "CUDA",
-             bitwise ? "bit for bit" : "within 1e-12 of the magnitudes added", all_bad, bad, where);
   PetscFunctionReturn(0);
 }
 
