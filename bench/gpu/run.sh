@@ -176,17 +176,18 @@ gpu_test() { # label, np, visible devices, extra env
 # What strategy auto's choice adds to a program in device memory, in SpMVs of the chosen plan
 # (bench_auto_cost: direct, auto with its trial on the calls, wisdom, the trial at plan time);
 # (later plans of one communicator, then first plans of fresh ones); run.sh autocost, or
-# AUTOCOST=1 after the quick tests; 2 GPUs (AUTOCOST_CASES, AUTOCOST_REPS)
+# AUTOCOST=1 after the quick tests; AUTOCOST_NP GPUs (default 2; AUTOCOST_CASES, AUTOCOST_REPS)
 autocost_bench() {
-  [ "$ngpu" -ge 2 ] || return 0
+  local np=${AUTOCOST_NP:-2} vis m later
+  [ "$ngpu" -ge "$np" ] || { say "- autocost: $np GPUs asked, $ngpu here: skipped"; return 0; }
+  vis=$(seq -s, 0 $((np - 1)))
   say ""
-  say "## What choosing adds (bench_auto_cost, 2 GPUs, device memory)"
+  say "## What choosing adds (bench_auto_cost, $np GPUs, device memory)"
   say ""
-  local m later
   for later in 1 0; do
     for m in ${AUTOCOST_CASES:-lap3d27:160 irregular:2000000,1}; do
       say '```'
-      CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n 2 $B/bench/bench_auto_cost \
+      CUDA_VISIBLE_DEVICES=$vis NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n $np $B/bench/bench_auto_cost \
         --gen "$m" --memory device --reps "${AUTOCOST_REPS:-5}" --wisdom "$B/autocost.wisdom" \
         --later $later 2>&1 | tee -a "$log" | grep -v '^\[' | tee -a "$summary"
       say '```'
