@@ -680,6 +680,91 @@ halo_status halo_exchange_get_ghost(halo_exchange ex, double **x_ghost_p);
  *  destruction. */
 void halo_exchange_destroy(halo_exchange *ex_p);
 
+/* ---- units: exchanges of other types and operations ---------------------- */
+
+/** The type of the values of an exchange's unit. */
+typedef enum {
+  HALO_TYPE_DOUBLE = 0,         /**< double (8 bytes) */
+  HALO_TYPE_FLOAT = 1,          /**< float (4 bytes) */
+  HALO_TYPE_COMPLEX_DOUBLE = 2, /**< a real and an imaginary double (C99 double complex) */
+  HALO_TYPE_INT32 = 3,          /**< int32_t */
+  HALO_TYPE_INT64 = 4           /**< int64_t */
+} halo_type;
+
+/** What an exchange moves per entry: k values of one type, interleaved per
+ *  entry (entry i is values [i*k, i*k + k) of the arrays). {HALO_TYPE_DOUBLE,
+ *  1} is what halo_exchange_begin() moves. */
+typedef struct {
+  halo_type type;
+  int k; /**< values per entry, >= 1 */
+} halo_unit;
+
+/** How the values an exchange delivers meet the values already there. */
+typedef enum {
+  /** forward: a ghost slot takes its owner's value; reverse: an owned entry
+   *  takes the value of one of the ghost slots that name it (which one,
+   *  where several do, is not defined, as in PetscSF's Reduce with
+   *  MPI_REPLACE); entries no slot names keep theirs */
+  HALO_OP_INSERT = 0,
+  /** forward: a ghost slot adds its owner's value to its own; reverse: an
+   *  owned entry adds every slot's that names it (halo_exchange_reverse_begin's
+   *  order of additions) */
+  HALO_OP_ADD = 1
+} halo_op;
+
+/** The bytes of one entry of unit u (k times the type's size); 0 for a type
+ *  halo does not know or k < 1. */
+size_t halo_unit_size(halo_unit u);
+
+/**
+ * Whether the plan can run an exchange of unit u with operation op (forward
+ * or reverse): HALO_SUCCESS, else the reason (HALO_ERR_INVALID_ARG for a
+ * bad unit, or one larger than the plan's buffers, setting exec.unit_max_bytes;
+ * HALO_ERR_UNSUPPORTED where the plan's transport does not run units, the
+ * message saying which). Records no error when it succeeds. Not collective.
+ */
+halo_status halo_plan_unit_check(halo_plan plan, halo_unit u, halo_op op, int reverse);
+
+/**
+ * halo_exchange_begin() for entries of any unit: x_local holds n_local
+ * entries of unit u, x_ghost n_ghost (NULL: the plan's own ghost buffer,
+ * halo_plan_get_ghost(), whose entries are then of unit u), and op says
+ * whether the ghosts take their owners' values (HALO_OP_INSERT, what
+ * halo_exchange_begin() does) or add them (HALO_OP_ADD). Complete it with
+ * halo_exchange_end(). Every rank gives the same unit and op.
+ *
+ * The plan's buffers hold entries of up to exec.unit_max_bytes bytes (its
+ * setting, default 8: one double), so every unit up to that size runs on
+ * them with no rebuild; the first exchange of a unit of another size than
+ * the last makes the plan's MPI requests for it again (an exchange that
+ * alternates sizes pays that each time). Values are moved bit for bit.
+ * Host memory, transport host (the default of host plans), every strategy;
+ * elsewhere HALO_ERR_UNSUPPORTED (halo_plan_unit_check() says so before).
+ * With strategy AUTO's trial on the program's calls, exchanges of other
+ * units than one double are run by the plan's own candidate and not timed.
+ */
+halo_status halo_exchange_begin_unit(halo_plan plan, halo_unit u, halo_op op, const void *x_local,
+                                     void *x_ghost);
+
+/**
+ * halo_exchange_reverse_begin() for entries of any unit: op HALO_OP_ADD adds
+ * the contributions as halo_exchange_reverse_begin() does (for integers
+ * exactly; for floating types in that function's order), HALO_OP_INSERT
+ * replaces each named entry by one of its slots' values. Complete it with
+ * halo_exchange_reverse_end().
+ */
+halo_status halo_exchange_reverse_begin_unit(halo_plan plan, halo_unit u, halo_op op,
+                                             const void *x_ghost, void *x_local);
+
+/** halo_exchange_start() for entries of any unit (halo_exchange_begin_unit()). */
+halo_status halo_exchange_start_unit(halo_exchange ex, halo_unit u, halo_op op,
+                                     const void *x_local, void *x_ghost);
+
+/** halo_exchange_start_reverse() for entries of any unit
+ *  (halo_exchange_reverse_begin_unit()). */
+halo_status halo_exchange_start_reverse_unit(halo_exchange ex, halo_unit u, halo_op op,
+                                             const void *x_ghost, void *x_local);
+
 /* ---- the product -------------------------------------------------------- */
 
 /**

@@ -36,6 +36,7 @@ static const variable variables[] = {
     {"HALO_AUTOTUNE", "model", "fast", "HALO_AUTOTUNE='fast' (option autotune): expected model or a number, 0 to 1000000", 1},
     {"HALO_EXPECTED_USES", "1000", "0", "HALO_EXPECTED_USES='0' (option expected_uses): expected 1 or more", 1},
     {"HALO_DEBUG_MAX_COUNT", "7", "0", "HALO_DEBUG_MAX_COUNT='0' (setting exec.max_message_count): expected 1 or more", 0},
+    {"HALO_UNIT_MAX_BYTES", "16", "4", "HALO_UNIT_MAX_BYTES='4' (setting exec.unit_max_bytes): expected 8 to 1048576", 0},
 };
 
 /* Every declared setting: its default resolved, a value of another kind than its default
@@ -65,6 +66,7 @@ static const declared declared_settings[] = {
     {"nccl.background", 1, "0", 0, "2", "expected 0 or 1"},
     {"auto.trial", 1, "plan", 0, "later", "expected plan or calls"},
     {"exec.max_message_count", 2147483647, "7", 7, "0", "expected 1 or more"},
+    {"exec.unit_max_bytes", 8, "112", 112, "4", "expected 8 to 1048576"},
 };
 enum { N_DECLARED = sizeof declared_settings / sizeof declared_settings[0] };
 

@@ -112,6 +112,12 @@ static const setting_decl settings_decl[] = {
      "the largest count of one MPI message, in values: larger messages travel in pieces (a test "
      "of the path of counts past 2^31)",
      AT(max_count)},
+    {"exec.unit_max_bytes", "exec", "HALO_UNIT_MAX_BYTES", 8, 8, 1 << 20, 0, NULL,
+     "8 (one double)",
+     "the bytes of the largest entry the plan's exchange buffers hold: an exchange of a unit "
+     "(halo_exchange_begin_unit) up to this size runs on them, a larger one is refused; each "
+     "exchange buffer and the ghost slots grow by this over 8 bytes per entry",
+     AT(unit_max)},
 };
 #undef AT
 enum { N_SETTINGS = sizeof settings_decl / sizeof settings_decl[0] };

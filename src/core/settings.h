@@ -42,6 +42,7 @@ typedef struct {
   int auto_trial;     /* strategy AUTO's trial: 0 at plan time, 1 on the program's first calls */
   int nccl_background; /* 1: NCCL's communicator made in the background, ipc meanwhile */
   int max_count;      /* largest count of one MPI message, in values */
+  int64_t unit_max;   /* exec.unit_max_bytes: the largest entry the exchange buffers hold */
   int64_t timeout_ms; /* exchange_timeout_ms: the longest wait for messages; 0: none */
   int transport_env;  /* the transport came from HALO_TRANSPORT (for messages) */
 } halo_settings;

@@ -95,6 +95,38 @@ cleanup:
 halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst) {
   if (!ex->ops->begin)
     return HALO_ERROR(HALO_ERR_INTERNAL, "backend %s does not implement begin", ex->ops->name);
+  ex->unit = (halo_xunit){8, HALO_TYPE_DOUBLE, 1, ex->sched->add ? HALO_OP_ADD : HALO_OP_INSERT, 1};
+  return ex->ops->begin(ex, src, dst);
+}
+
+int halo_xunit_make(halo_unit u, halo_op op, int reverse, halo_xunit *x) {
+  static const int64_t size[] = {8, 4, 16, 4, 8};
+  static const int scalar[] = {HALO_TYPE_DOUBLE, HALO_TYPE_FLOAT, HALO_TYPE_DOUBLE, HALO_TYPE_INT32,
+                               HALO_TYPE_INT64};
+  if ((int)u.type < 0 || (int)u.type > HALO_TYPE_INT64 || u.k < 1 ||
+      (op != HALO_OP_INSERT && op != HALO_OP_ADD))
+    return -1;
+  x->bytes = size[u.type] * u.k;
+  x->scalar = scalar[u.type];
+  x->per = (int64_t)u.k * (u.type == HALO_TYPE_COMPLEX_DOUBLE ? 2 : 1);
+  x->op = op;
+  x->is_default = u.type == HALO_TYPE_DOUBLE && u.k == 1 && (int)op == (reverse ? 1 : 0);
+  return 0;
+}
+
+halo_status halo_exec_begin_unit(halo_exec *ex, const halo_xunit *u, const void *src, void *dst) {
+  if (u->is_default) return halo_exec_begin(ex, src, dst);
+  if (!ex->ops->units)
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "the %s executor moves one double per entry, forward inserting and "
+                      "reverse adding, only (units other than that: host memory, transport host)",
+                      ex->ops->name);
+  if (u->bytes > ex->cfg.unit_max)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "a unit of %lld bytes, above the plan's exec.unit_max_bytes (%lld): make the "
+                      "plan with a larger exec.unit_max_bytes setting",
+                      (long long)u->bytes, (long long)ex->cfg.unit_max);
+  ex->unit = *u;
   return ex->ops->begin(ex, src, dst);
 }
 

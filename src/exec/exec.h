@@ -57,6 +57,22 @@ int halo_rma_windows_count(const halo_rma_windows *w);
  *  gone) but those broken on some rank. */
 void halo_rma_windows_free(halo_rma_windows **w_p);
 
+/** The unit of the exchange in flight (halo_unit, halo_op): its entries'
+ *  bytes, the scalar its adds add (complex: double) and how many per entry,
+ *  and the operation. halo_exec_unit_default: one double, forward insert,
+ *  reverse add, the executors' own road. */
+typedef struct {
+  int64_t bytes;  /* per entry */
+  int scalar;     /* HALO_TYPE_DOUBLE, FLOAT, INT32 or INT64 */
+  int64_t per;    /* scalars per entry (k; 2k for complex) */
+  int op;         /* HALO_OP_INSERT or HALO_OP_ADD */
+  int is_default; /* one double with the direction's own operation */
+} halo_xunit;
+
+/** A unit's halo_xunit for the direction (reverse 0 or 1); -1 where unknown
+ *  (type or k). */
+int halo_xunit_make(halo_unit u, halo_op op, int reverse, halo_xunit *x);
+
 /** What a plan gives its executors. */
 typedef struct {
   halo_transport transport;  /* HOST, or a device transport resolved (never AUTO) */
@@ -74,12 +90,17 @@ typedef struct {
   int ipc_signal;    /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
   void **state;      /* the transport's slot in the communicator's context (transport.h): rma's
                         windows */
+  int64_t unit_max;  /* the bytes of the largest entry its buffers hold (setting exec.unit_max_bytes;
+                        backends with units only) */
 } halo_exec_config;
 
 /** A backend: a const table of functions. Empty slots are reported as
  *  "backend X does not implement Y". */
 typedef struct {
   const char *name;
+  /** 1: begin runs any unit (ex->unit, set before it); 0: one double only,
+   *  forward insert and reverse add */
+  int units;
   /** Allocate buffers, persistent requests, ... for ex->sched (plan time). */
   halo_status (*setup)(halo_exec *ex);
   /** Start: src is read (x_local forward, the ghost slots' contributions in
@@ -134,7 +155,8 @@ struct halo_exec_s {
    * reverse with leaves: the contributions summed per ghost (the source) */
   double *ghost;
   double *slots; /* forward: the executor's own ghost slots (== ghost without leaves) */
-  void *data;    /* backend state */
+  halo_xunit unit; /* the exchange in flight's (backends with units) */
+  void *data;      /* backend state */
 };
 
 /** Host backend: MPI two-sided on host buffers, persistent requests. */
@@ -192,6 +214,9 @@ HALO_MODULE_API halo_status halo_rma_epoch_wait(const halo_exec *ex, MPI_Win win
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
                              const halo_exec_config *cfg, halo_exec *ex);
 halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst);
+/** halo_exec_begin with unit u (arrays of u's entries); HALO_ERR_UNSUPPORTED
+ *  from a backend without units for any but the default. */
+halo_status halo_exec_begin_unit(halo_exec *ex, const halo_xunit *u, const void *src, void *dst);
 halo_status halo_exec_end(halo_exec *ex);
 halo_status halo_exec_mark_start(halo_exec *ex, int on);
 /** ops.stream_ordered, or HALO_ERR_UNSUPPORTED for a backend run by the host. */
@@ -245,6 +270,11 @@ HALO_MODULE_API halo_status halo_exec_sequence(const halo_exec *ex, const halo_m
 HALO_MODULE_API halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req,
                                                   int is_send, double *buf, int64_t count, int peer,
                                                   int k, int seq, MPI_Comm comm);
+/** The same for count entries of `bytes` bytes each, sent as datatype dt (one
+ *  entry). */
+halo_status halo_exec_init_chunks_typed(const halo_exec *ex, MPI_Request *req, int is_send,
+                                        void *buf, int64_t count, MPI_Datatype dt, int64_t bytes,
+                                        int peer, int k, int seq, MPI_Comm comm);
 
 /** Whether count unpack indices land on consecutive entries of one buffer
  *  (the ghosts, below n_ghost, or the work buffer, above), so that the

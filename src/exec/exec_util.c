@@ -68,6 +68,21 @@ halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Request *req, int is_
   return HALO_SUCCESS;
 }
 
+halo_status halo_exec_init_chunks_typed(const halo_exec *ex, MPI_Request *req, int is_send,
+                                        void *buf, int64_t count, MPI_Datatype dt, int64_t bytes,
+                                        int peer, int k, int seq, MPI_Comm comm) {
+  int64_t c = ex->cfg.max_count;
+  char *b = buf;
+  for (int64_t done = 0, j = 0; done < count; done += c, j++) {
+    int n = (int)(count - done < c ? count - done : c), tag = halo_exec_tag(ex, k, seq + (int)j);
+    if (is_send)
+      HALO_MPI(MPI_Send_init(b + done * bytes, n, dt, peer, tag, comm, &req[j]));
+    else
+      HALO_MPI(MPI_Recv_init(b + done * bytes, n, dt, peer, tag, comm, &req[j]));
+  }
+  return HALO_SUCCESS;
+}
+
 int halo_exec_is_run(const halo_schedule *s, const int64_t *idx, int64_t count) {
   if (s->add) return 0;
   for (int64_t i = 1; i < count; i++)

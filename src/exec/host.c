@@ -53,6 +53,14 @@ typedef struct {
 #define HOST_DIRECT_SLOTS 4
 
 /* The requests of one direction's bound messages (all phases), per address. */
+/* A plain request's message, to make it again for another entry size: its
+ * buffer (0 the phase's send buffer, 1 its receive buffer, 2 the work
+ * buffer) and first entry there. */
+typedef struct {
+  int req, is_send, kind, k, peer, seq;
+  int64_t off, count;
+} host_rdesc;
+
 typedef struct {
   int n_req;
   MPI_Request *req[HOST_DIRECT_SLOTS];
@@ -71,6 +79,13 @@ typedef struct {
   double *to;          /* forward: where the ghosts land (dst when it is the ghosts, else own) */
   host_bound bound[2]; /* [0] receives, [1] sends */
   MPI_Request *wait;   /* the handles of one MPI_Waitall (persistent: copies) */
+  /* units (ex->unit): the buffers hold `words` doubles an entry; the requests are made for
+   * entries of req_bytes bytes (8 at set-up, MPI_DOUBLE), as datatype dt */
+  int64_t words, req_bytes;
+  MPI_Datatype dt;
+  host_rdesc *rd;
+  int n_rd;
+  double *addbuf; /* forward add: where the ghosts land (made at the first) */
 } host_data;
 
 /* Are these source indices consecutive entries of the source itself (not
@@ -107,8 +122,9 @@ static halo_status bind_direct(halo_exec *ex, host_data *d, int t, const double 
       const host_direct *m = &d->ph[k].dir[t];
       MPI_Request *req = b->req[j] + m->req_begin;
       for (int i = 0; i < m->n; i++) {
-        HALO_CHECK(halo_exec_init_chunks(ex, req, t, (double *)(addr + m->off[i]), m->count[i],
-                                         m->peer[i], k, m->seq[i], ex->phase_comm[k]));
+        HALO_CHECK(halo_exec_init_chunks_typed(ex, req, t, (char *)addr + m->off[i] * d->req_bytes,
+                                               m->count[i], d->dt, d->req_bytes, m->peer[i], k,
+                                               m->seq[i], ex->phase_comm[k]));
         req += halo_exec_chunks(ex, m->count[i]);
       }
     }
@@ -167,6 +183,9 @@ static void host_destroy(halo_exec *ex) {
   halo_free(d->req);
   halo_free(d->wait);
   halo_free(d->work);
+  halo_free(d->rd);
+  halo_free(d->addbuf);
+  if (d->dt != MPI_DOUBLE && d->dt != MPI_DATATYPE_NULL) MPI_Type_free(&d->dt);
   halo_host_slots_free(ex);
   halo_free(d);
   ex->data = NULL;
@@ -179,8 +198,12 @@ static halo_status host_setup(halo_exec *ex) {
   host_data *d = halo_calloc(1, sizeof *d);
   if (!d) return HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory creating the host executor");
   ex->data = d;
+  d->words = halo_host_words(ex);
+  d->req_bytes = 8;
+  d->dt = MPI_DOUBLE;
+  const int64_t w = d->words;
   HALO_TRY(halo_host_slots_setup(ex));
-  HALO_TRY(HALO_CALLOC(d->work, s->n_work));
+  HALO_TRY(HALO_CALLOC(d->work, s->n_work * w));
 
   /* Count requests and buffer sizes. */
   int n_recv_req = 0, n_send_req = 0;
@@ -222,6 +245,9 @@ static halo_status host_setup(halo_exec *ex) {
   }
   d->n_req = n_recv_req + n_send_req;
   HALO_TRY(HALO_ALLOC(d->req, d->n_req));
+  int n_rd = 0;
+  for (int k = 0; k < s->n_phases; k++) n_rd += s->phase[k].n_send + s->phase[k].n_recv;
+  HALO_TRY(HALO_ALLOC(d->rd, n_rd));
   for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
   int n_wait = 0;
   for (int k = 0; k < s->n_phases; k++)
@@ -249,9 +275,9 @@ static halo_status host_setup(halo_exec *ex) {
     HALO_TRY(HALO_ALLOC(seq, ph->n_send > ph->n_recv ? ph->n_send : ph->n_recv));
     HALO_TRY(halo_exec_sequence(ex, ph->send, ph->n_send, seq));
     HALO_TRY(HALO_ALLOC(p->pack.src, p->pack.n));
-    HALO_TRY(HALO_ALLOC(p->sendbuf, p->pack.n));
+    HALO_TRY(HALO_ALLOC(p->sendbuf, p->pack.n * w));
     HALO_TRY(HALO_ALLOC(p->staged_dst, p->n_staged));
-    HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_staged));
+    HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_staged * w));
     HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
     HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
     HALO_TRY(alloc_direct(&p->dir[0]));
@@ -274,6 +300,7 @@ static halo_status host_setup(halo_exec *ex) {
         continue;
       }
       memcpy(p->pack.src + off, src, (size_t)m->count * sizeof *src);
+      d->rd[d->n_rd++] = (host_rdesc){r, 1, 0, k, ex->peer_send[k][i], seq[i], off, m->count};
       HALO_TRY(halo_exec_init_chunks(ex, &d->req[r], 1, p->sendbuf + off, m->count,
                                      ex->peer_send[k][i], k, seq[i], comm));
       r += halo_exec_chunks(ex, m->count);
@@ -301,8 +328,11 @@ static halo_status host_setup(halo_exec *ex) {
       double *buf;
       if (halo_exec_is_run(s, dst, m->count)) { /* into the work buffer */
         buf = halo_host_dst_ptr(s, ex->ghost, d->work, dst[0]);
+        d->rd[d->n_rd++] =
+            (host_rdesc){r, 0, 2, k, ex->peer_recv[k][i], seq[i], dst[0] - s->n_ghost, m->count};
       } else {
         buf = p->recvbuf + soff;
+        d->rd[d->n_rd++] = (host_rdesc){r, 0, 1, k, ex->peer_recv[k][i], seq[i], soff, m->count};
         memcpy(p->staged_dst + soff, dst, (size_t)m->count * sizeof *dst);
         soff += m->count;
       }
@@ -322,18 +352,81 @@ static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
   const halo_schedule *s = ex->sched;
   host_phase *p = &d->ph[k];
   const double *x = d->x;
-  halo_host_pack_run(s, &p->pack, x, d->work, p->sendbuf);
-  halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, x, d->to, d->work);
+  if (ex->unit.is_default) {
+    halo_host_pack_run(s, &p->pack, x, d->work, p->sendbuf);
+    halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, x, d->to, d->work);
+  } else {
+    halo_host_pack_run_unit(s, &p->pack, x, d->work, p->sendbuf, &ex->unit);
+    halo_host_copies_unit(s, p->n_copy, p->copy_src, p->copy_dst, x, d->to, d->work, &ex->unit);
+  }
   if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
   if (p->dir[1].n_req)
     HALO_MPI(MPI_Startall(p->dir[1].n_req, d->bound[1].act + p->dir[1].req_begin));
   return HALO_SUCCESS;
 }
 
+/* Every plain request made again for entries of b bytes, the bound ones
+ * dropped (made again at their next begin). */
+static halo_status host_remake(halo_exec *ex, host_data *d, int64_t b) {
+  for (int i = 0; i < d->n_req; i++)
+    if (d->req[i] != MPI_REQUEST_NULL) HALO_MPI(MPI_Request_free(&d->req[i]));
+  for (int t = 0; t < 2; t++) {
+    host_bound *bd = &d->bound[t];
+    for (int j = 0; j < HOST_DIRECT_SLOTS; j++) {
+      for (int i = 0; i < bd->n_req; i++)
+        if (bd->req[j][i] != MPI_REQUEST_NULL) HALO_MPI(MPI_Request_free(&bd->req[j][i]));
+      bd->addr[j] = NULL;
+    }
+  }
+  if (d->dt != MPI_DOUBLE) HALO_MPI(MPI_Type_free(&d->dt));
+  d->dt = MPI_DOUBLE;
+  d->req_bytes = 0; /* no requests until they are all made */
+  if (b != 8) {
+    HALO_MPI(MPI_Type_contiguous((int)b, MPI_BYTE, &d->dt));
+    HALO_MPI(MPI_Type_commit(&d->dt));
+  }
+  for (int i = 0; i < d->n_rd; i++) {
+    const host_rdesc *r = &d->rd[i];
+    char *base = (char *)(r->kind == 0   ? d->ph[r->k].sendbuf
+                          : r->kind == 1 ? d->ph[r->k].recvbuf
+                                         : d->work);
+    HALO_CHECK(halo_exec_init_chunks_typed(ex, &d->req[r->req], r->is_send, base + r->off * b,
+                                           r->count, d->dt, b, r->peer, r->k, r->seq,
+                                           ex->phase_comm[r->k]));
+  }
+  d->req_bytes = b;
+  return HALO_SUCCESS;
+}
+
+/* The start of an exchange of another unit than one double: as
+ * halo_host_begin, with a forward add's ghosts landing apart. */
+static halo_status host_begin_unit(halo_exec *ex, host_data *d, const void *src, void *dst) {
+  const halo_schedule *s = ex->sched;
+  const halo_xunit *u = &ex->unit;
+  if (s->add) {
+    d->x = halo_host_slots_sum_unit(ex, src);
+    if (s->n_work) memset(d->work, 0, (size_t)(s->n_work * u->bytes));
+    d->to = ex->ghost;
+    return HALO_SUCCESS;
+  }
+  d->x = src;
+  if (u->op == HALO_OP_ADD) {
+    if (!d->addbuf && s->n_ghost) HALO_CHECK(HALO_CALLOC(d->addbuf, s->n_ghost * d->words));
+    d->to = d->addbuf;
+  } else {
+    d->to = dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
+  }
+  return HALO_SUCCESS;
+}
+
 static halo_status host_begin(halo_exec *ex, const double *src, double *dst) {
   host_data *d = ex->data;
+  if (ex->unit.bytes != d->req_bytes) HALO_CHECK(host_remake(ex, d, ex->unit.bytes));
   d->dst = dst;
-  halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
+  if (ex->unit.is_default)
+    halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
+  else
+    HALO_CHECK(host_begin_unit(ex, d, src, dst));
   HALO_CHECK(bind_direct(ex, d, 0, d->to));
   HALO_CHECK(bind_direct(ex, d, 1, d->x));
   if (d->n_recv_req) HALO_MPI(MPI_Startall(d->n_recv_req, d->req));
@@ -371,14 +464,22 @@ static halo_status host_end(halo_exec *ex) {
     host_phase *p = &d->ph[k];
     if (k > 0) HALO_CHECK(phase_send(ex, d, k));
     HALO_CHECK(wait_phase(ex, d, k, k == s->n_phases - 1));
-    if (s->add) {
+    if (!ex->unit.is_default) {
+      if (s->add)
+        halo_host_adds_run_unit(s, &p->adds, p->recvbuf, d->x, to, d->work, &ex->unit);
+      else
+        halo_host_unpack_unit(s, p->n_staged, p->staged_dst, p->recvbuf, to, d->work, &ex->unit);
+    } else if (s->add) {
       halo_host_adds_run(s, &p->adds, p->recvbuf, d->x, to, d->work);
     } else {
       for (int64_t i = 0; i < p->n_staged; i++)
         *halo_host_dst_ptr(s, to, d->work, p->staged_dst[i]) = p->recvbuf[i];
     }
   }
-  if (!s->add) halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
+  if (!s->add && ex->unit.is_default)
+    halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
+  else if (!s->add)
+    halo_host_deliver_unit(ex, d->to, d->dst);
   d->x = NULL;
   d->dst = d->to = NULL;
   return HALO_SUCCESS;
@@ -386,6 +487,7 @@ static halo_status host_end(halo_exec *ex) {
 
 const halo_exec_ops halo_exec_host_ops = {
     .name = "host",
+    .units = 1,
     .setup = host_setup,
     .begin = host_begin,
     .end = host_end,

@@ -129,12 +129,13 @@ void halo_host_adds_free(halo_host_adds *a) {
 halo_status halo_host_slots_setup(halo_exec *ex) {
   const halo_schedule *s = ex->sched;
   const halo_leaves *L = ex->cfg.leaves;
+  const int64_t w = halo_host_words(ex);
   if (!s->add) {
-    HALO_CHECK(HALO_CALLOC(ex->ghost, s->n_ghost));
+    HALO_CHECK(HALO_CALLOC(ex->ghost, s->n_ghost * w));
     ex->slots = ex->ghost;
-    if (!halo_leaves_identity(L)) HALO_CHECK(HALO_CALLOC(ex->slots, L->n));
+    if (!halo_leaves_identity(L)) HALO_CHECK(HALO_CALLOC(ex->slots, L->n * w));
   } else if (!halo_leaves_identity(L)) {
-    HALO_CHECK(HALO_CALLOC(ex->ghost, s->n_local)); /* the contributions summed per ghost */
+    HALO_CHECK(HALO_CALLOC(ex->ghost, s->n_local * w)); /* the contributions summed per ghost */
   }
   return HALO_SUCCESS;
 }
@@ -174,5 +175,122 @@ void halo_host_deliver(halo_exec *ex, const double *ghosts, double *dst) {
     for (int64_t i = 0; i < L->n; i++) out[i] = ghosts[L->to_ghost[i]];
   } else if (out != ghosts && ex->sched->n_ghost) {
     memcpy(out, ghosts, (size_t)ex->sched->n_ghost * sizeof *out);
+  }
+}
+
+/* ---- any unit --------------------------------------------------------------- */
+
+#define ADD_LOOP(T)                                                                                \
+  do {                                                                                             \
+    T *a = o;                                                                                      \
+    const T *b = in;                                                                               \
+    for (int64_t i = 0; i < m; i++) a[i] += b[i];                                                  \
+  } while (0)
+
+void halo_host_unit_apply(const halo_xunit *u, void *o, const void *in, int64_t n) {
+  if (n <= 0) return;
+  if (u->op == HALO_OP_INSERT) {
+    memcpy(o, in, (size_t)(n * u->bytes));
+    return;
+  }
+  const int64_t m = n * u->per;
+  switch (u->scalar) {
+  case HALO_TYPE_FLOAT: ADD_LOOP(float); break;
+  case HALO_TYPE_INT32: ADD_LOOP(int32_t); break;
+  case HALO_TYPE_INT64: ADD_LOOP(int64_t); break;
+  default: ADD_LOOP(double); break;
+  }
+}
+
+/* Entry i of the source space (x, then the work buffer) and of the
+ * destination space (the ghosts, then the work buffer). */
+static inline const unsigned char *src_at(const halo_schedule *s, const void *x, const void *work,
+                                          int64_t i, int64_t b) {
+  return i < s->n_local ? (const unsigned char *)x + i * b
+                        : (const unsigned char *)work + (i - s->n_local) * b;
+}
+
+static inline unsigned char *dst_at(const halo_schedule *s, void *to, void *work, int64_t i,
+                                    int64_t b) {
+  return i < s->n_ghost ? (unsigned char *)to + i * b
+                        : (unsigned char *)work + (i - s->n_ghost) * b;
+}
+
+void halo_host_pack_run_unit(const halo_schedule *s, const halo_host_pack *p, const void *x,
+                             const void *work, void *buf, const halo_xunit *u) {
+  const int64_t b = u->bytes;
+  unsigned char *o = buf;
+  if (!p->x) {
+    for (int64_t i = 0; i < p->n; i++)
+      memcpy(o + i * b, src_at(s, x, work, p->src[i], b), (size_t)b);
+    return;
+  }
+  const int32_t *idx = p->x;
+  const unsigned char *xb = x;
+  for (int64_t j = 0; j < p->n_piece; j++) {
+    const int64_t src = p->piece[j].src, len = p->piece[j].len;
+    if (src >= 0) {
+      memcpy(o, xb + src * b, (size_t)(len * b));
+    } else {
+      for (int64_t i = 0; i < len; i++) memcpy(o + i * b, xb + (int64_t)idx[i] * b, (size_t)b);
+    }
+    o += len * b;
+    idx += len;
+  }
+}
+
+void halo_host_copies_unit(const halo_schedule *s, int64_t n, const int64_t *src,
+                           const int64_t *dst, const void *x, void *to, void *work,
+                           const halo_xunit *u) {
+  const int64_t b = u->bytes;
+  for (int64_t i = 0; i < n; i++)
+    memcpy(dst_at(s, to, work, dst[i], b), src_at(s, x, work, src[i], b), (size_t)b);
+}
+
+void halo_host_unpack_unit(const halo_schedule *s, int64_t n, const int64_t *dst,
+                           const void *recvbuf, void *to, void *work, const halo_xunit *u) {
+  const int64_t b = u->bytes;
+  const unsigned char *in = recvbuf;
+  for (int64_t i = 0; i < n; i++) memcpy(dst_at(s, to, work, dst[i], b), in + i * b, (size_t)b);
+}
+
+void halo_host_adds_run_unit(const halo_schedule *s, const halo_host_adds *a, const void *recvbuf,
+                             const void *x, void *to, void *work, const halo_xunit *u) {
+  const int64_t b = u->bytes;
+  for (int64_t g = 0; g < a->n; g++) {
+    const halo_host_seg *r = &a->seg[g];
+    const void *in = r->src >= 0 ? (const unsigned char *)recvbuf + r->src * b
+                                 : src_at(s, x, work, -1 - r->src, b);
+    halo_host_unit_apply(u, dst_at(s, to, work, r->dst, b), in, r->len);
+  }
+}
+
+const void *halo_host_slots_sum_unit(halo_exec *ex, const void *src) {
+  const halo_leaves *L = ex->cfg.leaves;
+  const halo_xunit *u = &ex->unit;
+  const int64_t b = u->bytes;
+  if (halo_leaves_identity(L)) return src;
+  unsigned char *g = (unsigned char *)ex->ghost;
+  const unsigned char *in = src;
+  for (int64_t j = 0; j < L->n_ghost; j++) { /* each ghost: its slots in slot order */
+    unsigned char *o = g + j * b;
+    if (u->op == HALO_OP_ADD) memset(o, 0, (size_t)b);
+    for (int64_t t = L->ptr[j]; t < L->ptr[j + 1]; t++)
+      halo_host_unit_apply(u, o, in + L->slot[t] * b, 1);
+  }
+  return ex->ghost;
+}
+
+void halo_host_deliver_unit(halo_exec *ex, const void *ghosts, void *dst) {
+  const halo_leaves *L = ex->cfg.leaves;
+  const halo_xunit *u = &ex->unit;
+  const int64_t b = u->bytes;
+  unsigned char *out = dst ? dst : (void *)ex->slots;
+  const unsigned char *in = ghosts;
+  if (!halo_leaves_identity(L)) {
+    for (int64_t i = 0; i < L->n; i++)
+      halo_host_unit_apply(u, out + i * b, in + L->to_ghost[i] * b, 1);
+  } else if (out != in) {
+    halo_host_unit_apply(u, out, in, ex->sched->n_ghost);
   }
 }

@@ -96,4 +96,35 @@ const double *halo_host_slots_sum(halo_exec *ex, const double *src);
  *  (NULL: the executor's own). */
 void halo_host_deliver(halo_exec *ex, const double *ghosts, double *dst);
 
+/* ---- any unit (ex->unit: entries of u->bytes bytes) ----------------------
+ * The same steps as above, on entries of any size, with the unit's
+ * operation; the one-double road above stays as it is. */
+
+/** Doubles per entry in the host buffers: cfg.unit_max rounded up to 8 bytes
+ *  (at least one). */
+static inline int64_t halo_host_words(const halo_exec *ex) {
+  const int64_t m = ex->cfg.unit_max > 8 ? ex->cfg.unit_max : 8;
+  return (m + 7) / 8;
+}
+
+/** n entries of unit u from in into o: copied (HALO_OP_INSERT) or added. */
+void halo_host_unit_apply(const halo_xunit *u, void *o, const void *in, int64_t n);
+void halo_host_pack_run_unit(const halo_schedule *s, const halo_host_pack *p, const void *x,
+                             const void *work, void *buf, const halo_xunit *u);
+/** Forward: copies to itself, and the staged receives' unpack (inserts). */
+void halo_host_copies_unit(const halo_schedule *s, int64_t n, const int64_t *src,
+                           const int64_t *dst, const void *x, void *to, void *work,
+                           const halo_xunit *u);
+void halo_host_unpack_unit(const halo_schedule *s, int64_t n, const int64_t *dst,
+                           const void *recvbuf, void *to, void *work, const halo_xunit *u);
+/** Reverse: a phase's adds (or replacements) in receive order. */
+void halo_host_adds_run_unit(const halo_schedule *s, const halo_host_adds *a, const void *recvbuf,
+                             const void *x, void *to, void *work, const halo_xunit *u);
+/** Reverse: the source, the slots' contributions per ghost (added in slot
+ *  order, or the last slot's) when the slots are not the ghosts. */
+const void *halo_host_slots_sum_unit(halo_exec *ex, const void *src);
+/** Forward: the ghosts into the caller's slots dst (NULL: own), with the
+ *  unit's operation. */
+void halo_host_deliver_unit(halo_exec *ex, const void *ghosts, void *dst);
+
 #endif

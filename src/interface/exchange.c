@@ -213,8 +213,55 @@ static void slow_if_asked(const halo_plan P) {
   nanosleep(&nap, NULL);
 }
 
+size_t halo_unit_size(halo_unit u) {
+  halo_xunit x;
+  return halo_xunit_make(u, HALO_OP_INSERT, 0, &x) == 0 ? (size_t)x.bytes : 0;
+}
+
+/* Unit u with op in direction reverse on P: into *x, else the reason. */
+static halo_status unit_check(halo_plan P, halo_unit u, halo_op op, int reverse, halo_xunit *x) {
+  if (halo_xunit_make(u, op, reverse, x) != 0)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "unit {type %d, k %d} with op %d: the type is not a halo_type, k is below "
+                      "1, or the op is not HALO_OP_INSERT or HALO_OP_ADD",
+                      (int)u.type, u.k, (int)op);
+  if (reverse && !P->set.opts.reverse)
+    return HALO_ERROR(HALO_ERR_STATE, "the plan was made with reverse = 0: no reverse exchange");
+  if (x->is_default) return HALO_SUCCESS;
+  const halo_exec *ex = &P->sets[0].fwd;
+  if (!ex->ops || !ex->ops->units) {
+    const halo_transport_desc *t = halo_transport_find(P->transport);
+    return HALO_ERROR(HALO_ERR_UNSUPPORTED,
+                      "units other than one double (and a forward add or a reverse insert): "
+                      "host memory with transport host only, not yet %s memory with transport %s",
+                      P->memory == HALO_MEMORY_DEVICE ? "device" : "host", t ? t->name : "?");
+  }
+  if (x->bytes > P->set.unit_max)
+    return HALO_ERROR(HALO_ERR_INVALID_ARG,
+                      "a unit of %lld bytes ({type %d, k %d}) is larger than the plan's "
+                      "buffers' entries, %lld bytes: make the plan with the setting "
+                      "exec.unit_max_bytes=%lld or more",
+                      (long long)x->bytes, (int)u.type, u.k, (long long)P->set.unit_max,
+                      (long long)x->bytes);
+  return HALO_SUCCESS;
+}
+
+halo_status halo_plan_unit_check(halo_plan plan, halo_unit u, halo_op op, int reverse) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  halo_xunit x;
+  return unit_check(plan, u, op, reverse, &x);
+}
+
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
+  return halo_slot_begin_unit(P, slot, reverse, NULL, src, dst);
+}
+
+halo_status halo_slot_begin_unit(halo_plan P, int slot, int reverse, const halo_xunit *u,
+                                 const void *src_in, void *dst_in) {
   halo_slot *set = &P->sets[slot];
+  const double *src = src_in;
+  double *dst = dst_in;
+  if (u && u->is_default) u = NULL;
   if (P->failed)
     return HALO_ERROR(HALO_ERR_STATE, "an earlier exchange of this plan failed (its messages may "
                                       "still be on their way): destroy the plan");
@@ -232,7 +279,7 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
     return HALO_ERROR(HALO_ERR_INVALID_ARG, "x_local is NULL but this rank owns %lld entries",
                       (long long)P->n_local);
   if (reverse && !src) src = set->fwd.slots; /* the exchange's own ghost slots */
-  if (slot == 0 && !reverse && P->online_ops) {
+  if (slot == 0 && !reverse && P->online_ops && !u) {
     /* strategy AUTO's trial on the program's calls, or its winner: the values go where this
      * plan's own exchange delivers them */
     halo_plan Q;
@@ -251,12 +298,14 @@ halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *sr
     }
   }
   if (!reverse && dst == set->fwd.slots) dst = NULL;
-  if (!reverse) slow_if_asked(P);
-  const halo_status st = halo_exec_begin(reverse ? &set->rev : &set->fwd, src, dst);
+  if (!reverse && !u) slow_if_asked(P);
+  halo_exec *ex = reverse ? &set->rev : &set->fwd;
+  const halo_status st = u ? halo_exec_begin_unit(ex, u, src, dst) : halo_exec_begin(ex, src, dst);
   if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
+  set->unit_call = u != NULL;
   P->uses++;
-  return slot == 0 && !reverse ? halo_online_mark(P, 1) : HALO_SUCCESS;
+  return slot == 0 && !reverse && !u ? halo_online_mark(P, 1) : HALO_SUCCESS;
 }
 
 halo_status halo_slot_end(halo_plan P, int slot) {
@@ -266,8 +315,13 @@ halo_status halo_slot_end(halo_plan P, int slot) {
                       slot ? "this exchange is not in flight: start it first"
                            : "no exchange of this plan is in flight: call halo_exchange_begin (or "
                              "halo_exchange_reverse_begin) first");
-  const int reverse = set->state == HALO_SLOT_REVERSE;
+  const int reverse = set->state == HALO_SLOT_REVERSE, unit = set->unit_call;
   set->state = HALO_SLOT_IDLE;
+  set->unit_call = 0;
+  if (unit) { /* run by the plan's own executors, outside AUTO's trial */
+    const halo_status st = halo_exec_end(reverse ? &set->rev : &set->fwd);
+    return st == HALO_SUCCESS ? st : plan_fail(P, st, NULL, NULL);
+  }
   if (slot == 0 && !reverse) HALO_CHECK(halo_online_mark(P, 2));
   if (slot == 0 && P->routed) {
     halo_plan Q = P->routed;
@@ -308,6 +362,39 @@ halo_status halo_exchange_reverse_end(halo_plan plan) {
     return HALO_ERROR(HALO_ERR_STATE, "the plan's own exchange in flight is a forward one: call "
                                       "halo_exchange_end");
   return halo_slot_end(plan, 0);
+}
+
+/* An exchange of unit u with op: checked (no state changed where it fails)
+ * and begun. */
+static halo_status unit_begin(halo_plan P, int slot, int reverse, halo_unit u, halo_op op,
+                              const void *src, void *dst) {
+  halo_xunit x;
+  HALO_CHECK(unit_check(P, u, op, reverse, &x));
+  return halo_slot_begin_unit(P, slot, reverse, &x, src, dst);
+}
+
+halo_status halo_exchange_begin_unit(halo_plan plan, halo_unit u, halo_op op, const void *x_local,
+                                     void *x_ghost) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  return unit_begin(plan, 0, 0, u, op, x_local, x_ghost);
+}
+
+halo_status halo_exchange_reverse_begin_unit(halo_plan plan, halo_unit u, halo_op op,
+                                             const void *x_ghost, void *x_local) {
+  if (!plan) return HALO_ERROR(HALO_ERR_INVALID_ARG, "plan is NULL");
+  return unit_begin(plan, 0, 1, u, op, x_ghost, x_local);
+}
+
+halo_status halo_exchange_start_unit(halo_exchange ex, halo_unit u, halo_op op, const void *x_local,
+                                     void *x_ghost) {
+  if (!ex) return HALO_ERROR(HALO_ERR_INVALID_ARG, "exchange is NULL");
+  return unit_begin(ex->plan, ex->slot, 0, u, op, x_local, x_ghost);
+}
+
+halo_status halo_exchange_start_reverse_unit(halo_exchange ex, halo_unit u, halo_op op,
+                                             const void *x_ghost, void *x_local) {
+  if (!ex) return HALO_ERROR(HALO_ERR_INVALID_ARG, "exchange is NULL");
+  return unit_begin(ex->plan, ex->slot, 1, u, op, x_ghost, x_local);
 }
 
 halo_status halo_plan_get_ghost(halo_plan plan, double **x_ghost_p) {

@@ -167,6 +167,7 @@ static halo_status plan_executors(halo_plan P) {
   cfg.tag_stride = most[0];
   cfg.max_count = s->max_count;
   cfg.timeout_ms = s->timeout_ms;
+  cfg.unit_max = s->unit_max;
   cfg.leaves = &P->leaves;
   cfg.dev = P->dev;
   cfg.comp = P->comp;

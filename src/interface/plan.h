@@ -28,6 +28,7 @@ typedef struct {
   halo_exec fwd, rev; /* rev is empty in a plan made without reverse */
   int state;          /* HALO_SLOT_* */
   int taken;          /* handed out by halo_exchange_create (never set 0) */
+  int unit_call;      /* the exchange in flight is of another unit than one double */
   struct halo_exchange_s handle;
 } halo_slot;
 
@@ -217,6 +218,10 @@ static inline halo_exec *halo_plan_own(halo_plan P) { return &P->sets[0].fwd; }
 
 /** Begin and end on one set of executors (exchange.c). */
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst);
+/** The same with unit u (NULL or its default: halo_slot_begin's road); u
+ *  checked by the caller. */
+halo_status halo_slot_begin_unit(halo_plan P, int slot, int reverse, const halo_xunit *u,
+                                 const void *src, void *dst);
 halo_status halo_slot_end(halo_plan P, int slot);
 /* The plan fails with st (the last error its message) where this rank will not
  * start an exchange its peers wait for: they hear why (exchange.c). */
