@@ -5,7 +5,7 @@
 # -halo_sf_view must show that the products' scatters went through halo.
 #
 # usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE [SUFFIX]
-# suites: cg gmres bicg gamg mattype files dmda cases misuse
+# suites: cg gmres bicg gamg mattype files dmda cases tutorials misuse
 # SUFFIX: another PETSc build's adapter and programs (HALO_PETSC_VARIANTS: 64 is
 # libhalo_petsc64.so with petsc64_ksp_lap27, ..., built against PETSc64)
 set -uo pipefail
@@ -225,18 +225,21 @@ cases)
       run "cases_np${np}_$s" "$np" "$cases" "${halo_sf[@]}" -halo_sf_strategy $s \
         -halo_sf_ranks_per_node 2 -halo_sf_verify || continue
       same "cases_np$np" "cases_np${np}_$s"
-      # one plan (the ghost scatter); the block-size-2 and integer star
-      # forests never made a call halo runs; to_all is PETSc's allgatherv
-      # (with one rank, a basic one whose leaves are on their own rank)
-      grep -Eq "^halo_sf_view: 1 plans; [23] star forests left to PETSc's basic: 2 no call halo runs" \
+      # two plans (the ghost scatter, and the block-size-2 one: units of two doubles); the
+      # integer star forest made by PetscSFSetGraph stays basic's; to_all is PETSc's
+      # allgatherv (with one rank, a basic one whose leaves are on their own rank)
+      grep -Eq "^halo_sf_view: 2 plans; [12] star forests left to PETSc's basic: (1 leaves on their own rank; )?1 not a VecScatter, or remapped$" \
         "$work/cases_np${np}_$s.out" ||
-        fail "cases_np${np}_$s: expected 1 plan:"$'\n'"$(grep halo_sf_view "$work/cases_np${np}_$s.out")"
+        fail "cases_np${np}_$s: expected 2 plans:"$'\n'"$(grep halo_sf_view "$work/cases_np${np}_$s.out")"
       # every star forest listed, the ghost scatter's operations and bytes counted: its 5
-      # leaves on other ranks, 8 bytes each, 2 calls through halo (forward insert, reverse add)
-      # and 3 left to basic (forward add, reverse insert, reverse max)
+      # leaves on other ranks, 8 bytes each, 4 calls through halo (forward insert and add,
+      # reverse add and insert) and 1 left to basic (reverse max); the block-size-2 scatter's
+      # 2 leaves, 16 bytes each, forward insert and reverse add
       if [ "$np" -gt 1 ]; then
-        grep -q "^halo_sf_view: star forest 0 (VecScatter): 40 roots, 5 leaves (5 on other ranks); operations through halo 2, left to basic 3; bytes through halo 80, left to basic 120 (rank 0): halo$" \
+        grep -q "^halo_sf_view: star forest 0 (VecScatter): 40 roots, 5 leaves (5 on other ranks); operations through halo 4, left to basic 1; bytes through halo 160, left to basic 40 (rank 0): halo$" \
           "$work/cases_np${np}_$s.out" &&
+          grep -q "^halo_sf_view: star forest 1 (VecScatter): 40 roots, 2 leaves (2 on other ranks); operations through halo 2, left to basic 0; bytes through halo 64, left to basic 0 (rank 0): halo$" \
+            "$work/cases_np${np}_$s.out" &&
           grep -Eq "^halo_sf_view: [4-9] star forests made \([0-9]+ set up\) on rank 0; .* [0-9.]+ % through halo$" \
             "$work/cases_np${np}_$s.out" ||
           fail "cases_np${np}_$s: the star forests' list:"$'\n'"$(grep 'halo_sf_view: .*star forest' "$work/cases_np${np}_$s.out")"
@@ -263,6 +266,34 @@ cases)
     run "cases_np${np}_in_place" "$np" "$cases" -in_place "${halo_sf[@]}" || continue
     grep -q "^in_place_shift_max_error 0.$" "$work/cases_np${np}_in_place.out" ||
       fail "cases_np${np}_in_place: $(grep in_place "$work/cases_np${np}_in_place.out")"
+  done
+  ;;
+tutorials)
+  # PETSc's SNES ex19 unmodified (driven cavity: a DMDA of 4 unknowns a point), its Jacobian
+  # AIJ or BAIJ of block size 4, whose MatMult scatters units of 4 doubles: the same
+  # monitor output with halo (standard: every line; 3step: within 1e-10), and the matrix's
+  # scatter through halo; the DMDA's global-to-local scatters (leaves on their own rank)
+  # stay basic's
+  ex19=$build/tests/petsc_tutorial_snes_ex19
+  for np in 2 4; do
+    for mt in aij baij; do
+      base=(-da_grid_x 16 -da_grid_y 16 -dm_mat_type "$mt" -snes_monitor -ksp_monitor)
+      run "ex19_${mt}_np$np" "$np" "$ex19" "${base[@]}" || continue
+      for s in standard 3step; do
+        t="ex19_${mt}_np${np}_$s"
+        run "$t" "$np" "$ex19" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy $s \
+          -halo_sf_ranks_per_node 2 || continue
+        if [ "$s" = standard ]; then same "ex19_${mt}_np$np" "$t"; else close "ex19_${mt}_np$np" "$t" 1e-10; fi
+        grep -Eq "^halo_sf_view: PetscSF plan 0: .*through halo: [1-9][0-9]* forward" "$work/$t.out" ||
+          fail "$t: the matrix's scatter did not go through halo:"$'\n'"$(grep halo_sf_view "$work/$t.out")"
+        if [ "$mt" = baij ]; then # its leaves' units: 32 bytes
+          grep -Eq "^halo_sf_view: star forest [0-9]+ \(VecScatter\): .* operations through halo [1-9][0-9]*, left to basic 0; .*: halo$" "$work/$t.out" ||
+            fail "$t: no star forest wholly through halo:"$'\n'"$(grep halo_sf_view "$work/$t.out")"
+        fi
+        grep -q "star forests left to PETSc's basic: 1 leaves on their own rank" "$work/$t.out" ||
+          fail "$t: the DMDA's scatter was not the one left to basic"
+      done
+    done
   done
   ;;
 misuse)

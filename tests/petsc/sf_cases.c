@@ -1,10 +1,11 @@
 /* Scatters of every kind the PetscSF wrapper meets, in a plain PETSc
  * program (no halo call): run with and without -halo_sf, every line it
  * prints must be the same. Those halo takes: a VecScatter of doubles
- * forward with INSERT_VALUES and reverse with ADD_VALUES, and (-in_place) a
- * scatter of a vector into itself, checked against the values it must give. Those it must hand to PETSc's basic untouched:
- * block size 2, forward ADD_VALUES, reverse INSERT_VALUES, MAX_VALUES, a
- * scatter with leaves on their own rank (VecScatterCreateToAll), a star
+ * forward with INSERT_VALUES and ADD_VALUES and reverse with ADD_VALUES and
+ * INSERT_VALUES, one of block size 2 (units of two doubles), and
+ * (-in_place) a scatter of a vector into itself, checked against the values
+ * it must give. Those it must hand to PETSc's basic untouched: MAX_VALUES,
+ * a scatter with leaves on their own rank (VecScatterCreateToAll), a star
  * forest made by PetscSFSetGraph with integers. */
 #include <petscsf.h>
 #include <petscvec.h>

@@ -9,12 +9,18 @@
  * whenever halo does not take the call.
  *
  * Which calls halo takes. A star forest is planned at its first call that
- * halo could run (unit MPIU_SCALAR, Bcast with MPI_REPLACE or Reduce with
- * MPI_SUM, both arrays in host memory or, where PETSc and halo have CUDA,
- * both in CUDA memory), and only when, on every rank of its communicator
- * (one MPI_Allreduce), it was made by VecScatterCreate with block size 1 and
- * not remapped, its leaves are contiguous and none of them is on its own
- * rank. Every condition of a call is one that all ranks share (PETSc's
+ * halo could run, and only when, on every rank of its communicator (one
+ * MPI_Allreduce), it was made by VecScatterCreate and not remapped, its
+ * leaves are contiguous and none of them is on its own rank. A call halo
+ * runs: a unit of k values of one type (MPIU_SCALAR, a contiguous run of
+ * them as a VecScatter of block size k sends, MPI_DOUBLE, MPI_FLOAT,
+ * complex double, 32- and 64-bit integers: halo_unit), Bcast with
+ * MPI_REPLACE or MPI_SUM, Reduce with MPI_SUM or MPI_REPLACE, both arrays in
+ * host memory; where PETSc and halo have CUDA, the calls of one real
+ * PetscScalar (Bcast with MPI_REPLACE, Reduce with MPI_SUM) in CUDA memory
+ * too. The plan's buffers hold the largest of a block of the scatter and
+ * the unit of its first call (exec.unit_max_bytes); a larger unit later
+ * goes to basic. Every condition of a call is one that all ranks share (PETSc's
  * collective semantics), so all ranks take the same route. A second
  * operation started while halo's is in flight goes to basic; a scatter
  * remapped after it was planned drops its plan.
@@ -159,9 +165,7 @@ static PetscErrorCode HaloSFRecord(PetscSF sf, HaloSF *st) {
 
 /* This rank's reason to leave the star forest to basic, or NULL. */
 static const char *HaloSFGraphWhyNot(PetscSF sf, PetscMPIInt rank) {
-  if (!HALO_PETSC_SCALAR_OK) return "PetscScalar is not a real double";
   if (sf->vscat.from_n < 0 || sf->vscat.to_n < 0) return "not a VecScatter, or remapped";
-  if (sf->vscat.bs != 1) return "block size above 1";
   if (sf->nroots < 0 || sf->nleaves < 0) return "no graph";
   if (sf->nleaves > 0 && !sf->remote) return "remapped";
   if (sf->mine) {
@@ -194,13 +198,69 @@ static PetscErrorCode HaloSFDecide(PetscSF sf, HaloSF *st) {
   PetscFunctionReturn(0);
 }
 
+/* A named MPI type halo knows: its halo_type and values per entry. */
+static PetscBool HaloSFNamedType(MPI_Datatype t, halo_type *type, int *per) {
+  int size = 0;
+
+  *per = 1;
+  if (t == MPI_DOUBLE) *type = HALO_TYPE_DOUBLE;
+  else if (t == MPI_FLOAT) *type = HALO_TYPE_FLOAT;
+  else if (t == MPI_C_DOUBLE_COMPLEX) *type = HALO_TYPE_COMPLEX_DOUBLE;
+  else if (t == MPI_INT32_T) *type = HALO_TYPE_INT32;
+  else if (t == MPI_INT64_T) *type = HALO_TYPE_INT64;
+  else if (t == MPI_INT || t == MPI_LONG || t == MPI_LONG_LONG) {
+    if (MPI_Type_size(t, &size) != MPI_SUCCESS || (size != 4 && size != 8)) return PETSC_FALSE;
+    *type = size == 4 ? HALO_TYPE_INT32 : HALO_TYPE_INT64;
+  } else if (t == MPIU_SCALAR) { /* PETSc's own (a complex type of its making, say) */
+    *type = PetscDefined(USE_COMPLEX) ? HALO_TYPE_COMPLEX_DOUBLE : HALO_TYPE_DOUBLE;
+    if (MPI_Type_size(t, &size) != MPI_SUCCESS ||
+        (size_t)size != (PetscDefined(USE_COMPLEX) ? 16 : 8) || sizeof(PetscReal) != 8)
+      return PETSC_FALSE;
+  } else if (t == MPIU_INT) {
+    *type = sizeof(PetscInt) == 8 ? HALO_TYPE_INT64 : HALO_TYPE_INT32;
+  } else {
+    return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
+}
+
+/* An operation's unit as halo's: a named type, or a contiguous run of one
+ * (VecScatter's block size). PETSC_FALSE: one halo does not know. */
+static PetscBool HaloSFUnitOf(MPI_Datatype unit, halo_unit *u) {
+  int ni = 0, na = 0, nd = 0, combiner = 0, per = 1, count = 0;
+  int ints[1];
+  MPI_Aint addrs[1];
+  MPI_Datatype base[1];
+  halo_type type;
+  PetscBool ok;
+
+  if (HaloSFNamedType(unit, &type, &per)) {
+    *u = (halo_unit){type, per};
+    return PETSC_TRUE;
+  }
+  if (MPI_Type_get_envelope(unit, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+      combiner != MPI_COMBINER_CONTIGUOUS || ni != 1 || na != 0 || nd != 1)
+    return PETSC_FALSE;
+  if (MPI_Type_get_contents(unit, 1, 0, 1, ints, addrs, base) != MPI_SUCCESS) return PETSC_FALSE;
+  count = ints[0];
+  ok = HaloSFNamedType(base[0], &type, &per);
+  if (MPI_Type_get_envelope(base[0], &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+      combiner != MPI_COMBINER_NAMED)
+    MPI_Type_free(&base[0]); /* a derived base is a new handle; it is not one halo knows */
+  if (!ok || count < 1 || count > INT32_MAX / per) return PETSC_FALSE;
+  *u = (halo_unit){type, count * per};
+  return PETSC_TRUE;
+}
+
 /* The plan of memory mem (collective): roots are the owned entries, leaves
  * the ghosts. -halo_sf_transport names a transport of one memory; the
  * other memory's plans take host, or staged (the road through host memory).
  * A device plan is ordered on PETSc's current CUDA stream. */
-static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem) {
+static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem, size_t unit_bytes) {
   MPI_Comm comm = PetscObjectComm((PetscObject)sf);
   halo_plan_options o = halo_petsc_config.opts;
+  char settings[HALO_SETTINGS_MAX + 64];
+  size_t most = (size_t)(sf->vscat.bs > 0 ? sf->vscat.bs : 1) * sizeof(PetscScalar);
   const PetscBool named = o.transport != HALO_TRANSPORT_AUTO;
   halo_transport_info info; /* a transport of host memory (host, rma, neighbor): the registry's */
   const PetscBool host_transport =
@@ -223,6 +283,13 @@ static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem) {
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: a device plan without device support");
 #endif
   }
+  /* the buffers hold a block of the scatter and this call's unit (the same on every rank) */
+  if (unit_bytes > most) most = unit_bytes;
+  if (most > 8) {
+    PetscCall(PetscSNPrintf(settings, sizeof settings, "%s%sexec.unit_max_bytes=%zu",
+                            o.settings ? o.settings : "", o.settings ? "," : "", most));
+    o.settings = settings;
+  }
   PetscCall(PetscMalloc2(sf->nleaves, &owner_ranks, sf->nleaves, &owner_indices));
   for (PetscInt i = 0; i < sf->nleaves; i++) {
     owner_ranks[i] = (int)sf->remote[i].rank;
@@ -239,16 +306,33 @@ static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem) {
 
 /* May halo take this call, and in which memory? Every condition is the
  * same on every rank. */
-static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, PetscMemType a,
-                                  PetscMemType b, PetscBool *takes_p, HaloSFMem *mem_p) {
+/* The call's unit and operation as halo's (reverse: a Reduce); PETSC_FALSE
+ * where halo has none. *plain: one real double with the direction's own
+ * operation (the road device plans and -halo_sf_verify take). */
+static PetscBool HaloSFCallOf(MPI_Datatype unit, MPI_Op op, int reverse, halo_unit *u,
+                              halo_op *hop, PetscBool *plain) {
+  if (!HaloSFUnitOf(unit, u)) return PETSC_FALSE;
+  if (op == MPI_REPLACE) *hop = HALO_OP_INSERT;
+  else if (op == MPI_SUM || op == MPIU_SUM) *hop = HALO_OP_ADD;
+  else return PETSC_FALSE;
+  *plain = (PetscBool)(u->type == HALO_TYPE_DOUBLE && u->k == 1 &&
+                       *hop == (reverse ? HALO_OP_ADD : HALO_OP_INSERT));
+  return PETSC_TRUE;
+}
+
+static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI_Op op,
+                                  int reverse, PetscMemType a, PetscMemType b, PetscBool *takes_p,
+                                  HaloSFMem *mem_p, halo_unit *u, halo_op *hop, PetscBool *plain) {
   HaloSFMem mem;
 
   PetscFunctionBegin;
   *takes_p = PETSC_FALSE;
-  if (!st || st->flight != HALO_SF_IDLE || unit != MPIU_SCALAR) PetscFunctionReturn(0);
+  if (!st || st->flight != HALO_SF_IDLE) PetscFunctionReturn(0);
+  if (!HaloSFCallOf(unit, op, reverse, u, hop, plain)) PetscFunctionReturn(0);
   if (a == PETSC_MEMTYPE_HOST && b == PETSC_MEMTYPE_HOST) mem = HALO_SF_HOST;
 #if HALO_PETSC_DEVICE
-  else if (a == PETSC_MEMTYPE_CUDA && b == PETSC_MEMTYPE_CUDA) mem = HALO_SF_DEVICE;
+  else if (a == PETSC_MEMTYPE_CUDA && b == PETSC_MEMTYPE_CUDA && *plain && HALO_PETSC_SCALAR_OK)
+    mem = HALO_SF_DEVICE;
 #endif
   else PetscFunctionReturn(0);
   if (st->route == HALO_SF_HALO && sf->vscat.from_n < 0) { /* VecScatterRemap since the plan */
@@ -259,7 +343,10 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, Pet
   }
   if (st->route == HALO_SF_UNDECIDED) PetscCall(HaloSFDecide(sf, st));
   if (st->route != HALO_SF_HALO) PetscFunctionReturn(0);
-  if (!st->plan[mem]) PetscCall(HaloSFMakePlan(sf, st, mem));
+  if (!st->plan[mem]) PetscCall(HaloSFMakePlan(sf, st, mem, halo_unit_size(*u)));
+  /* the plan's transport and buffers decide (the same on every rank) */
+  if (!*plain && halo_plan_unit_check(st->plan[mem], *u, *hop, reverse) != HALO_SUCCESS)
+    PetscFunctionReturn(0);
   *takes_p = PETSC_TRUE;
   *mem_p = mem;
   PetscFunctionReturn(0);
@@ -297,33 +384,36 @@ static PetscErrorCode HaloSFStreamLeave(HaloSF *st, HaloSFMem mem) {
 /* The input, copied when it overlaps the output (x scattered into itself):
  * halo reads its input until the end of the exchange. In device memory the
  * copy is in stream order, before the exchange. */
-static PetscErrorCode HaloSFStableInput(HaloSF *st, HaloSFMem mem, const PetscScalar *in,
-                                        PetscInt n_in, const PetscScalar *out, PetscInt n_out,
-                                        const PetscScalar **use_p) {
+static PetscErrorCode HaloSFStableInput(HaloSF *st, HaloSFMem mem, const void *in_v,
+                                        PetscInt n_in, const void *out_v, PetscInt n_out,
+                                        size_t esz, const void **use_p) {
+  const char *in = (const char *)in_v, *out = (const char *)out_v;
+  const size_t bytes = (size_t)n_in * esz;
+
   PetscFunctionBegin;
   *use_p = in;
-  if (n_in == 0 || n_out == 0 || in + n_in <= out || out + n_out <= in) PetscFunctionReturn(0);
+  if (n_in == 0 || n_out == 0 || in + bytes <= out || out + (size_t)n_out * esz <= in)
+    PetscFunctionReturn(0);
 #if HALO_PETSC_DEVICE
   if (mem == HALO_SF_DEVICE) {
-    if (st->n_d_scratch < n_in) {
+    if (st->n_d_scratch < bytes) {
       if (st->d_scratch) PetscCallCUDA(cudaFree(st->d_scratch));
       st->d_scratch = NULL;
       st->n_d_scratch = 0;
-      PetscCallCUDA(cudaMalloc((void **)&st->d_scratch, (size_t)n_in * sizeof(PetscScalar)));
-      st->n_d_scratch = n_in;
+      PetscCallCUDA(cudaMalloc(&st->d_scratch, bytes));
+      st->n_d_scratch = bytes;
     }
-    PetscCallCUDA(cudaMemcpyAsync(st->d_scratch, in, (size_t)n_in * sizeof(PetscScalar),
-                                  cudaMemcpyDeviceToDevice, st->stream));
+    PetscCallCUDA(cudaMemcpyAsync(st->d_scratch, in, bytes, cudaMemcpyDeviceToDevice, st->stream));
     *use_p = st->d_scratch;
     PetscFunctionReturn(0);
   }
 #endif
-  if (st->n_scratch < n_in) {
+  if (st->n_scratch < bytes) {
     PetscCall(PetscFree(st->scratch));
-    PetscCall(PetscMalloc1(n_in, &st->scratch));
-    st->n_scratch = n_in;
+    PetscCall(PetscMalloc(bytes, &st->scratch));
+    st->n_scratch = bytes;
   }
-  PetscCall(PetscArraycpy(st->scratch, in, n_in));
+  PetscCall(PetscMemcpy(st->scratch, in, bytes));
   *use_p = st->scratch;
   PetscFunctionReturn(0);
 }
@@ -332,26 +422,32 @@ static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemTy
                                        const void *rootdata, PetscMemType leafmtype, void *leafdata,
                                        MPI_Op op) {
   HaloSF *st;
-  PetscBool takes = PETSC_FALSE;
+  PetscBool takes = PETSC_FALSE, plain = PETSC_FALSE;
   HaloSFMem mem = HALO_SF_HOST;
+  halo_unit u;
+  halo_op hop;
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  if (op == MPI_REPLACE) PetscCall(HaloSFTakes(sf, st, unit, rootmtype, leafmtype, &takes, &mem));
+  PetscCall(HaloSFTakes(sf, st, unit, op, 0, rootmtype, leafmtype, &takes, &mem, &u, &hop, &plain));
   PetscCall(HaloSFCount(sf, st, unit, takes));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.BcastBegin(sf, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscFunctionReturn(0);
   }
   {
-    const PetscScalar *root = (const PetscScalar *)rootdata, *src;
-    PetscScalar *ghost = (PetscScalar *)leafdata + st->leafstart;
+    const size_t esz = halo_unit_size(u);
+    const void *src;
+    char *ghost = (char *)leafdata + (size_t)st->leafstart * esz;
 
     PetscCall(HaloSFStreamEnter(st, mem));
-    PetscCall(HaloSFVerifyKeep(sf, st, mem, root, (PetscScalar *)leafdata));
-    PetscCall(HaloSFStableInput(st, mem, root, sf->nroots, ghost, sf->nleaves, &src));
-    HaloPetscCall(halo_exchange_begin(st->plan[mem], src, ghost));
+    if (plain) PetscCall(HaloSFVerifyKeep(sf, st, mem, (const PetscScalar *)rootdata, (PetscScalar *)leafdata));
+    PetscCall(HaloSFStableInput(st, mem, rootdata, sf->nroots, ghost, sf->nleaves, esz, &src));
+    if (plain) HaloPetscCall(halo_exchange_begin(st->plan[mem], (const double *)src, (double *)ghost));
+    else HaloPetscCall(halo_exchange_begin_unit(st->plan[mem], u, hop, src, ghost));
   }
+  st->fl_op = op;
+  st->fl_unit = (PetscBool)!plain;
   st->flight = HALO_SF_BCAST;
   st->fl_mem = mem;
   st->fl_src = rootdata;
@@ -367,11 +463,11 @@ static PetscErrorCode HaloSFBcastEnd(PetscSF sf, MPI_Datatype unit, const void *
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
   if (st && st->flight == HALO_SF_BCAST && st->fl_src == rootdata && st->fl_dst == leafdata &&
-      op == MPI_REPLACE) {
+      op == st->fl_op) {
     st->flight = HALO_SF_IDLE;
     HaloPetscCall(halo_exchange_end(st->plan[st->fl_mem]));
     PetscCall(HaloSFStreamLeave(st, st->fl_mem));
-    PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_TRUE, (const PetscScalar *)leafdata));
+    if (!st->fl_unit) PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_TRUE, (const PetscScalar *)leafdata));
     PetscFunctionReturn(0);
   }
   PetscCall(halo_sf_basic_ops.BcastEnd(sf, unit, rootdata, leafdata, op));
@@ -382,26 +478,32 @@ static PetscErrorCode HaloSFReduceBegin(PetscSF sf, MPI_Datatype unit, PetscMemT
                                         const void *leafdata, PetscMemType rootmtype,
                                         void *rootdata, MPI_Op op) {
   HaloSF *st;
-  PetscBool takes = PETSC_FALSE;
+  PetscBool takes = PETSC_FALSE, plain = PETSC_FALSE;
   HaloSFMem mem = HALO_SF_HOST;
+  halo_unit u;
+  halo_op hop;
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  if (op == MPI_SUM || op == MPIU_SUM)
-    PetscCall(HaloSFTakes(sf, st, unit, leafmtype, rootmtype, &takes, &mem));
+  PetscCall(HaloSFTakes(sf, st, unit, op, 1, leafmtype, rootmtype, &takes, &mem, &u, &hop, &plain));
   PetscCall(HaloSFCount(sf, st, unit, takes));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.ReduceBegin(sf, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscFunctionReturn(0);
   }
   {
-    const PetscScalar *ghost = (const PetscScalar *)leafdata + st->leafstart, *src;
+    const size_t esz = halo_unit_size(u);
+    const char *ghost = (const char *)leafdata + (size_t)st->leafstart * esz;
+    const void *src;
 
     PetscCall(HaloSFStreamEnter(st, mem));
-    PetscCall(HaloSFVerifyKeep(sf, st, mem, (PetscScalar *)rootdata, (const PetscScalar *)leafdata));
-    PetscCall(HaloSFStableInput(st, mem, ghost, sf->nleaves, (PetscScalar *)rootdata, sf->nroots, &src));
-    HaloPetscCall(halo_exchange_reverse_begin(st->plan[mem], src, (PetscScalar *)rootdata));
+    if (plain) PetscCall(HaloSFVerifyKeep(sf, st, mem, (PetscScalar *)rootdata, (const PetscScalar *)leafdata));
+    PetscCall(HaloSFStableInput(st, mem, ghost, sf->nleaves, rootdata, sf->nroots, esz, &src));
+    if (plain) HaloPetscCall(halo_exchange_reverse_begin(st->plan[mem], (const double *)src, (double *)rootdata));
+    else HaloPetscCall(halo_exchange_reverse_begin_unit(st->plan[mem], u, hop, src, rootdata));
   }
+  st->fl_op = op;
+  st->fl_unit = (PetscBool)!plain;
   st->flight = HALO_SF_REDUCE;
   st->fl_mem = mem;
   st->fl_src = leafdata;
@@ -417,11 +519,11 @@ static PetscErrorCode HaloSFReduceEnd(PetscSF sf, MPI_Datatype unit, const void 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
   if (st && st->flight == HALO_SF_REDUCE && st->fl_src == leafdata && st->fl_dst == rootdata &&
-      (op == MPI_SUM || op == MPIU_SUM)) {
+      op == st->fl_op) {
     st->flight = HALO_SF_IDLE;
     HaloPetscCall(halo_exchange_reverse_end(st->plan[st->fl_mem]));
     PetscCall(HaloSFStreamLeave(st, st->fl_mem));
-    PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_FALSE, (const PetscScalar *)rootdata));
+    if (!st->fl_unit) PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_FALSE, (const PetscScalar *)rootdata));
     PetscFunctionReturn(0);
   }
   PetscCall(halo_sf_basic_ops.ReduceEnd(sf, unit, leafdata, rootdata, op));

@@ -28,18 +28,20 @@ typedef struct HaloSF {
   PetscInt leafstart; /* leaves are [leafstart, leafstart + nleaves) */
   HaloSFFlight flight;
   HaloSFMem fl_mem;
+  MPI_Op fl_op;       /* the operation in flight's */
+  PetscBool fl_unit;  /* ... of another unit or operation than one double's own (no verify) */
   const void *fl_src; /* the caller's pointers of the operation in flight */
   void *fl_dst;
-  PetscScalar *scratch; /* a copy of the input when the caller aliases it */
-  PetscInt n_scratch;
+  void *scratch; /* a copy of the input when the caller aliases it */
+  size_t n_scratch; /* its bytes */
   PetscScalar *vroot, *vleaf, *vresult; /* -halo_sf_verify: the inputs as they were */
   PetscScalar *vabsroot, *vabsleaf;     /* ... their magnitudes (a Reduce's tolerance) */
 #if HALO_PETSC_DEVICE
   cudaStream_t stream;    /* the device plan's */
   cudaStream_t fl_stream; /* PETSc's, of the call in flight */
   cudaEvent_t event;      /* ties the two when they differ */
-  PetscScalar *d_scratch; /* the aliased input's copy in device memory */
-  PetscInt n_d_scratch;
+  void *d_scratch; /* the aliased input's copy in device memory */
+  size_t n_d_scratch; /* its bytes */
 #endif
 } HaloSF;
 
