@@ -523,14 +523,18 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
  *
  * This rank owns entries [col_begin, col_end) of the vector; the ranges of
  * consecutive ranks follow each other from 0. Ghost slot i receives entry
- * ghost_ids[i], which another rank owns. The ids may come in any order and
- * repeat (each repeated slot receives the value); an id this rank owns is an
- * error.
+ * ghost_ids[i]. The ids may come in any order and repeat (each repeated slot
+ * receives the value). An id this rank owns is a copy the plan makes while
+ * the messages are in flight (forward the slot takes or adds the entry,
+ * reverse the entry takes or adds the slot's, before the other ranks'
+ * contributions), as a PetscSF's leaves on their own rank (a DMDA's
+ * global-to-local update); host memory only: a device plan with such a slot
+ * is refused (HALO_ERR_UNSUPPORTED).
  *
  * @param n_ghost    ghost slots (the length of x_ghost in the exchanges)
  * @param ghost_ids  n_ghost global ids
  * Other parameters as halo_plan_create().
- * @return HALO_ERR_INVALID_ARG (an id out of range or owned by this rank),
+ * @return HALO_ERR_INVALID_ARG (an id out of range),
  *         HALO_ERR_INCONSISTENT (ranges that do not tile), on every rank.
  */
 halo_status halo_plan_create_from_ids(MPI_Comm comm, int64_t col_begin, int64_t col_end,
@@ -541,7 +545,8 @@ halo_status halo_plan_create_from_ids(MPI_Comm comm, int64_t col_begin, int64_t 
  * An exchange-only plan from (owner rank, local index) pairs, as a PetscSF
  * graph holds its leaves' roots: ghost slot i receives entry owner_indices[i]
  * of rank owner_ranks[i]'s part of the vector. Pairs may come in any order and
- * repeat; a pair of this rank is an error. Collective over comm.
+ * repeat; a pair of this rank is a copy (as halo_plan_create_from_ids()).
+ * Collective over comm.
  *
  * @param n_local  entries of the vector this rank owns (its part)
  */

@@ -469,20 +469,14 @@ static void run(MPI_Comm comm, const halo_csr *rows, const int64_t *row_begin, c
   halo_plan_destroy(&p);
   if (P > 1) {
     const int last = P - 1;
-    char want[160];
-    if (col_begin[P] > col_begin[last]) { /* the last rank names an entry of its own */
+    if (col_begin[P] > col_begin[last]) { /* the last rank names an entry of its own: the
+                                             plan copies it (test_units checks the values) */
       const int64_t own = col_begin[last];
-      snprintf(want, sizeof want, "rank %d: ghost_ids[0] = %lld is owned by this rank", last,
-               (long long)own);
-      CHECK_ERR(
-          halo_plan_create_from_ids(comm, L.cb, L.cb + L.n, rank == last ? 1 : 0, &own, NULL, &p),
-          HALO_ERR_INVALID_ARG, want);
+      CHECK_OK(
+          halo_plan_create_from_ids(comm, L.cb, L.cb + L.n, rank == last ? 1 : 0, &own, NULL, &p));
+      halo_plan_destroy(&p);
     }
-    int me = rank, zero = 0;
-    const int64_t i0 = 0;
-    snprintf(want, sizeof want, "rank %d: owner_ranks[0] = %d is this rank", last, last);
-    CHECK_ERR(halo_plan_create_from_pairs(comm, 1, rank == last ? 1 : 0, &me, &i0, NULL, &p),
-              HALO_ERR_INVALID_ARG, want);
+    int zero = 0;
     /* lists that do not match: rank 0 expects an entry of rank 1, which sends none */
     const int one = 1;
     const int64_t starts[2] = {0, 1};

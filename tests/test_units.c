@@ -7,7 +7,8 @@
  * every sum is exact in every type and order: the results must be the
  * reference's bytes, whatever the strategy's order of additions.
  *
- * Also: slots naming one entry several times (the plan's leaves) and not;
+ * Also: slots naming one entry several times (the plan's leaves) and not,
+ * slots naming the rank's own entries (the plan's copies, issue 43 item 2);
  * the plan's own ghost buffer (x_ghost NULL) and an exchange handle;
  * exchanges of one double in between (the requests made again for each
  * size); a unit larger than exec.unit_max_bytes, a bad type, k 0 and a reverse on
@@ -19,16 +20,19 @@ static int rank, P;
 /* This rank's entries: n_of(r) at ids first_of(r) ... */
 static int64_t n_of(int r) { return 13 + 5 * (int64_t)r; }
 
-/* Rank r's ghost slots (pairs of owner and index), with duplicates or not. */
+/* Rank r's ghost slots (pairs of owner and index), with duplicates or not;
+ * every fifth names an entry of r itself (copied by the plan). */
 static int64_t slots_of(int r, int dup, int *owner, int64_t *index) {
-  if (P == 1) return 0;
   uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(r + 1) + (uint64_t)dup;
   const int64_t n = 17 + 3 * (int64_t)r;
   int64_t m = 0;
   for (int64_t i = 0; i < n; i++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    int o = (int)(x % (uint64_t)(P - 1));
-    if (o >= r) o++;
+    int o = r;
+    if (P > 1 && i % 5 != 2) {
+      o = (int)(x % (uint64_t)(P - 1));
+      if (o >= r) o++;
+    }
     const int64_t j = (int64_t)((x >> 20) % (uint64_t)n_of(o));
     int seen = 0;
     for (int64_t t = 0; t < m && !dup; t++) seen |= owner[t] == o && index[t] == j;

@@ -172,7 +172,8 @@ void halo_host_deliver(halo_exec *ex, const double *ghosts, double *dst) {
   const halo_leaves *L = ex->cfg.leaves;
   double *out = dst ? dst : ex->slots;
   if (!halo_leaves_identity(L)) {
-    for (int64_t i = 0; i < L->n; i++) out[i] = ghosts[L->to_ghost[i]];
+    for (int64_t i = 0; i < L->n; i++) /* a slot of this rank's own entry: the plan's copy */
+      if (L->to_ghost[i] >= 0) out[i] = ghosts[L->to_ghost[i]];
   } else if (out != ghosts && ex->sched->n_ghost) {
     memcpy(out, ghosts, (size_t)ex->sched->n_ghost * sizeof *out);
   }
@@ -289,7 +290,7 @@ void halo_host_deliver_unit(halo_exec *ex, const void *ghosts, void *dst) {
   const unsigned char *in = ghosts;
   if (!halo_leaves_identity(L)) {
     for (int64_t i = 0; i < L->n; i++)
-      halo_host_unit_apply(u, out + i * b, in + L->to_ghost[i] * b, 1);
+      if (L->to_ghost[i] >= 0) halo_host_unit_apply(u, out + i * b, in + L->to_ghost[i] * b, 1);
   } else if (out != in) {
     halo_host_unit_apply(u, out, in, ex->sched->n_ghost);
   }

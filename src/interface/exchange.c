@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec/host_common.h"
 #include "interface/plan.h"
 
 /* ---- a failed exchange's notice ------------------------------------------
@@ -252,6 +253,27 @@ halo_status halo_plan_unit_check(halo_plan plan, halo_unit u, halo_op op, int re
   return unit_check(plan, u, op, reverse, &x);
 }
 
+/* The slots of this rank's own entries (leaves.h), while the messages are in
+ * flight: forward slot <- entry (insert or add), reverse entry <- slot (add,
+ * in slot order, or insert). src and dst as the executor's begin took them
+ * (forward dst NULL: the exchange's own slots). */
+static void own_copies(halo_plan P, halo_slot *set, int reverse, const halo_xunit *u,
+                       const void *src, void *dst) {
+  const halo_leaves *L = &P->leaves;
+  const halo_xunit one = {8, HALO_TYPE_DOUBLE, 1, reverse ? HALO_OP_ADD : HALO_OP_INSERT, 1};
+  if (!u) u = &one;
+  const int64_t b = u->bytes;
+  const unsigned char *in = src;
+  unsigned char *out = reverse ? dst : dst ? dst : (void *)set->fwd.slots;
+  for (int64_t t = 0; t < L->n_own; t++) {
+    const int64_t slot = L->own_slot[t], entry = L->own_index[t];
+    if (reverse)
+      halo_host_unit_apply(u, out + entry * b, in + slot * b, 1);
+    else
+      halo_host_unit_apply(u, out + slot * b, in + entry * b, 1);
+  }
+}
+
 halo_status halo_slot_begin(halo_plan P, int slot, int reverse, const double *src, double *dst) {
   return halo_slot_begin_unit(P, slot, reverse, NULL, src, dst);
 }
@@ -302,6 +324,7 @@ halo_status halo_slot_begin_unit(halo_plan P, int slot, int reverse, const halo_
   halo_exec *ex = reverse ? &set->rev : &set->fwd;
   const halo_status st = u ? halo_exec_begin_unit(ex, u, src, dst) : halo_exec_begin(ex, src, dst);
   if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
+  if (P->leaves.n_own) own_copies(P, set, reverse, u, src, dst);
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
   set->unit_call = u != NULL;
   P->uses++;

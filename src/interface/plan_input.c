@@ -22,7 +22,8 @@ static halo_status plan_from_ids(halo_context *ctx, const int64_t *ranges, int64
   halo_status st;
   halo_leaves L;
   int64_t *ids = NULL, n_ids = 0;
-  st = halo_agree(ctx->comm, halo_leaves_build(n_slots, slot_ids, &ids, &n_ids, &L));
+  st = halo_agree(ctx->comm, halo_leaves_build_own(n_slots, slot_ids, ranges[ctx->rank],
+                                                   ranges[ctx->rank + 1], &ids, &n_ids, &L));
   if (st != HALO_SUCCESS) { /* built here (or freed by the build), failed elsewhere */
     halo_leaves_free(&L);
     halo_free(ids);
@@ -42,18 +43,14 @@ static halo_status plan_from_ids(halo_context *ctx, const int64_t *ranges, int64
   return st;
 }
 
-/* Every id in [0, N) and owned by another rank. */
+/* Every id in [0, N) (this rank's own entries too: the plan copies them). */
 static halo_status check_ids(const halo_context *ctx, const int64_t *ranges, int64_t n,
                              const int64_t *ids) {
-  const int64_t N = ranges[ctx->size], cb = ranges[ctx->rank], ce = ranges[ctx->rank + 1];
+  const int64_t N = ranges[ctx->size];
   for (int64_t i = 0; i < n; i++) {
     if (ids[i] < 0 || ids[i] >= N)
       return HALO_ERROR(HALO_ERR_INVALID_ARG, "ghost_ids[%lld] = %lld is out of range [0, %lld)",
                         (long long)i, (long long)ids[i], (long long)N);
-    if (ids[i] >= cb && ids[i] < ce)
-      return HALO_ERROR(HALO_ERR_INVALID_ARG,
-                        "ghost_ids[%lld] = %lld is owned by this rank (entries [%lld, %lld))",
-                        (long long)i, (long long)ids[i], (long long)cb, (long long)ce);
   }
   return HALO_SUCCESS;
 }
@@ -111,10 +108,6 @@ halo_status halo_plan_create_from_pairs(MPI_Comm comm, int64_t n_local, int64_t 
     if (q < 0 || q >= ctx->size)
       st = HALO_ERROR(HALO_ERR_INVALID_ARG, "owner_ranks[%lld] = %d is not a rank of [0, %d)",
                       (long long)i, q, ctx->size);
-    else if (q == ctx->rank)
-      st = HALO_ERROR(HALO_ERR_INVALID_ARG,
-                      "owner_ranks[%lld] = %d is this rank: a ghost comes from another rank",
-                      (long long)i, q);
     else if (k < 0 || k >= ranges[q + 1] - ranges[q])
       st = HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "owner_indices[%lld] = %lld, but rank %d owns %lld entries", (long long)i,
