@@ -4,9 +4,9 @@
  * forward with INSERT_VALUES and ADD_VALUES and reverse with ADD_VALUES and
  * INSERT_VALUES, one of block size 2 (units of two doubles), and
  * (-in_place) a scatter of a vector into itself, checked against the values
- * it must give. Those it must hand to PETSc's basic untouched: MAX_VALUES,
- * a scatter with leaves on their own rank (VecScatterCreateToAll), a star
- * forest made by PetscSFSetGraph with integers. */
+ * it must give; with one rank, VecScatterCreateToAll (leaves on their own
+ * rank: the plan's copies). Those it must hand to PETSc's basic untouched:
+ * MAX_VALUES, a star forest made by PetscSFSetGraph with integers. */
 #include <petscsf.h>
 #include <petscvec.h>
 

@@ -11,7 +11,9 @@
  * Which calls halo takes. A star forest is planned at its first call that
  * halo could run, and only when, on every rank of its communicator (one
  * MPI_Allreduce), it was made by VecScatterCreate and not remapped, its
- * leaves are contiguous and none of them is on its own rank. A call halo
+ * leaves on their own rank are copies of the plan's and leaves that are not
+ * one contiguous run go through a copy in leaf order (both host memory only:
+ * a DMDA's global-to-local update). A call halo
  * runs: a unit of k values of one type (MPIU_SCALAR, a contiguous run of
  * them as a VecScatter of block size k sends, MPI_DOUBLE, MPI_FLOAT,
  * complex double, 32- and 64-bit integers: halo_unit), Bcast with
@@ -57,6 +59,8 @@ static PetscErrorCode HaloSFFreePlan(HaloSF *st) {
     st->n_bcast[m] = st->n_reduce[m] = 0;
   }
   PetscCall(PetscFree(st->scratch));
+  PetscCall(PetscFree(st->lscratch));
+  st->n_lscratch = 0;
   PetscCall(PetscFree3(st->vroot, st->vleaf, st->vresult));
   PetscCall(PetscFree2(st->vabsroot, st->vabsleaf));
   st->n_scratch = 0;
@@ -168,27 +172,34 @@ static const char *HaloSFGraphWhyNot(PetscSF sf, PetscMPIInt rank) {
   if (sf->vscat.from_n < 0 || sf->vscat.to_n < 0) return "not a VecScatter, or remapped";
   if (sf->nroots < 0 || sf->nleaves < 0) return "no graph";
   if (sf->nleaves > 0 && !sf->remote) return "remapped";
-  if (sf->mine) {
-    for (PetscInt i = 0; i < sf->nleaves; i++)
-      if (sf->mine[i] != sf->mine[0] + i) return "leaves not contiguous";
-  }
-  for (PetscInt i = 0; i < sf->nleaves; i++)
-    if (sf->remote[i].rank == rank) return "leaves on their own rank";
   return NULL;
+}
+
+/* Are this rank's leaves not one contiguous run (a leaf index map)? */
+static PetscBool HaloSFLeafMap(PetscSF sf) {
+  for (PetscInt i = 0; sf->mine && i < sf->nleaves; i++)
+    if (sf->mine[i] != sf->mine[0] + i) return PETSC_TRUE;
+  return PETSC_FALSE;
 }
 
 /* Does halo take this star forest? Decided once, on every rank together. */
 static PetscErrorCode HaloSFDecide(PetscSF sf, HaloSF *st) {
   MPI_Comm comm = PetscObjectComm((PetscObject)sf);
-  PetscMPIInt rank, ok, all_ok;
+  PetscMPIInt rank, mine[3], all[3];
   const char *why;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   why = HaloSFGraphWhyNot(sf, rank);
-  ok = why == NULL;
-  PetscCallMPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
-  if (!all_ok) {
+  mine[0] = why != NULL;
+  mine[1] = 0; /* leaves on their own rank: the plan's copies (host memory only) */
+  for (PetscInt i = 0; !why && i < sf->nleaves; i++) mine[1] |= sf->remote[i].rank == rank;
+  st->leafmap = why ? PETSC_FALSE : HaloSFLeafMap(sf);
+  mine[2] = st->leafmap;
+  PetscCallMPI(MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, comm));
+  st->own_leaves = (PetscBool)all[1];
+  st->leafmap_any = (PetscBool)all[2];
+  if (all[0]) {
     st->route = HALO_SF_BASIC;
     st->why = why ? why : "another rank's graph";
     PetscFunctionReturn(0);
@@ -343,6 +354,8 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI
   }
   if (st->route == HALO_SF_UNDECIDED) PetscCall(HaloSFDecide(sf, st));
   if (st->route != HALO_SF_HALO) PetscFunctionReturn(0);
+  /* leaves on their own rank and leaf maps: host memory only (the wrapper has no kernels) */
+  if (mem == HALO_SF_DEVICE && (st->own_leaves || st->leafmap_any)) PetscFunctionReturn(0);
   if (!st->plan[mem]) PetscCall(HaloSFMakePlan(sf, st, mem, halo_unit_size(*u)));
   /* the plan's transport and buffers decide (the same on every rank) */
   if (!*plain && halo_plan_unit_check(st->plan[mem], *u, *hop, reverse) != HALO_SUCCESS)
@@ -418,6 +431,32 @@ static PetscErrorCode HaloSFStableInput(HaloSF *st, HaloSFMem mem, const void *i
   PetscFunctionReturn(0);
 }
 
+/* A leaf index map: the leaves' values in leaf order, gathered into the
+ * scratch the exchange uses as its ghost slots (a forward add reads them, a
+ * Reduce sends them), and scattered back after a Bcast. */
+static PetscErrorCode HaloSFLeafGather(PetscSF sf, HaloSF *st, const void *leafdata, size_t esz) {
+  const size_t bytes = (size_t)sf->nleaves * esz;
+
+  PetscFunctionBegin;
+  if (st->n_lscratch < bytes) {
+    PetscCall(PetscFree(st->lscratch));
+    PetscCall(PetscMalloc(bytes ? bytes : 1, &st->lscratch));
+    st->n_lscratch = bytes;
+  }
+  for (PetscInt i = 0; i < sf->nleaves; i++)
+    PetscCall(PetscMemcpy((char *)st->lscratch + (size_t)i * esz,
+                          (const char *)leafdata + (size_t)sf->mine[i] * esz, esz));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HaloSFLeafScatter(PetscSF sf, HaloSF *st, void *leafdata, size_t esz) {
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < sf->nleaves; i++)
+    PetscCall(PetscMemcpy((char *)leafdata + (size_t)sf->mine[i] * esz,
+                          (const char *)st->lscratch + (size_t)i * esz, esz));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype,
                                        const void *rootdata, PetscMemType leafmtype, void *leafdata,
                                        MPI_Op op) {
@@ -440,11 +479,17 @@ static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemTy
     const void *src;
     char *ghost = (char *)leafdata + (size_t)st->leafstart * esz;
 
+    if (st->leafmap) { /* host memory */
+      PetscCall(HaloSFLeafGather(sf, st, leafdata, esz));
+      ghost = (char *)st->lscratch;
+    }
+    if (st->leafmap_any) plain = PETSC_FALSE; /* no -halo_sf_verify, on any rank */
     PetscCall(HaloSFStreamEnter(st, mem));
     if (plain) PetscCall(HaloSFVerifyKeep(sf, st, mem, (const PetscScalar *)rootdata, (PetscScalar *)leafdata));
     PetscCall(HaloSFStableInput(st, mem, rootdata, sf->nroots, ghost, sf->nleaves, esz, &src));
     if (plain) HaloPetscCall(halo_exchange_begin(st->plan[mem], (const double *)src, (double *)ghost));
     else HaloPetscCall(halo_exchange_begin_unit(st->plan[mem], u, hop, src, ghost));
+    st->fl_esz = esz;
   }
   st->fl_op = op;
   st->fl_unit = (PetscBool)!plain;
@@ -467,6 +512,7 @@ static PetscErrorCode HaloSFBcastEnd(PetscSF sf, MPI_Datatype unit, const void *
     st->flight = HALO_SF_IDLE;
     HaloPetscCall(halo_exchange_end(st->plan[st->fl_mem]));
     PetscCall(HaloSFStreamLeave(st, st->fl_mem));
+    if (st->leafmap) PetscCall(HaloSFLeafScatter(sf, st, leafdata, st->fl_esz));
     if (!st->fl_unit) PetscCall(HaloSFVerifyCheck(sf, st, st->fl_mem, PETSC_TRUE, (const PetscScalar *)leafdata));
     PetscFunctionReturn(0);
   }
@@ -496,6 +542,11 @@ static PetscErrorCode HaloSFReduceBegin(PetscSF sf, MPI_Datatype unit, PetscMemT
     const char *ghost = (const char *)leafdata + (size_t)st->leafstart * esz;
     const void *src;
 
+    if (st->leafmap) { /* host memory */
+      PetscCall(HaloSFLeafGather(sf, st, leafdata, esz));
+      ghost = (const char *)st->lscratch;
+    }
+    if (st->leafmap_any) plain = PETSC_FALSE; /* no -halo_sf_verify, on any rank */
     PetscCall(HaloSFStreamEnter(st, mem));
     if (plain) PetscCall(HaloSFVerifyKeep(sf, st, mem, (PetscScalar *)rootdata, (const PetscScalar *)leafdata));
     PetscCall(HaloSFStableInput(st, mem, ghost, sf->nleaves, rootdata, sf->nroots, esz, &src));

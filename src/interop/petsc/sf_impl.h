@@ -20,6 +20,12 @@ typedef struct HaloSF {
   PetscBool recorded;         /* acct handed to the view */
   PetscBool acct_stale;       /* reset since its remote leaves were counted */
   HaloSFRoute route;
+  PetscBool own_leaves; /* some rank's leaves are on their own rank (no device plan) */
+  PetscBool leafmap;     /* this rank's leaves are not one contiguous run: lscratch in leaf order */
+  PetscBool leafmap_any; /* ... on some rank (no device plan) */
+  void *lscratch;
+  size_t n_lscratch;
+  size_t fl_esz; /* the entry size of the operation in flight */
   const char *why;   /* why it went to basic */
   halo_plan plan[2]; /* per memory, made at the first call in it */
   double modeled_seconds[2];
