@@ -10,6 +10,10 @@
    each run after an MPI_Barrier, timed with MPI_Wtime and maxed over the ranks, and prints the
    median and the minimum over the runs in microseconds.
 
+   -bs K (default 1): the scatter and reverse move blocks of K scalars per ghost (a vector of
+   block size K, the index set a block one: the star forest's unit is K scalars, as a BAIJ
+   matrix's or a DMDA with K unknowns a point); the products stay the scalar matrix's.
+
    -pair_sf_type T builds the matrix and the scatter a second time with their star forests of
    type T (the option -sf_type set while they are made) and times the two side by side in the same
    process: each repetition runs the operation on both, in alternating order, and the program
@@ -27,17 +31,18 @@
 enum { OP_SCATTER, OP_MATMULT, OP_REVERSE, OP_MATMULTT, NOPS };
 static const char *const opname[NOPS] = {"scatter", "matmult", "reverse", "matmulttranspose"};
 
-static PetscErrorCode RunOp(int op, Mat A, VecScatter sc, Vec x, Vec y, Vec lvec) {
+static PetscErrorCode RunOp(int op, Mat A, VecScatter sc, Vec x, Vec y, Vec lvec, VecScatter ss,
+                           Vec xs, Vec ls) {
   PetscFunctionBeginUser;
   switch (op) {
   case OP_SCATTER:
-    PetscCall(VecScatterBegin(sc, x, lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(sc, x, lvec, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterBegin(ss, xs, ls, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(ss, xs, ls, INSERT_VALUES, SCATTER_FORWARD));
     break;
   case OP_MATMULT: PetscCall(MatMult(A, x, y)); break;
   case OP_REVERSE:
-    PetscCall(VecScatterBegin(sc, lvec, x, ADD_VALUES, SCATTER_REVERSE));
-    PetscCall(VecScatterEnd(sc, lvec, x, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterBegin(ss, ls, xs, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(ss, ls, xs, ADD_VALUES, SCATTER_REVERSE));
     break;
   default: PetscCall(MatMultTranspose(A, y, x)); break;
   }
@@ -51,10 +56,12 @@ typedef struct {
   IS is;
   Vec x, y, lvec;
   VecScatter sc;
+  Vec xs, ls; /* what the scatter and reverse move: x and lvec, or their block-size-K twins */
+  VecScatter ss;
 } Case;
 
 static PetscErrorCode CaseCreate(MPI_Comm comm, PetscInt n, const char *file, const char *sf_type,
-                                 Case *c) {
+                                 PetscInt bs, Case *c) {
   Mat Ad, Ao;
   const PetscInt *garray;
   PetscInt nghost;
@@ -86,6 +93,21 @@ static PetscErrorCode CaseCreate(MPI_Comm comm, PetscInt n, const char *file, co
     PetscCall(VecSetType(c->lvec, ltype));
   }
   PetscCall(VecScatterCreate(c->x, c->is, c->lvec, NULL, &c->sc));
+  c->xs = c->x, c->ls = c->lvec, c->ss = c->sc;
+  if (bs > 1) { /* the same ghosts, K scalars each */
+    PetscInt nloc;
+    IS isb;
+
+    PetscCall(VecGetLocalSize(c->x, &nloc));
+    PetscCall(VecCreateMPI(comm, nloc * bs, PETSC_DETERMINE, &c->xs));
+    PetscCall(VecSetBlockSize(c->xs, bs));
+    PetscCall(VecSet(c->xs, 1.0));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost * bs, &c->ls));
+    PetscCall(VecSetBlockSize(c->ls, bs));
+    PetscCall(ISCreateBlock(PETSC_COMM_SELF, bs, nghost, garray, PETSC_COPY_VALUES, &isb));
+    PetscCall(VecScatterCreate(c->xs, isb, c->ls, NULL, &c->ss));
+    PetscCall(ISDestroy(&isb));
+  }
   if (sf_type) {
     if (had) PetscCall(PetscOptionsSetValue(NULL, "-sf_type", saved));
     else PetscCall(PetscOptionsClearValue(NULL, "-sf_type"));
@@ -95,6 +117,11 @@ static PetscErrorCode CaseCreate(MPI_Comm comm, PetscInt n, const char *file, co
 
 static PetscErrorCode CaseDestroy(Case *c) {
   PetscFunctionBeginUser;
+  if (c->ss != c->sc) {
+    PetscCall(VecScatterDestroy(&c->ss));
+    PetscCall(VecDestroy(&c->xs));
+    PetscCall(VecDestroy(&c->ls));
+  }
   PetscCall(VecScatterDestroy(&c->sc));
   PetscCall(VecDestroy(&c->lvec));
   PetscCall(ISDestroy(&c->is));
@@ -111,7 +138,7 @@ static PetscErrorCode TimeOp(MPI_Comm comm, int op, Case *c, PetscReal *us) {
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Barrier(comm));
   t0 = MPI_Wtime();
-  PetscCall(RunOp(op, c->A, c->sc, c->x, c->y, c->lvec));
+  PetscCall(RunOp(op, c->A, c->sc, c->x, c->y, c->lvec, c->ss, c->xs, c->ls));
 #if defined(PETSC_HAVE_CUDA) || defined(PETSC_HAVE_HIP)
   { /* a GPU's operation is enqueued: time it to its end */
     PetscDeviceContext dctx;
@@ -134,7 +161,7 @@ static PetscReal Median(PetscInt n, PetscReal *v) {
 int main(int argc, char **argv) {
   MPI_Comm comm;
   PetscMPIInt size;
-  PetscInt n = 40, reps = 200, warmup = 20, M, nghost, ghosts_max;
+  PetscInt n = 40, reps = 200, warmup = 20, bs = 1, M, nghost, ghosts_max;
   char pair_type[256] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscBool pair = PETSC_FALSE;
   Case c[2];
@@ -149,6 +176,8 @@ int main(int argc, char **argv) {
   PetscCall(PetscOptionsString("-f", "Matrix Market file to use instead", NULL, file, file,
                                sizeof file, NULL));
   PetscCall(PetscOptionsInt("-reps", "timed repetitions", NULL, reps, &reps, NULL));
+  PetscCall(PetscOptionsInt("-bs", "scalars per ghost of the scatter and reverse", NULL, bs, &bs,
+                            NULL));
   PetscCall(
       PetscOptionsInt("-warmup", "untimed repetitions before them", NULL, warmup, &warmup, NULL));
   PetscCall(PetscOptionsString("-pair_sf_type",
@@ -156,11 +185,11 @@ int main(int argc, char **argv) {
                                "side by side with the first",
                                NULL, pair_type, pair_type, sizeof pair_type, &pair));
   PetscOptionsEnd();
-  PetscCheck(reps >= 1 && warmup >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-reps must be at least 1 and -warmup at least 0");
+  PetscCheck(reps >= 1 && warmup >= 0 && bs >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-reps and -bs must be at least 1 and -warmup at least 0");
 
-  PetscCall(CaseCreate(comm, n, file, NULL, &c[0]));
-  if (pair) PetscCall(CaseCreate(comm, n, file, pair_type, &c[1]));
+  PetscCall(CaseCreate(comm, n, file, NULL, bs, &c[0]));
+  if (pair) PetscCall(CaseCreate(comm, n, file, pair_type, bs, &c[1]));
   PetscCall(MatGetSize(c[0].A, &M, NULL));
   PetscCall(VecGetSize(c[0].lvec, &nghost));
   PetscCallMPI(MPI_Allreduce(&nghost, &ghosts_max, 1, MPIU_INT, MPI_MAX, comm));

@@ -73,6 +73,10 @@ typedef struct {
  *  (type or k). */
 int halo_xunit_make(halo_unit u, halo_op op, int reverse, halo_xunit *x);
 
+/** n entries of unit u from in into o, in host memory: copied
+ *  (HALO_OP_INSERT) or added value by value. */
+void halo_xunit_apply(const halo_xunit *u, void *o, const void *in, int64_t n);
+
 /** What a plan gives its executors. */
 typedef struct {
   halo_transport transport;  /* HOST, or a device transport resolved (never AUTO) */

@@ -3,6 +3,7 @@
  * reverse exchange's additions. It calls nothing of the executors or the
  * registry (exec.c dispatches through them), so every transport may call it. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/exec.h"
 
@@ -136,4 +137,26 @@ halo_status halo_exec_add_order32(const halo_schedule *s, const halo_phase *ph,
                                   const int64_t *recv_off, int32_t *src, int32_t *dst,
                                   int64_t *most) {
   return add_order(s, ph, recv_off, NULL, NULL, src, dst, most);
+}
+
+#define ADD_LOOP(T)                                                                                \
+  do {                                                                                             \
+    T *a = o;                                                                                      \
+    const T *b = in;                                                                               \
+    for (int64_t i = 0; i < m; i++) a[i] += b[i];                                                  \
+  } while (0)
+
+void halo_xunit_apply(const halo_xunit *u, void *o, const void *in, int64_t n) {
+  if (n <= 0) return;
+  if (u->op == HALO_OP_INSERT) {
+    memcpy(o, in, (size_t)(n * u->bytes));
+    return;
+  }
+  const int64_t m = n * u->per;
+  switch (u->scalar) {
+  case HALO_TYPE_FLOAT: ADD_LOOP(float); break;
+  case HALO_TYPE_INT32: ADD_LOOP(int32_t); break;
+  case HALO_TYPE_INT64: ADD_LOOP(int64_t); break;
+  default: ADD_LOOP(double); break;
+  }
 }

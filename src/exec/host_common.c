@@ -181,28 +181,6 @@ void halo_host_deliver(halo_exec *ex, const double *ghosts, double *dst) {
 
 /* ---- any unit --------------------------------------------------------------- */
 
-#define ADD_LOOP(T)                                                                                \
-  do {                                                                                             \
-    T *a = o;                                                                                      \
-    const T *b = in;                                                                               \
-    for (int64_t i = 0; i < m; i++) a[i] += b[i];                                                  \
-  } while (0)
-
-void halo_host_unit_apply(const halo_xunit *u, void *o, const void *in, int64_t n) {
-  if (n <= 0) return;
-  if (u->op == HALO_OP_INSERT) {
-    memcpy(o, in, (size_t)(n * u->bytes));
-    return;
-  }
-  const int64_t m = n * u->per;
-  switch (u->scalar) {
-  case HALO_TYPE_FLOAT: ADD_LOOP(float); break;
-  case HALO_TYPE_INT32: ADD_LOOP(int32_t); break;
-  case HALO_TYPE_INT64: ADD_LOOP(int64_t); break;
-  default: ADD_LOOP(double); break;
-  }
-}
-
 /* Entry i of the source space (x, then the work buffer) and of the
  * destination space (the ghosts, then the work buffer). */
 static inline const unsigned char *src_at(const halo_schedule *s, const void *x, const void *work,
@@ -255,14 +233,36 @@ void halo_host_unpack_unit(const halo_schedule *s, int64_t n, const int64_t *dst
   for (int64_t i = 0; i < n; i++) memcpy(dst_at(s, to, work, dst[i], b), in + i * b, (size_t)b);
 }
 
+/* A phase's adds of scalars of type T, inline: most runs are one entry long
+ * (the owners' entries are scattered), where a call per run would cost as much
+ * as the adds. */
+#define ADDS_RUN(T)                                                                                \
+  for (int64_t g = 0; g < a->n; g++) {                                                             \
+    const halo_host_seg *r = &a->seg[g];                                                           \
+    const T *in = (const T *)(r->src >= 0 ? (const unsigned char *)recvbuf + r->src * b            \
+                                          : src_at(s, x, work, -1 - r->src, b));                   \
+    T *o = (T *)dst_at(s, to, work, r->dst, b);                                                    \
+    const int64_t m = r->len * per;                                                                \
+    for (int64_t i = 0; i < m; i++) o[i] += in[i];                                                 \
+  }
+
 void halo_host_adds_run_unit(const halo_schedule *s, const halo_host_adds *a, const void *recvbuf,
                              const void *x, void *to, void *work, const halo_xunit *u) {
-  const int64_t b = u->bytes;
-  for (int64_t g = 0; g < a->n; g++) {
-    const halo_host_seg *r = &a->seg[g];
-    const void *in = r->src >= 0 ? (const unsigned char *)recvbuf + r->src * b
-                                 : src_at(s, x, work, -1 - r->src, b);
-    halo_host_unit_apply(u, dst_at(s, to, work, r->dst, b), in, r->len);
+  const int64_t b = u->bytes, per = u->per;
+  if (u->op == HALO_OP_INSERT) {
+    for (int64_t g = 0; g < a->n; g++) {
+      const halo_host_seg *r = &a->seg[g];
+      const void *in = r->src >= 0 ? (const unsigned char *)recvbuf + r->src * b
+                                   : src_at(s, x, work, -1 - r->src, b);
+      memcpy(dst_at(s, to, work, r->dst, b), in, (size_t)(r->len * b));
+    }
+    return;
+  }
+  switch (u->scalar) {
+  case HALO_TYPE_FLOAT: ADDS_RUN(float) break;
+  case HALO_TYPE_INT32: ADDS_RUN(int32_t) break;
+  case HALO_TYPE_INT64: ADDS_RUN(int64_t) break;
+  default: ADDS_RUN(double) break;
   }
 }
 
@@ -277,7 +277,7 @@ const void *halo_host_slots_sum_unit(halo_exec *ex, const void *src) {
     unsigned char *o = g + j * b;
     if (u->op == HALO_OP_ADD) memset(o, 0, (size_t)b);
     for (int64_t t = L->ptr[j]; t < L->ptr[j + 1]; t++)
-      halo_host_unit_apply(u, o, in + L->slot[t] * b, 1);
+      halo_xunit_apply(u, o, in + L->slot[t] * b, 1);
   }
   return ex->ghost;
 }
@@ -290,8 +290,8 @@ void halo_host_deliver_unit(halo_exec *ex, const void *ghosts, void *dst) {
   const unsigned char *in = ghosts;
   if (!halo_leaves_identity(L)) {
     for (int64_t i = 0; i < L->n; i++)
-      if (L->to_ghost[i] >= 0) halo_host_unit_apply(u, out + i * b, in + L->to_ghost[i] * b, 1);
+      if (L->to_ghost[i] >= 0) halo_xunit_apply(u, out + i * b, in + L->to_ghost[i] * b, 1);
   } else if (out != in) {
-    halo_host_unit_apply(u, out, in, ex->sched->n_ghost);
+    halo_xunit_apply(u, out, in, ex->sched->n_ghost);
   }
 }

@@ -107,8 +107,6 @@ static inline int64_t halo_host_words(const halo_exec *ex) {
   return (m + 7) / 8;
 }
 
-/** n entries of unit u from in into o: copied (HALO_OP_INSERT) or added. */
-void halo_host_unit_apply(const halo_xunit *u, void *o, const void *in, int64_t n);
 void halo_host_pack_run_unit(const halo_schedule *s, const halo_host_pack *p, const void *x,
                              const void *work, void *buf, const halo_xunit *u);
 /** Forward: copies to itself, and the staged receives' unpack (inserts). */

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "exec/host_common.h"
 #include "interface/plan.h"
 
 /* ---- a failed exchange's notice ------------------------------------------
@@ -268,9 +267,9 @@ static void own_copies(halo_plan P, halo_slot *set, int reverse, const halo_xuni
   for (int64_t t = 0; t < L->n_own; t++) {
     const int64_t slot = L->own_slot[t], entry = L->own_index[t];
     if (reverse)
-      halo_host_unit_apply(u, out + entry * b, in + slot * b, 1);
+      halo_xunit_apply(u, out + entry * b, in + slot * b, 1);
     else
-      halo_host_unit_apply(u, out + slot * b, in + entry * b, 1);
+      halo_xunit_apply(u, out + slot * b, in + entry * b, 1);
   }
 }
 
