@@ -5,8 +5,8 @@
  * INSERT_VALUES, one of block size 2 (units of two doubles), and
  * (-in_place) a scatter of a vector into itself, checked against the values
  * it must give; with one rank, VecScatterCreateToAll (leaves on their own
- * rank: the plan's copies). Those it must hand to PETSc's basic untouched:
- * MAX_VALUES, a star forest made by PetscSFSetGraph with integers. */
+ * rank: the plan's copies); a star forest made by PetscSFSetGraph with
+ * integers. The one it must hand to PETSc's basic untouched: MAX_VALUES. */
 #include <petscsf.h>
 #include <petscvec.h>
 

@@ -10,7 +10,10 @@
  *
  * Which calls halo takes. A star forest is planned at its first call that
  * halo could run, and only when, on every rank of its communicator (one
- * MPI_Allreduce), it was made by VecScatterCreate and not remapped, its
+ * MPI_Allreduce), its graph is set (by VecScatterCreate or PetscSFSetGraph:
+ * DMPlex's) and was not remapped by VecScatterRemap (which drops the leaves'
+ * remote roots; one remapped after its plan was made, while a VecScatter,
+ * drops the plan); its
  * leaves on their own rank are copies of the plan's and leaves that are not
  * one contiguous run go through a copy in leaf order (both host memory only:
  * a DMDA's global-to-local update). A call halo
@@ -169,9 +172,9 @@ static PetscErrorCode HaloSFRecord(PetscSF sf, HaloSF *st) {
 
 /* This rank's reason to leave the star forest to basic, or NULL. */
 static const char *HaloSFGraphWhyNot(PetscSF sf, PetscMPIInt rank) {
-  if (sf->vscat.from_n < 0 || sf->vscat.to_n < 0) return "not a VecScatter, or remapped";
+  /* VecScatterRemap drops the leaves' remote roots (the roots' indices changed under them) */
   if (sf->nroots < 0 || sf->nleaves < 0) return "no graph";
-  if (sf->nleaves > 0 && !sf->remote) return "remapped";
+  if (sf->nleaves > 0 && !sf->remote) return "remapped by VecScatterRemap";
   return NULL;
 }
 
@@ -205,6 +208,7 @@ static PetscErrorCode HaloSFDecide(PetscSF sf, HaloSF *st) {
     PetscFunctionReturn(0);
   }
   st->leafstart = sf->mine && sf->nleaves > 0 ? sf->mine[0] : 0;
+  st->vscatter = (PetscBool)(sf->vscat.from_n >= 0 && sf->vscat.to_n >= 0);
   st->route = HALO_SF_HALO;
   PetscFunctionReturn(0);
 }
@@ -346,7 +350,7 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI
     mem = HALO_SF_DEVICE;
 #endif
   else PetscFunctionReturn(0);
-  if (st->route == HALO_SF_HALO && sf->vscat.from_n < 0) { /* VecScatterRemap since the plan */
+  if (st->route == HALO_SF_HALO && st->vscatter && sf->vscat.from_n < 0) { /* VecScatterRemap since the plan (on every rank) */
     PetscCall(HaloSFRecord(sf, st));
     PetscCall(HaloSFFreePlan(st));
     st->route = HALO_SF_BASIC;

@@ -20,6 +20,7 @@ typedef struct HaloSF {
   PetscBool recorded;         /* acct handed to the view */
   PetscBool acct_stale;       /* reset since its remote leaves were counted */
   HaloSFRoute route;
+  PetscBool vscatter;   /* made by VecScatterCreate (a later VecScatterRemap marks it) */
   PetscBool own_leaves; /* some rank's leaves are on their own rank (no device plan) */
   PetscBool leafmap;     /* this rank's leaves are not one contiguous run: lscratch in leaf order */
   PetscBool leafmap_any; /* ... on some rank (no device plan) */
