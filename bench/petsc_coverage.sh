@@ -15,6 +15,7 @@ lib=$build/libhalo_petsc.so
 ksp=$build/examples/petsc/petsc_ksp_lap27
 dmda=$build/examples/petsc/petsc_dmda_solve
 ex19=$build/tests/petsc_tutorial_snes_ex19
+ex13=$build/tests/petsc_tutorial_snes_ex13
 bench=$build/examples/petsc/petsc_bench_matmult
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
@@ -25,6 +26,7 @@ families=(
   "SNES ex19, DMDA of 4 unknowns, AIJ (64^2)|$ex19 -da_grid_x 64 -da_grid_y 64"
   "SNES ex19, BAIJ of block 4 (64^2)|$ex19 -da_grid_x 64 -da_grid_y 64 -dm_mat_type baij"
   "SNES ex19, matrix-free Newton-Krylov (48^2, -snes_mf)|$ex19 -da_grid_x 48 -da_grid_y 48 -snes_mf"
+  "SNES ex13, Poisson Q2 on a DMPlex (32^2 quadrilaterals)|$ex13 -dm_plex_simplex 0 -dm_plex_box_faces 32,32 -potential_petscspace_degree 2 -pc_type jacobi -ksp_rtol 1e-10"
 )
 
 parts=${COVERAGE_PARTS:-families units}
