@@ -204,10 +204,31 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
                   "%s: reverse, entry %lld is %.17g on the device, %.17g on the "
                   "host",
                   what, (long long)j, dev[j], hy[j]);
+      /* units other than one double: refused in device memory, the plan not failed */
+      CHECK_ERR(halo_exchange_begin_unit(pd, (halo_unit){HALO_TYPE_FLOAT, 2}, HALO_OP_INSERT, dx,
+                                         ds),
+                HALO_ERR_UNSUPPORTED, "not yet device memory");
+      CHECK_ERR(halo_plan_unit_check(pd, (halo_unit){HALO_TYPE_DOUBLE, 1}, HALO_OP_ADD, 0),
+                HALO_ERR_UNSUPPORTED, "not yet device memory");
+      CHECK_OK(halo_exchange_begin(pd, dx, ds));
+      CHECK_OK(halo_exchange_end(pd));
+      CHECK_OK(halo_plan_synchronize(pd));
       halo_plan_destroy(&ph);
       halo_plan_destroy(&pd);
       n_cases++;
     }
+  { /* a slot of this rank's own entry: host memory only, refused on every rank */
+    halo_plan_options o = halo_plan_options_default();
+    o.memory = HALO_MEMORY_DEVICE;
+    o.transport = HALO_TRANSPORT_STAGED;
+    const int64_t own = cb;
+    halo_plan p;
+    int any = n > 0;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any)
+      CHECK_ERR(halo_plan_create_from_ids(comm, cb, cb + n, n > 0 ? 1 : 0, &own, &o, &p),
+                HALO_ERR_UNSUPPORTED, "own entries");
+  }
   cudaFree(ds), cudaFree(dy), cudaFree(dc), cudaFree(dx);
   free(dev), free(hy), free(c), free(hs), free(hx), free(ids);
 }
