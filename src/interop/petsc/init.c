@@ -44,6 +44,17 @@ static PetscErrorCode HaloPetscCheckVersion(void) {
    * library's own sizes against the headers' */
   PetscCall(PetscDataTypeGetSize(PETSC_INT, &int_size));
   PetscCall(PetscDataTypeGetSize(PETSC_SCALAR, &scalar_size));
+  { /* PETSC_SCALAR is the headers' own enumerator (a real build's PETSC_DOUBLE): the loaded
+     * library's PetscScalar is told by what it writes through a pointer to one, a complex
+     * one's imaginary part over the second slot */
+    double probe[4] = {0.0, 12345.0, 12345.0, 12345.0};
+    PetscBool set = PETSC_FALSE;
+    PetscCall(PetscOptionsSetValue(NULL, "-halo_internal_scalar_probe", "2"));
+    PetscCall(PetscOptionsGetScalar(NULL, NULL, "-halo_internal_scalar_probe",
+                                    (PetscScalar *)(void *)probe, &set));
+    PetscCall(PetscOptionsClearValue(NULL, "-halo_internal_scalar_probe"));
+    if (set && probe[0] == 2.0 && probe[1] == 0.0) scalar_size = 2 * sizeof(double);
+  }
   PetscCheck(int_size == sizeof(PetscInt) && scalar_size == sizeof(PetscScalar), PETSC_COMM_SELF,
              PETSC_ERR_SUP_SYS,
              "halo: %s was built against a PETSc with %d-byte PetscInt and %d-byte PetscScalar, but "

@@ -93,7 +93,8 @@ static PetscErrorCode HaloMatRefresh(Mat A, HaloMat *hm) {
   PetscCall(MatSeqAIJGetArrayRead(Ad, &dv));
   PetscCall(MatSeqAIJGetArrayRead(Ao, &ov));
   if (hm->plan && A->nonzerostate == hm->nz_state) {
-    HaloPetscCall(halo_matrix_set_values_split(hm->M, dv, ov));
+    HaloPetscCall(halo_matrix_set_values_split(hm->M, (const double *)(const void *)dv,
+                                               (const double *)(const void *)ov));
   } else {
     int64_t *drp, *dcols, *orp, *ocols, *gids;
     PetscInt n_ghost = Ao->cmap->n;
@@ -107,7 +108,8 @@ static PetscErrorCode HaloMatRefresh(Mat A, HaloMat *hm) {
     PetscCall(PetscMalloc1(n_ghost + 1, &gids));
     for (PetscInt j = 0; j < n_ghost; j++) gids[j] = garray[j];
     hs = halo_matrix_create_split(comm, A->rmap->rstart, A->rmap->rend, A->cmap->rstart,
-                                  A->cmap->rend, drp, dcols, dv, orp, ocols, ov, n_ghost, gids,
+                                  A->cmap->rend, drp, dcols, (const double *)(const void *)dv, orp,
+                                  ocols, (const double *)(const void *)ov, n_ghost, gids,
                                   HALO_MEMORY_HOST, &hm->M);
     PetscCall(PetscFree2(drp, dcols));
     PetscCall(PetscFree2(orp, ocols));
@@ -126,6 +128,11 @@ static PetscErrorCode HaloMatRefresh(Mat A, HaloMat *hm) {
 }
 
 /* y = A x (beta 0) or y = A x + y (beta 1), forward or transposed. */
+/* The arrays of a real double PetscScalar as halo's; a complex build compiles these paths but
+ * never runs them (the matrix type refuses it at creation: HALO_PETSC_SCALAR_OK). */
+#define HALO_D(p)  ((double *)(void *)(p))
+#define HALO_CD(p) ((const double *)(const void *)(p))
+
 static PetscErrorCode HaloMatProduct(Mat A, Vec x, Vec y, PetscBool transpose, double beta) {
   HaloMat *hm;
   const PetscScalar *xa;
@@ -137,8 +144,8 @@ static PetscErrorCode HaloMatProduct(Mat A, Vec x, Vec y, PetscBool transpose, d
   PetscCall(VecGetArrayRead(x, &xa));
   if (beta == 0.0) PetscCall(VecGetArrayWrite(y, &ya));
   else PetscCall(VecGetArray(y, &ya));
-  if (transpose) HaloPetscCall(halo_spmv_transpose(hm->plan, 1.0, xa, beta, ya));
-  else HaloPetscCall(halo_spmv(hm->plan, 1.0, xa, beta, ya));
+  if (transpose) HaloPetscCall(halo_spmv_transpose(hm->plan, 1.0, HALO_CD(xa), beta, HALO_D(ya)));
+  else HaloPetscCall(halo_spmv(hm->plan, 1.0, HALO_CD(xa), beta, HALO_D(ya)));
   if (beta == 0.0) PetscCall(VecRestoreArrayWrite(y, &ya));
   else PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
