@@ -52,7 +52,6 @@ typedef struct {
 /* Addresses whose bound messages keep their requests. */
 #define HOST_DIRECT_SLOTS 4
 
-/* The requests of one direction's bound messages (all phases), per address. */
 /* A plain request's message, to make it again for another entry size: its
  * buffer (0 the phase's send buffer, 1 its receive buffer, 2 the work
  * buffer) and first entry there. */
@@ -61,6 +60,7 @@ typedef struct {
   int64_t off, count;
 } host_rdesc;
 
+/* The requests of one direction's bound messages (all phases), per address. */
 typedef struct {
   int n_req;
   MPI_Request *req[HOST_DIRECT_SLOTS];
