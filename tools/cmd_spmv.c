@@ -86,6 +86,9 @@ static void usage(void) {
          "                         fastest and slowest round's product): plans compared\n"
          "                         side by side, not one after the other; every plan is\n"
          "                         alive at once, in its memory, for R > 1 [1]\n"
+         "  --unit TYPE[:K]        also time an exchange of K values of TYPE per entry (double,\n"
+         "                         float, complex, int32, int64; K 1 to 4096) with each plan\n"
+         "                         and check its ghosts bit for bit; host memory [none]\n"
          "  --settings LIST        the components' settings, NAME=VALUE,... (e.g.\n"
          "                         spmv.group=8,ipc.signal=host) [HALO_SETTINGS; without\n"
          "                         either, nccl.background=0: a named nccl is timed as nccl]\n"
@@ -215,6 +218,83 @@ static halo_status print_timeline(MPI_Comm comm, halo_plan plan, const report_ro
 /* One round of a plan's times: warmup products, then iters products,
  * exchanges and local products (t: each kind's time per call), with the
  * timeline after the warmup and after the products when asked. */
+/* --unit: a unit's name ("double", "complex:4", ...) as halo's; 0 where it is not one. */
+static int unit_parse(const char *text, halo_unit *u) {
+  static const char *const names[] = {"double", "float", "complex", "int32", "int64"};
+  const char *colon = strchr(text, ':');
+  const size_t len = colon ? (size_t)(colon - text) : strlen(text);
+  long k = 1;
+  if (colon) {
+    char *end;
+    k = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || k < 1 || k > 4096) return 0;
+  }
+  for (int t = 0; t < 5; t++)
+    if (strlen(names[t]) == len && strncmp(text, names[t], len) == 0) {
+      *u = (halo_unit){(halo_type)t, (int)k};
+      return 1;
+    }
+  return 0;
+}
+
+/* The value of scalar c of entry gid in unit u's type: a small integer, exact in every
+ * type. */
+static void unit_put(halo_unit u, void *a, int64_t i, int64_t c, int64_t gid) {
+  const int64_t per = (int64_t)u.k * (u.type == HALO_TYPE_COMPLEX_DOUBLE ? 2 : 1);
+  const int64_t v = (gid * 7 + c * 13) % 1000003, at = i * per + c;
+  switch (u.type) {
+  case HALO_TYPE_FLOAT: ((float *)a)[at] = (float)v; break;
+  case HALO_TYPE_INT32: ((int32_t *)a)[at] = (int32_t)v; break;
+  case HALO_TYPE_INT64: ((int64_t *)a)[at] = v; break;
+  default: ((double *)a)[at] = (double)v; break;
+  }
+}
+
+/* --unit: iters forward exchanges of unit u (each rank's mean per call, the most of any
+ * rank), after warmup, and whether every ghost holds its entry's values bit for bit (on
+ * every rank). */
+static halo_status time_unit(MPI_Comm comm, halo_plan plan, halo_matrix A, halo_unit u,
+                             int64_t warmup, int64_t iters, report_row *r) {
+  const int64_t per = (int64_t)u.k * (u.type == HALO_TYPE_COMPLEX_DOUBLE ? 2 : 1);
+  const size_t esz = halo_unit_size(u);
+  int64_t n, ng, cb;
+  const int64_t *gid;
+  halo_status st = halo_plan_get_sizes(plan, &n, &ng);
+  if (st == HALO_SUCCESS) st = halo_matrix_get_ghost_ids(A, &gid);
+  if (st == HALO_SUCCESS) st = halo_matrix_get_layout(A, NULL, NULL, NULL, &cb);
+  if (st != HALO_SUCCESS) return st;
+  unsigned char *x = calloc((size_t)(n + 1), esz), *g = calloc((size_t)(ng + 1), esz);
+  unsigned char *want = calloc((size_t)(ng + 1), esz);
+  int ok = x && g && want;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!ok) {
+    free(x), free(g), free(want);
+    return HALO_ERR_OUT_OF_MEMORY;
+  }
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t c = 0; c < per; c++) unit_put(u, x, j, c, cb + j);
+  for (int64_t j = 0; j < ng; j++)
+    for (int64_t c = 0; c < per; c++) unit_put(u, want, j, c, gid[j]);
+  double t = 0.0;
+  for (int pass = 0; pass < 2 && st == HALO_SUCCESS; pass++) {
+    const int64_t calls = pass ? iters : warmup;
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    for (int64_t it = 0; it < calls && st == HALO_SUCCESS; it++) {
+      st = halo_exchange_begin_unit(plan, u, HALO_OP_INSERT, x, g);
+      if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
+    }
+    if (pass) t = calls > 0 ? (MPI_Wtime() - t0) / (double)calls : 0.0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  int right = st == HALO_SUCCESS && (ng == 0 || memcmp(g, want, (size_t)ng * esz) == 0);
+  MPI_Allreduce(MPI_IN_PLACE, &right, 1, MPI_INT, MPI_MIN, comm);
+  r->t_unit = t;
+  r->unit_right = right;
+  free(x), free(g), free(want);
+  return st;
+}
+
 static halo_status time_plan(MPI_Comm comm, halo_plan plan, report_row *r, int64_t warmup,
                              int64_t iters, int timeline, int quiet, vectors *vec, double t[3]) {
   double unused;
@@ -236,7 +316,10 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   const char *strategy_name = "all", *transport_name = "auto";
   output_opts out = {NULL, NULL, 0};
   int64_t iters = 100, warmup = 10, rounds = 1, v;
-  int check = 0;
+  int check = 0, use_unit = 0;
+  halo_unit unit = {HALO_TYPE_DOUBLE, 1};
+  const char *unit_name = NULL;
+  char unit_settings[HALO_SETTINGS_MAX + 64];
   const char *rep_params = NULL;
   double tol = 1e-12;
   opts.memory = HALO_MEMORY_HOST;
@@ -285,6 +368,16 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (m < 0 || !args_int(&a, "--rounds", 1, 10000, &rounds)) return EXIT_USAGE;
     } else if ((m = args_take(&a, "--tol"))) {
       if (m < 0 || !args_double(&a, "--tol", 0.0, &tol)) return EXIT_USAGE;
+    } else if ((m = args_take(&a, "--unit"))) {
+      if (m < 0) return EXIT_USAGE;
+      if (!unit_parse(a.value, &unit)) {
+        args_error(&a, "--unit '%s': TYPE or TYPE:K, TYPE double, float, complex, int32 or "
+                       "int64, K 1 to 4096",
+                   a.value);
+        return EXIT_USAGE;
+      }
+      use_unit = 1;
+      unit_name = a.value;
     } else if ((m = args_take(&a, "--settings"))) {
       if (m < 0) return EXIT_USAGE;
       opts.settings = a.value; /* checked with the options, at the first plan */
@@ -304,6 +397,18 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
    * the plan exchanges over ipc until then: most of a short timed run) */
   if (!opts.settings && !getenv("HALO_SETTINGS") && !getenv("HALO_NCCL_BACKGROUND"))
     opts.settings = "nccl.background=0";
+  if (use_unit) { /* the plans' buffers hold the unit's entries */
+    if (opts.memory != HALO_MEMORY_HOST) {
+      args_error(&a, "--unit: host memory only for now (device plans move one double an entry)");
+      return EXIT_USAGE;
+    }
+    if (halo_unit_size(unit) > 8) {
+      snprintf(unit_settings, sizeof unit_settings, "%s%sexec.unit_max_bytes=%zu",
+               opts.settings ? opts.settings : "", opts.settings ? "," : "",
+               halo_unit_size(unit));
+      opts.settings = unit_settings;
+    }
+  }
   if (progress_setup(rank, out.quiet)) return EXIT_USAGE;
   int64_t timeline_setting = 0; /* device.timeline: --settings, HALO_SETTINGS or HALO_TIMELINE */
   const int timeline =
@@ -358,7 +463,9 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
                 .checked = check,
                 .tol = tol,
                 .rows = rows,
-                .params = rep_params};
+                .params = rep_params,
+                .unit = use_unit ? unit_name : NULL,
+                .unit_bytes = (int64_t)halo_unit_size(unit)};
   char why[1024];
   if (!input_check_memory(comm, &in, INPUT_DISTRIBUTED, check, 0, why, sizeof why)) {
     driver_error(rank, "spmv", "%s", why);
@@ -489,6 +596,10 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
         r->identical = same;
         if (!same) code = EXIT_CHECK;
       }
+      if (st == HALO_SUCCESS && use_unit) {
+        st = time_unit(comm, plan, A, unit, warmup, iters, r);
+        if (st == HALO_SUCCESS && !r->unit_right) code = EXIT_CHECK;
+      }
       if (rounds > 1) { /* timed below, in turn with the others */
         plans[rep.n_rows++] = plan;
         if (st != HALO_SUCCESS) goto done;
@@ -541,6 +652,11 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
       if (!rows[i].identical)
         fprintf(stderr, "halo spmv: %s / %s differs from the standard exchange\n",
                 halo_strategy_name(rows[i].strategy), halo_transport_name(rows[i].transport));
+    for (int i = 0; i < rep.n_rows && use_unit; i++)
+      if (!rows[i].unit_right)
+        fprintf(stderr, "halo spmv: %s / %s: an exchange of unit %s gave wrong ghosts\n",
+                halo_strategy_name(rows[i].strategy), halo_transport_name(rows[i].transport),
+                unit_name);
   }
 done:
   if (st != HALO_SUCCESS) {

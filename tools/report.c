@@ -250,6 +250,16 @@ void report_print(const report *r) {
              (long long)p->max_inter_node_messages_per_node, (long long)p->max_message_bytes);
     }
   }
+  if (r->unit) {
+    printf("\nunit %s (%lld bytes an entry; the bytes above are one double's): the exchange "
+           "per call, its ghosts against the entries' values\n",
+           r->unit, (long long)r->unit_bytes);
+    for (int i = 0; i < r->n_rows; i++)
+      if (r->rows[i].timed)
+        printf("%-9s %-10s %12.3e s  %s\n", halo_strategy_name(r->rows[i].strategy),
+               halo_transport_name(r->rows[i].transport), r->rows[i].t_unit,
+               r->rows[i].unit_right ? "right" : "WRONG");
+  }
   if (r->checked)
     printf("\ncheck: max relative error %.3e, tol %.1e: %s\n", r->check_err, r->tol,
            r->check_err <= r->tol ? "passed" : "FAILED");
@@ -311,6 +321,12 @@ void report_json(FILE *f, const report *r) {
     if (r->gpus_per_node > 0) json_int(&w, "ranks_per_gpu", r->ranks_per_gpu);
     json_end_object(&w);
   }
+  if (r->unit) {
+    json_begin_object(&w, "unit");
+    json_string(&w, "name", r->unit);
+    json_int(&w, "bytes", r->unit_bytes);
+    json_end_object(&w);
+  }
   if (r->checked) {
     json_begin_object(&w, "check");
     json_double(&w, "max_rel_error", r->check_err);
@@ -337,6 +353,10 @@ void report_json(FILE *f, const report *r) {
       json_double(&w, "spmv_s", row->t_spmv);
       json_double(&w, "exchange_s", row->t_exchange);
       json_double(&w, "local_s", row->t_local);
+      if (r->unit) {
+        json_double(&w, "unit_exchange_s", row->t_unit);
+        json_bool(&w, "unit_ghosts_right", row->unit_right);
+      }
       if (r->rounds > 1) {
         json_double(&w, "spmv_s_fastest_round", row->t_spmv_lo);
         json_double(&w, "spmv_s_slowest_round", row->t_spmv_hi);

@@ -24,6 +24,8 @@ typedef struct {
   double t_spmv_lo, t_spmv_hi;        /* --rounds > 1: the fastest and slowest round's t_spmv */
   double t_plan;                      /* spmv: halo_plan_create's wall time, max over ranks */
   int compared;                       /* spmv: compared with standard */
+  double t_unit;                      /* spmv --unit: the exchange of that unit, per call */
+  int unit_right;                     /* ... its ghosts bit for bit the entries' values */
   int identical;                      /* ghosts and y bit for bit those of standard */
   int n_model;                        /* --params: paths modeled */
   int asked_auto;                     /* --strategy auto: the plan chose (describe says how) */
@@ -56,6 +58,8 @@ typedef struct {
   const char *params; /* --params: the machine parameters of the model */
   int gpus_per_node;  /* simulate --gpus-per-node (spmv: 0) */
   int ranks_per_gpu;  /* most ranks sharing a GPU (gpus_per_node > 0) */
+  const char *unit;   /* spmv --unit: the unit's name ("double:4"); NULL: none */
+  int64_t unit_bytes; /* ... its bytes an entry */
 } report;
 
 /* The phases of the row's plan (stats set), or of the simulation's last
