@@ -245,10 +245,10 @@ static halo_status host_setup(halo_exec *ex) {
   }
   d->n_req = n_recv_req + n_send_req;
   HALO_TRY(HALO_ALLOC(d->req, d->n_req));
+  for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
   int n_rd = 0;
   for (int k = 0; k < s->n_phases; k++) n_rd += s->phase[k].n_send + s->phase[k].n_recv;
   HALO_TRY(HALO_ALLOC(d->rd, n_rd));
-  for (int i = 0; i < d->n_req; i++) d->req[i] = MPI_REQUEST_NULL;
   int n_wait = 0;
   for (int k = 0; k < s->n_phases; k++)
     if (d->ph[k].n_recv_req + d->ph[k].dir[0].n_req > n_wait)
