@@ -89,6 +89,7 @@ typedef struct {
   PetscInt64 ops_halo, ops_basic;     /* Bcast, Reduce, FetchAndOp */
   PetscInt64 bytes_halo, bytes_basic; /* of leaves on other ranks */
   const char *route;   /* "halo", or why basic kept it */
+  const char *call_why; /* why the last call left to basic was (a static string), or NULL */
 } HaloViewSF;
 /** A star forest's record, at its destroy or (still alive) at PetscFinalize. */
 PetscErrorCode HaloPetscViewRecordSF(const HaloViewSF *rec);

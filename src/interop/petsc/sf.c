@@ -104,7 +104,8 @@ static PetscErrorCode HaloSFGetState(PetscSF sf, HaloSF **st_p) {
 
 /* -halo_sf_view: an operation of count units of type unit per leaf, through halo or not:
  * the bytes of this rank's leaves on other ranks (the leaves' side of what moves). */
-static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, PetscBool halo) {
+static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, PetscBool halo,
+                                  const char *why) {
   PetscMPIInt size = 0, rank;
 
   PetscFunctionBegin;
@@ -123,6 +124,7 @@ static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, Pet
     st->acct.ops_halo++;
     st->acct.bytes_halo += st->acct.remote_leaves * size;
   } else {
+    if (why && st->route != HALO_SF_BASIC) st->acct.call_why = why;
     st->acct.ops_basic++;
     st->acct.bytes_basic += st->acct.remote_leaves * size;
   }
@@ -139,8 +141,8 @@ static PetscErrorCode HaloSFRecordSF(PetscSF sf, HaloSF *st) {
   st->acct.route = st->route == HALO_SF_HALO || (st->route != HALO_SF_BASIC && st->acct.ops_halo)
                        ? "halo"
                    : st->route == HALO_SF_BASIC ? st->why
-                   : st->acct.ops_basic         ? "no call halo runs (unit, operation or memory)"
-                                                : "no operation";
+                   : st->acct.ops_basic ? "no call halo runs"
+                                        : "no operation";
   PetscCall(HaloPetscViewRecordSF(&st->acct));
   PetscFunctionReturn(0);
 }
@@ -337,13 +339,20 @@ static PetscBool HaloSFCallOf(MPI_Datatype unit, MPI_Op op, int reverse, halo_un
 
 static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI_Op op,
                                   int reverse, PetscMemType a, PetscMemType b, PetscBool *takes_p,
-                                  HaloSFMem *mem_p, halo_unit *u, halo_op *hop, PetscBool *plain) {
+                                  HaloSFMem *mem_p, halo_unit *u, halo_op *hop, PetscBool *plain,
+                                  const char **why) {
   HaloSFMem mem;
 
   PetscFunctionBegin;
   *takes_p = PETSC_FALSE;
+  *why = "a second operation while one is in flight";
   if (!st || st->flight != HALO_SF_IDLE) PetscFunctionReturn(0);
+  *why = "a unit halo has not (it runs k values of one scalar or integer type)";
+  if (!HaloSFUnitOf(unit, u)) PetscFunctionReturn(0);
+  *why = "an operation halo has not (it runs MPI_REPLACE and MPI_SUM)";
   if (!HaloSFCallOf(unit, op, reverse, u, hop, plain)) PetscFunctionReturn(0);
+  *why = "memory (host and device arrays together; in device memory, another unit than one "
+         "real scalar, or leaves on their own rank or not one run)";
   if (a == PETSC_MEMTYPE_HOST && b == PETSC_MEMTYPE_HOST) mem = HALO_SF_HOST;
 #if HALO_PETSC_DEVICE
   else if (a == PETSC_MEMTYPE_CUDA && b == PETSC_MEMTYPE_CUDA && *plain && HALO_PETSC_SCALAR_OK)
@@ -360,11 +369,13 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI
   if (st->route != HALO_SF_HALO) PetscFunctionReturn(0);
   /* leaves on their own rank and leaf maps: host memory only (the wrapper has no kernels) */
   if (mem == HALO_SF_DEVICE && (st->own_leaves || st->leafmap_any)) PetscFunctionReturn(0);
+  *why = "a unit the plan's transport or buffers do not take";
   if (!st->plan[mem]) PetscCall(HaloSFMakePlan(sf, st, mem, halo_unit_size(*u)));
   /* the plan's transport and buffers decide (the same on every rank) */
   if (!*plain && halo_plan_unit_check(st->plan[mem], *u, *hop, reverse) != HALO_SUCCESS)
     PetscFunctionReturn(0);
   *takes_p = PETSC_TRUE;
+  *why = NULL;
   *mem_p = mem;
   PetscFunctionReturn(0);
 }
@@ -469,11 +480,13 @@ static PetscErrorCode HaloSFBcastBegin(PetscSF sf, MPI_Datatype unit, PetscMemTy
   HaloSFMem mem = HALO_SF_HOST;
   halo_unit u;
   halo_op hop;
+  const char *why = NULL;
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  PetscCall(HaloSFTakes(sf, st, unit, op, 0, rootmtype, leafmtype, &takes, &mem, &u, &hop, &plain));
-  PetscCall(HaloSFCount(sf, st, unit, takes));
+  PetscCall(HaloSFTakes(sf, st, unit, op, 0, rootmtype, leafmtype, &takes, &mem, &u, &hop, &plain,
+                        &why));
+  PetscCall(HaloSFCount(sf, st, unit, takes, why));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.BcastBegin(sf, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscFunctionReturn(0);
@@ -532,11 +545,13 @@ static PetscErrorCode HaloSFReduceBegin(PetscSF sf, MPI_Datatype unit, PetscMemT
   HaloSFMem mem = HALO_SF_HOST;
   halo_unit u;
   halo_op hop;
+  const char *why = NULL;
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  PetscCall(HaloSFTakes(sf, st, unit, op, 1, leafmtype, rootmtype, &takes, &mem, &u, &hop, &plain));
-  PetscCall(HaloSFCount(sf, st, unit, takes));
+  PetscCall(HaloSFTakes(sf, st, unit, op, 1, leafmtype, rootmtype, &takes, &mem, &u, &hop, &plain,
+                        &why));
+  PetscCall(HaloSFCount(sf, st, unit, takes, why));
   if (!takes) {
     PetscCall(halo_sf_basic_ops.ReduceBegin(sf, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscFunctionReturn(0);
@@ -593,7 +608,7 @@ static PetscErrorCode HaloSFFetchAndOpBegin(PetscSF sf, MPI_Datatype unit, Petsc
 
   PetscFunctionBegin;
   PetscCall(HaloSFGetState(sf, &st));
-  PetscCall(HaloSFCount(sf, st, unit, PETSC_FALSE));
+  PetscCall(HaloSFCount(sf, st, unit, PETSC_FALSE, "fetch-and-op"));
   PetscCall(halo_sf_basic_ops.FetchAndOpBegin(sf, unit, rootmtype, rootdata, leafmtype, leafdata,
                                               leafupdate, op));
   PetscFunctionReturn(0);

@@ -122,11 +122,13 @@ static PetscErrorCode HaloPetscViewSFs(void) {
                             " roots, %" PetscInt64_FMT " leaves (%" PetscInt64_FMT
                             " on other ranks); operations through halo %" PetscInt64_FMT
                             ", left to basic %" PetscInt64_FMT "; bytes through halo %" PetscInt64_FMT
-                            ", left to basic %" PetscInt64_FMT " (rank 0): %s\n",
+                            ", left to basic %" PetscInt64_FMT " (rank 0): %s%s%s\n",
                             r->id, r->vscatter ? "VecScatter" : "graph",
                             r->setup ? "" : ", never set up", r->nroots < 0 ? 0 : r->nroots,
                             r->nleaves < 0 ? 0 : r->nleaves, r->remote_leaves, r->ops_halo,
-                            r->ops_basic, r->bytes_halo, r->bytes_basic, r->route));
+                            r->ops_basic, r->bytes_halo, r->bytes_basic, r->route,
+                            r->call_why ? "; calls left to basic: " : "",
+                            r->call_why ? r->call_why : ""));
     }
     PetscCall(PetscFree(by_id));
   }
