@@ -693,7 +693,8 @@ typedef enum {
   HALO_TYPE_FLOAT = 1,          /**< float (4 bytes) */
   HALO_TYPE_COMPLEX_DOUBLE = 2, /**< a real and an imaginary double (C99 double complex) */
   HALO_TYPE_INT32 = 3,          /**< int32_t */
-  HALO_TYPE_INT64 = 4           /**< int64_t */
+  HALO_TYPE_INT64 = 4,          /**< int64_t */
+  HALO_TYPE_BYTE = 5            /**< a byte moved as it is (char): HALO_OP_INSERT only */
 } halo_type;
 
 /** What an exchange moves per entry: k values of one type, interleaved per

@@ -1,6 +1,7 @@
 /* Exchanges of any unit (issue 43): every type (double, float, complex
- * double, int32, int64) x k in {1, 2, 3, 4, 7} x every strategy (standard,
- * 2step, 3step, split with a small cap, on virtual nodes of 2 ranks) x
+ * double, int32, int64; bytes, inserts only) x k in {1, 2, 3, 4, 7} x every
+ * strategy (standard, 2step, 3step, split with a small cap, on virtual nodes
+ * of 2 ranks) x
  * forward insert, forward add, reverse add and reverse insert, against a
  * reference computed here with no communication: every rank regenerates
  * every rank's ghost slots from a seed. Values are small integers, so that
@@ -51,8 +52,8 @@ static int64_t v_slot(int r, int64_t s, int64_t c, int round) {
   return (11 * r + 5 * s + 3 * c + 2 * round) % 89 - 30;
 }
 
-static const char *type_name[] = {"double", "float", "complex", "int32", "int64"};
-static const size_t type_size[] = {8, 4, 16, 4, 8};
+static const char *type_name[] = {"double", "float", "complex", "int32", "int64", "byte"};
+static const size_t type_size[] = {8, 4, 16, 4, 8, 1};
 
 /* Scalars per entry and their size. */
 static int64_t per_entry(halo_unit u) {
@@ -69,6 +70,7 @@ static void put(halo_unit u, void *a, int64_t i, int64_t c, int64_t v) {
   case HALO_TYPE_FLOAT: ((float *)a)[at] = (float)v; break;
   case HALO_TYPE_INT32: ((int32_t *)a)[at] = (int32_t)v; break;
   case HALO_TYPE_INT64: ((int64_t *)a)[at] = v; break;
+  case HALO_TYPE_BYTE: ((unsigned char *)a)[at] = (unsigned char)v; break;
   default: ((double *)a)[at] = (double)v; break;
   }
 }
@@ -225,12 +227,13 @@ static void run_case(halo_strategy strategy, int dup) {
   CHECK_OK(halo_exchange_create(plan, &ex));
   static const int ks[] = {1, 2, 3, 4, 7};
   int round = 0;
-  for (int t = 0; t <= HALO_TYPE_INT64; t++)
+  for (int t = 0; t <= HALO_TYPE_BYTE; t++)
     for (int ik = 0; ik < 5; ik++) {
       const halo_unit u = {(halo_type)t, ks[ik]};
       CHECK(halo_unit_size(u) == type_size[t] * (size_t)ks[ik]);
       for (int rev = 0; rev < 2; rev++)
         for (int op = 0; op < 2; op++) {
+          if (t == HALO_TYPE_BYTE && op == HALO_OP_ADD) continue; /* bytes: inserts only */
           round++;
           CHECK_OK(halo_plan_unit_check(plan, u, (halo_op)op, rev));
           check_one(plan, NULL, dup, u, (halo_op)op, rev, 0, round, label);
@@ -268,6 +271,9 @@ static void check_refusals(void) {
   CHECK(halo_exchange_reverse_begin_unit(plan, (halo_unit){HALO_TYPE_FLOAT, 1}, HALO_OP_ADD, g,
                                          x) == HALO_ERR_STATE);
   CHECK(halo_unit_size((halo_unit){HALO_TYPE_INT32, 0}) == 0);
+  CHECK(halo_plan_unit_check(plan, (halo_unit){HALO_TYPE_BYTE, 3}, HALO_OP_ADD, 0) ==
+        HALO_ERR_INVALID_ARG);
+  CHECK(strstr(halo_last_error(), "insert only") != NULL);
   check_double(plan, 1, 3); /* the plan still runs */
   /* a unit of 8 bytes fits the default buffers */
   float fx[256], fg[256];

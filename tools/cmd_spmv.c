@@ -87,7 +87,7 @@ static void usage(void) {
          "                         side by side, not one after the other; every plan is\n"
          "                         alive at once, in its memory, for R > 1 [1]\n"
          "  --unit TYPE[:K]        also time an exchange of K values of TYPE per entry (double,\n"
-         "                         float, complex, int32, int64; K 1 to 4096) with each plan\n"
+         "                         float, complex, int32, int64, byte; K 1 to 4096) with each plan\n"
          "                         and check its ghosts bit for bit; host memory [none]\n"
          "  --settings LIST        the components' settings, NAME=VALUE,... (e.g.\n"
          "                         spmv.group=8,ipc.signal=host) [HALO_SETTINGS; without\n"
@@ -220,7 +220,7 @@ static halo_status print_timeline(MPI_Comm comm, halo_plan plan, const report_ro
  * timeline after the warmup and after the products when asked. */
 /* --unit: a unit's name ("double", "complex:4", ...) as halo's; 0 where it is not one. */
 static int unit_parse(const char *text, halo_unit *u) {
-  static const char *const names[] = {"double", "float", "complex", "int32", "int64"};
+  static const char *const names[] = {"double", "float", "complex", "int32", "int64", "byte"};
   const char *colon = strchr(text, ':');
   const size_t len = colon ? (size_t)(colon - text) : strlen(text);
   long k = 1;
@@ -229,7 +229,7 @@ static int unit_parse(const char *text, halo_unit *u) {
     k = strtol(colon + 1, &end, 10);
     if (end == colon + 1 || *end || k < 1 || k > 4096) return 0;
   }
-  for (int t = 0; t < 5; t++)
+  for (int t = 0; t < 6; t++)
     if (strlen(names[t]) == len && strncmp(text, names[t], len) == 0) {
       *u = (halo_unit){(halo_type)t, (int)k};
       return 1;
@@ -246,6 +246,7 @@ static void unit_put(halo_unit u, void *a, int64_t i, int64_t c, int64_t gid) {
   case HALO_TYPE_FLOAT: ((float *)a)[at] = (float)v; break;
   case HALO_TYPE_INT32: ((int32_t *)a)[at] = (int32_t)v; break;
   case HALO_TYPE_INT64: ((int64_t *)a)[at] = v; break;
+  case HALO_TYPE_BYTE: ((unsigned char *)a)[at] = (unsigned char)v; break;
   default: ((double *)a)[at] = (double)v; break;
   }
 }
@@ -371,8 +372,8 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
     } else if ((m = args_take(&a, "--unit"))) {
       if (m < 0) return EXIT_USAGE;
       if (!unit_parse(a.value, &unit)) {
-        args_error(&a, "--unit '%s': TYPE or TYPE:K, TYPE double, float, complex, int32 or "
-                       "int64, K 1 to 4096",
+        args_error(&a, "--unit '%s': TYPE or TYPE:K, TYPE double, float, complex, int32, "
+                       "int64 or byte, K 1 to 4096",
                    a.value);
         return EXIT_USAGE;
       }

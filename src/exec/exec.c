@@ -100,11 +100,12 @@ halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst) {
 }
 
 int halo_xunit_make(halo_unit u, halo_op op, int reverse, halo_xunit *x) {
-  static const int64_t size[] = {8, 4, 16, 4, 8};
-  static const int scalar[] = {HALO_TYPE_DOUBLE, HALO_TYPE_FLOAT, HALO_TYPE_DOUBLE, HALO_TYPE_INT32,
-                               HALO_TYPE_INT64};
-  if ((int)u.type < 0 || (int)u.type > HALO_TYPE_INT64 || u.k < 1 ||
-      (op != HALO_OP_INSERT && op != HALO_OP_ADD))
+  static const int64_t size[] = {8, 4, 16, 4, 8, 1};
+  static const int scalar[] = {HALO_TYPE_DOUBLE, HALO_TYPE_FLOAT, HALO_TYPE_DOUBLE,
+                               HALO_TYPE_INT32,  HALO_TYPE_INT64, HALO_TYPE_BYTE};
+  if ((int)u.type < 0 || (int)u.type > HALO_TYPE_BYTE || u.k < 1 ||
+      (op != HALO_OP_INSERT && op != HALO_OP_ADD) ||
+      (u.type == HALO_TYPE_BYTE && op == HALO_OP_ADD))
     return -1;
   x->bytes = size[u.type] * u.k;
   x->scalar = scalar[u.type];

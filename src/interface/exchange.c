@@ -223,7 +223,8 @@ static halo_status unit_check(halo_plan P, halo_unit u, halo_op op, int reverse,
   if (halo_xunit_make(u, op, reverse, x) != 0)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "unit {type %d, k %d} with op %d: the type is not a halo_type, k is below "
-                      "1, or the op is not HALO_OP_INSERT or HALO_OP_ADD",
+                      "1, the op is not HALO_OP_INSERT or HALO_OP_ADD, or an add of bytes "
+                      "(HALO_TYPE_BYTE moves bytes as they are: insert only)",
                       (int)u.type, u.k, (int)op);
   if (reverse && !P->set.opts.reverse)
     return HALO_ERROR(HALO_ERR_STATE, "the plan was made with reverse = 0: no reverse exchange");

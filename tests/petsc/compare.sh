@@ -310,7 +310,8 @@ tutorials)
   # PETSc's SNES ex13 unmodified (Poisson, Q2 on a DMPlex of 16 x 16 quadrilaterals): its
   # star forests are made by PetscSFSetGraph (the mesh's distribution, the sections' point
   # and dof star forests); the same monitor output with halo, and most of its star forests'
-  # bytes through halo (what stays basic's is set-up calls of other units and operations)
+  # bytes through halo (90-91 % at 16^2: what stays basic's is set-up calls of other
+  # operations and fetch-and-ops)
   ex13=$build/tests/petsc_tutorial_snes_ex13
   base=(-dm_plex_simplex 0 -dm_plex_box_faces 16,16 -potential_petscspace_degree 2 -snes_monitor
     -ksp_monitor -pc_type jacobi -ksp_rtol 1e-10)
@@ -323,7 +324,7 @@ tutorials)
 import re, sys
 m = re.search(r"^halo_sf_view: (\d+) star forests made .*: ([0-9.]+) % through halo$", open(sys.argv[1]).read(), re.M)
 assert m, "no -halo_sf_view summary"
-assert float(m.group(2)) >= 70.0, f"{m.group(2)} % of the bytes through halo"
+assert float(m.group(2)) >= 88.0, f"{m.group(2)} % of the bytes through halo"
 EOF
   done
   ;;

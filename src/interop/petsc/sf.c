@@ -225,6 +225,9 @@ static PetscBool HaloSFNamedType(MPI_Datatype t, halo_type *type, int *per) {
   else if (t == MPI_C_DOUBLE_COMPLEX) *type = HALO_TYPE_COMPLEX_DOUBLE;
   else if (t == MPI_INT32_T) *type = HALO_TYPE_INT32;
   else if (t == MPI_INT64_T) *type = HALO_TYPE_INT64;
+  else if (t == MPI_CHAR || t == MPI_BYTE || t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR)
+    *type = HALO_TYPE_BYTE; /* inserts only (halo_plan_unit_check refuses an add) */
+  else if (t == MPI_2INT) *type = HALO_TYPE_INT32, *per = 2; /* a pair of ints */
   else if (t == MPI_INT || t == MPI_LONG || t == MPI_LONG_LONG) {
     if (MPI_Type_size(t, &size) != MPI_SUCCESS || (size != 4 && size != 8)) return PETSC_FALSE;
     *type = size == 4 ? HALO_TYPE_INT32 : HALO_TYPE_INT64;
@@ -330,7 +333,7 @@ static PetscBool HaloSFCallOf(MPI_Datatype unit, MPI_Op op, int reverse, halo_un
                               halo_op *hop, PetscBool *plain) {
   if (!HaloSFUnitOf(unit, u)) return PETSC_FALSE;
   if (op == MPI_REPLACE) *hop = HALO_OP_INSERT;
-  else if (op == MPI_SUM || op == MPIU_SUM) *hop = HALO_OP_ADD;
+  else if ((op == MPI_SUM || op == MPIU_SUM) && u->type != HALO_TYPE_BYTE) *hop = HALO_OP_ADD;
   else return PETSC_FALSE;
   *plain = (PetscBool)(u->type == HALO_TYPE_DOUBLE && u->k == 1 &&
                        *hop == (reverse ? HALO_OP_ADD : HALO_OP_INSERT));
