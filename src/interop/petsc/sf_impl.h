@@ -55,6 +55,16 @@ typedef struct HaloSF {
 /* basic's operations, as its creator sets them (sf.c) */
 extern struct _PetscSFOps halo_sf_basic_ops;
 
+/* units and leaf maps (sf_unit.c) */
+/** An operation's unit as halo's: a named type, or a contiguous run of one (a
+ *  VecScatter's block); PETSC_FALSE for one halo does not know. */
+PetscBool HaloSFUnitOf(MPI_Datatype unit, halo_unit *u);
+/** A leaf index map: the leaves' values (entries of esz bytes) in leaf order
+ *  into st->lscratch, which the exchange uses as its ghost slots. */
+PetscErrorCode HaloSFLeafGather(PetscSF sf, HaloSF *st, const void *leafdata, size_t esz);
+/** ... and back into the leaves after a Bcast. */
+PetscErrorCode HaloSFLeafScatter(PetscSF sf, HaloSF *st, void *leafdata, size_t esz);
+
 /* -halo_sf_verify (sf_verify.c) */
 /** Does a Reduce through the plan of memory mem add in basic's order (set in st)? */
 PetscErrorCode HaloSFReduceBitwise(PetscSF sf, HaloSF *st, HaloSFMem mem);
