@@ -2,8 +2,8 @@
 # CI fuzz smoke: build the libFuzzer targets (HALO_FUZZ, clang, ASan+UBSan)
 # in build-fuzz and run each for FUZZ_TIME seconds (default 60) on a copy of
 # its seed corpus (tests/fuzz/corpus/TARGET) with its dictionary
-# (tests/fuzz/TARGET.dict), one after the other, on one
-# core. Fails if any target finds a crash, a leak, a timeout (10 s) or an
+# (tests/fuzz/TARGET.dict), as many at once as there are cores, each on
+# one core. Fails if any target finds a crash, a leak, a timeout (10 s) or an
 # input that takes more than 2 GiB; the inputs are kept in
 # build-fuzz/findings. Needs clang and its libFuzzer runtime (Debian:
 # clang and libfuzzer-14-dev, installed here when missing and run as root).
@@ -38,13 +38,25 @@ cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 rm -rf "$build/findings" "$build/corpus"
 mkdir -p "$build/findings" "$build/corpus"
-failed=()
-for t in "${targets[@]}"; do
+# one target's run (FUZZ_TIME seconds), its log in $build/TARGET.log
+fuzz_one() {
+  local t=$1 rc=0
   cp -r "tests/fuzz/corpus/$t" "$build/corpus/$t" # the run adds to the copy
-  rc=0
   "$build/$t" -max_total_time="$time_each" -rss_limit_mb=2048 -timeout=10 -close_fd_mask=3 \
     -dict="tests/fuzz/$t.dict" -print_final_stats=1 -artifact_prefix="$build/findings/$t-" \
     "$build/corpus/$t" >"$build/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$build/$t.rc"
+}
+# as many targets at once as there are cores (each runs on one)
+jobs_max=$(nproc)
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  rc=$(cat "$build/$t.rc")
   done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$build/$t.log" | tail -1 || true)
   echo "$t: exit $rc; ${done_line:-no DONE line}"
   if [ "$rc" -ne 0 ] || compgen -G "$build/findings/$t-*" >/dev/null; then

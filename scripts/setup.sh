@@ -4,7 +4,7 @@
 # Environment: BUILD_DIR (default build), HALO_CMAKE_ARGS (extra cmake args).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(cmake make gcc libc6-dev libmetis-dev libopenmpi-dev openmpi-bin pkg-config libpetsc-real-dev libpetsc64-real-dev libpetsc-complex-dev libpetsc3.18-dev-examples libhypre-dev libhypre64-dev python3)
+packages=(cmake make gcc libc6-dev libmetis-dev libopenmpi-dev openmpi-bin pkg-config libpetsc-real-dev libpetsc64-real-dev libpetsc-complex-dev libpetsc64-complex-dev libpetsc3.18-dev-examples libhypre-dev libhypre64-dev libhypre64m-dev python3 doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -35,7 +35,6 @@ expect 0 "unit int64:7 (56 bytes an entry" 3 spmv --gen lap3d27:8 --unit int64:7
 expect 0 "unit complex:3 (48 bytes an entry" 4 spmv --gen irregular:300,2 --unit complex:3 --ranks-per-node 2 --iterations 3
 expect 2 "--unit 'quad:2': TYPE or TYPE:K" 2 spmv --gen lap2d:4 --unit quad:2
 expect 2 "--unit 'float:0': TYPE or TYPE:K" 2 spmv --gen lap2d:4 --unit float:0
-expect 2 "--unit: host memory only for now" 2 spmv --gen lap2d:4 --unit float --memory device
 expect 1 "cannot write /nonexistent-dir/x.csv: No such file" 2 spmv --gen lap2d:6 --iterations 1 --csv /nonexistent-dir/x.csv
 expect 2 "option --csv needs a value (see halo spmv --help)" 2 spmv --gen lap2d:6 --csv
 # a write that fails once the file is open (a link to /dev/full): the reason, and the

@@ -4,7 +4,8 @@
 # loader's _init and _fini aside) or one the internal headers of src/ mark
 # HALO_MODULE_API (what halo's CUDA module calls back), and every function
 # declared there (static inline ones aside) is exported. With a fourth
-# argument, the CUDA module libhalo_cuda.so exports its table alone.
+# argument, the CUDA module libhalo_cuda.so exports its table alone, and
+# libhalo exports every halo_ function the module calls.
 set -u
 lib=$1
 inc=$2
@@ -38,6 +39,13 @@ if [ -n "$module" ]; then
   mod=$(nm -D --defined-only "$module" | awk 'NF == 3 {print $3}' | grep -vxE '_init|_fini' | sort -u)
   if [ "$mod" != "halo_cuda_module_table" ]; then
     echo "$module exports more or less than its table:"; echo "$mod"; fail=1
+  fi
+  # and every halo_ function it calls is one libhalo exports (else it does not load)
+  calls=$(nm -D --undefined-only "$module" | awk '{print $NF}' | grep -E '^halo_' | sort -u)
+  unresolved=$(comm -23 <(echo "$calls") <(echo "$exported"))
+  if [ -n "$unresolved" ]; then
+    echo "$module calls what libhalo does not export (mark it HALO_MODULE_API):"
+    echo "$unresolved"; fail=1
   fi
 fi
 [ "$fail" -eq 0 ] && [ "$(echo "$exported" | wc -l)" -gt 50 ] || { [ "$fail" -ne 0 ] || echo "too few exports"; exit 1; }

@@ -140,8 +140,11 @@ static void check_reverse(MPI_Comm comm, halo_plan plan, halo_matrix H, const ha
 }
 
 /* Exchange-only device plans from ids (the ghosts unsorted, every third
- * twice) against the host's: the forward exchange exact, the reverse bit for
- * bit; a handle's exchange and the plan's own reverse in flight at once. */
+ * twice, and every fourth followed by one of this rank's own entries, which
+ * the plan copies) against the host's: the forward exchange exact, the
+ * reverse bit for bit; a handle's exchange and the plan's own reverse in
+ * flight at once; a unit of two floats (the double's bytes) where the
+ * transport has units. */
 static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -150,10 +153,11 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
   CHECK_OK(halo_matrix_get_local_sizes(H, NULL, &n, &ng));
   CHECK_OK(halo_matrix_get_ghost_ids(H, &gid));
   CHECK_OK(halo_matrix_get_layout(H, NULL, NULL, NULL, &cb));
-  int64_t ns = 0, *ids = malloc((size_t)(2 * ng + 1) * sizeof *ids);
+  int64_t ns = 0, *ids = malloc((size_t)(3 * ng + 1) * sizeof *ids);
   for (int64_t k = ng - 1; k >= 0; k--) { /* backwards, every third twice */
     ids[ns++] = gid[k];
     if (k % 3 == 0) ids[ns++] = gid[k];
+    if (k % 4 == 1 && n > 0) ids[ns++] = cb + (k * 7) % n; /* an own entry */
   }
   double *hx = malloc((size_t)(n + 1) * sizeof *hx), *hs = malloc((size_t)(ns + 1) * sizeof *hs);
   double *c = malloc((size_t)(ns + 1) * sizeof *c), *hy = malloc((size_t)(n + 1) * sizeof *hy);
@@ -204,12 +208,26 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
                   "%s: reverse, entry %lld is %.17g on the device, %.17g on the "
                   "host",
                   what, (long long)j, dev[j], hy[j]);
-      /* units other than one double: refused in device memory, the plan not failed */
-      CHECK_ERR(halo_exchange_begin_unit(pd, (halo_unit){HALO_TYPE_FLOAT, 2}, HALO_OP_INSERT, dx,
-                                         ds),
-                HALO_ERR_UNSUPPORTED, "not yet device memory");
-      CHECK_ERR(halo_plan_unit_check(pd, (halo_unit){HALO_TYPE_DOUBLE, 1}, HALO_OP_ADD, 0),
-                HALO_ERR_UNSUPPORTED, "not yet device memory");
+      /* units (test_units_gpu runs them all): two floats move a double's bytes; a
+       * transport without units refuses them, the plan not failed */
+      const halo_unit f2 = {HALO_TYPE_FLOAT, 2};
+      const halo_status us = halo_plan_unit_check(pd, f2, HALO_OP_INSERT, 0);
+      if (us == HALO_ERR_UNSUPPORTED) {
+        CHECK_MSG(strstr(halo_last_error(), "not yet transport") != NULL, "%s: %s", what,
+                  halo_last_error());
+        CHECK_ERR(halo_exchange_begin_unit(pd, f2, HALO_OP_INSERT, dx, ds), HALO_ERR_UNSUPPORTED,
+                  "not yet transport");
+      } else {
+        CHECK_OK(us);
+        CUDA_OK(cudaMemset(ds, 0xff, (size_t)(ns + 1) * sizeof(double)));
+        CHECK_OK(halo_exchange_begin_unit(pd, f2, HALO_OP_INSERT, dx, ds));
+        CHECK_OK(halo_exchange_end(pd));
+        CHECK_OK(halo_plan_synchronize(pd));
+        to_host(hs, ds, (size_t)ns * sizeof *hs);
+        for (int64_t k = 0; k < ns; k++)
+          CHECK_MSG(hs[k] == test_x(ids[k]), "%s: float x 2, slot %lld is %g, not %g", what,
+                    (long long)k, hs[k], test_x(ids[k]));
+      }
       CHECK_OK(halo_exchange_begin(pd, dx, ds));
       CHECK_OK(halo_exchange_end(pd));
       CHECK_OK(halo_plan_synchronize(pd));
@@ -217,18 +235,6 @@ static void run_exchange_only(MPI_Comm comm, halo_matrix H, const char *label) {
       halo_plan_destroy(&pd);
       n_cases++;
     }
-  { /* a slot of this rank's own entry: host memory only, refused on every rank */
-    halo_plan_options o = halo_plan_options_default();
-    o.memory = HALO_MEMORY_DEVICE;
-    o.transport = HALO_TRANSPORT_STAGED;
-    const int64_t own = cb;
-    halo_plan p;
-    int any = n > 0;
-    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any)
-      CHECK_ERR(halo_plan_create_from_ids(comm, cb, cb + n, n > 0 ? 1 : 0, &own, &o, &p),
-                HALO_ERR_UNSUPPORTED, "own entries");
-  }
   cudaFree(ds), cudaFree(dy), cudaFree(dc), cudaFree(dx);
   free(dev), free(hy), free(c), free(hs), free(hx), free(ids);
 }
@@ -464,8 +470,9 @@ static void late_peer(MPI_Comm comm) {
     /* the pair's own NCCL communicator: one, and one more after each abort of its own */
     const int64_t made = halo_debug_nccl_comms() - made0,
                   aborted = halo_debug_nccl_aborts() - aborted0;
-    CHECK_MSG(made <= 1 + aborted, "late peer: %lld NCCL communicators made on the pair, %lld aborted",
-              (long long)made, (long long)aborted);
+    CHECK_MSG(made <= 1 + aborted,
+              "late peer: %lld NCCL communicators made on the pair, %lld aborted", (long long)made,
+              (long long)aborted);
     nccl_pair_comms += made;
     nccl_pair_aborts += aborted;
     MPI_Comm_free(&pair); /* the context's end on both, failed plans or not */

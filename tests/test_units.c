@@ -1,7 +1,8 @@
 /* Exchanges of any unit (issue 43): every type (double, float, complex
  * double, int32, int64; bytes, inserts only) x k in {1, 2, 3, 4, 7} x every
  * strategy (standard, 2step, 3step, split with a small cap, on virtual nodes
- * of 2 ranks) x
+ * of 2 ranks) x every host transport (host, rma, neighbor; one not compiled
+ * in is skipped, saying so) x
  * forward insert, forward add, reverse add and reverse insert, against a
  * reference computed here with no communication: every rank regenerates
  * every rank's ghost slots from a seed. Values are small integers, so that
@@ -13,10 +14,44 @@
  * the plan's own ghost buffer (x_ghost NULL) and an exchange handle;
  * exchanges of one double in between (the requests made again for each
  * size); a unit larger than exec.unit_max_bytes, a bad type, k 0 and a reverse on
- * a plan without one refused on every rank without failing the plan. */
+ * a plan without one refused on every rank without failing the plan, on every
+ * transport; neighbor refuses, at plan time, messages split into pieces
+ * (HALO_DEBUG_MAX_COUNT: its counts are one int per peer). */
 #include "test_util.h"
 
+#ifdef HALO_TEST_DEVICE /* test_units_gpu: the same in device memory */
+#include <cuda_runtime.h>
+#endif
+
 static int rank, P;
+static halo_memory mem = HALO_MEMORY_HOST; /* of the plans and the exchanges' arrays */
+
+/* The array an exchange takes for the host array h of bytes: h itself, or
+ * (device memory) a device copy of it; back() copies the result into h and
+ * frees the copy. own_dev: the plan's own ghost buffer, in device memory. */
+static void *dev_in(void *h, size_t bytes, void *own_dev) {
+#ifdef HALO_TEST_DEVICE
+  if (mem == HALO_MEMORY_DEVICE) {
+    void *d = own_dev;
+    if (!d) CHECK(cudaMalloc(&d, bytes + 16) == cudaSuccess);
+    CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    return d;
+  }
+#endif
+  (void)bytes, (void)own_dev;
+  return h;
+}
+static void dev_back(void *h, void *d, size_t bytes, int own) {
+#ifdef HALO_TEST_DEVICE
+  if (mem == HALO_MEMORY_DEVICE) {
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    if (!own) cudaFree(d);
+    return;
+  }
+#endif
+  (void)h, (void)d, (void)bytes, (void)own;
+}
 
 /* This rank's entries: n_of(r) at ids first_of(r) ... */
 static int64_t n_of(int r) { return 13 + 5 * (int64_t)r; }
@@ -106,14 +141,16 @@ static void check_one(halo_plan plan, halo_exchange ex, int dup, halo_unit u, ha
   const int64_t per = per_entry(u), sz = (int64_t)scalar_size(u) * per;
   void *x = alloc_entries(u, me.n), *g = alloc_entries(u, me.n_slots);
   void *want = alloc_entries(u, rev ? me.n : me.n_slots);
+  double *pg = NULL; /* the plan's (or handle's) own ghost buffer */
   if (own) {
-    double *pg = NULL;
     if (ex)
       CHECK_OK(halo_exchange_get_ghost(ex, &pg));
     else
       CHECK_OK(halo_plan_get_ghost(plan, &pg));
-    free(g);
-    g = pg;
+    if (mem == HALO_MEMORY_HOST) {
+      free(g);
+      g = pg;
+    }
   }
   for (int64_t j = 0; j < me.n; j++)
     for (int64_t c = 0; c < per; c++) put(u, x, j, c, v_owned(rank, j, c, round));
@@ -125,11 +162,15 @@ static void check_one(halo_plan plan, halo_exchange ex, int dup, halo_unit u, ha
         put(u, want, s, c,
             v_owned(me.owner[s], me.index[s], c, round) +
                 (op == HALO_OP_ADD ? v_slot(rank, s, c, round) : 0));
+    void *dx = dev_in(x, (size_t)(me.n * sz), NULL);
+    void *dg = dev_in(g, (size_t)(me.n_slots * sz), own ? pg : NULL);
     if (ex)
-      CHECK_OK(halo_exchange_start_unit(ex, u, op, x, own ? NULL : g));
+      CHECK_OK(halo_exchange_start_unit(ex, u, op, dx, own ? NULL : dg));
     else
-      CHECK_OK(halo_exchange_begin_unit(plan, u, op, x, own ? NULL : g));
+      CHECK_OK(halo_exchange_begin_unit(plan, u, op, dx, own ? NULL : dg));
     CHECK_OK(ex ? halo_exchange_wait(ex) : halo_exchange_end(plan));
+    dev_back(g, dg, (size_t)(me.n_slots * sz), own);
+    dev_back(x, dx, (size_t)(me.n * sz), 0);
     CHECK_MSG(me.n_slots == 0 || memcmp(g, want, (size_t)(me.n_slots * sz)) == 0,
               "%s: forward %s of %s x %d: a ghost differs from the reference", label,
               op == HALO_OP_ADD ? "add" : "insert", type_name[u.type], u.k);
@@ -148,11 +189,15 @@ static void check_one(halo_plan plan, halo_exchange ex, int dup, halo_unit u, ha
         }
       pattern_free(&o);
     }
+    void *dx = dev_in(x, (size_t)(me.n * sz), NULL);
+    void *dg = dev_in(g, (size_t)(me.n_slots * sz), own ? pg : NULL);
     if (ex)
-      CHECK_OK(halo_exchange_start_reverse_unit(ex, u, op, own ? NULL : g, x));
+      CHECK_OK(halo_exchange_start_reverse_unit(ex, u, op, own ? NULL : dg, dx));
     else
-      CHECK_OK(halo_exchange_reverse_begin_unit(plan, u, op, own ? NULL : g, x));
+      CHECK_OK(halo_exchange_reverse_begin_unit(plan, u, op, own ? NULL : dg, dx));
     CHECK_OK(ex ? halo_exchange_wait(ex) : halo_exchange_reverse_end(plan));
+    dev_back(g, dg, (size_t)(me.n_slots * sz), own);
+    dev_back(x, dx, (size_t)(me.n * sz), 0);
     if (op == HALO_OP_ADD) {
       for (int64_t j = 0; j < me.n; j++)
         for (int64_t c = 0; c < per; c++)
@@ -187,7 +232,7 @@ static void check_one(halo_plan plan, halo_exchange ex, int dup, halo_unit u, ha
     }
     free(sum), free(hits);
   }
-  if (!own) free(g);
+  if (!own || mem == HALO_MEMORY_DEVICE) free(g);
   free(x), free(want);
   pattern_free(&me);
 }
@@ -199,8 +244,12 @@ static void check_double(halo_plan plan, int dup, int round) {
   pattern_make(rank, dup, &me);
   double *x = calloc((size_t)me.n + 1, sizeof *x), *g = calloc((size_t)me.n_slots + 1, sizeof *g);
   for (int64_t j = 0; j < me.n; j++) x[j] = (double)v_owned(rank, j, 0, round);
-  CHECK_OK(halo_exchange_begin(plan, x, g));
+  void *dx = dev_in(x, (size_t)me.n * sizeof *x, NULL);
+  void *dg = dev_in(g, (size_t)me.n_slots * sizeof *g, NULL);
+  CHECK_OK(halo_exchange_begin(plan, dx, dg));
   CHECK_OK(halo_exchange_end(plan));
+  dev_back(g, dg, (size_t)me.n_slots * sizeof *g, 0);
+  dev_back(x, dx, (size_t)me.n * sizeof *x, 0);
   for (int64_t s = 0; s < me.n_slots; s++)
     CHECK(g[s] == (double)v_owned(me.owner[s], me.index[s], 0, round));
   free(x), free(g);
@@ -208,10 +257,38 @@ static void check_double(halo_plan plan, int dup, int round) {
   (void)d;
 }
 
-static void run_case(halo_strategy strategy, int dup) {
+/* A plan on transport t, or 0 where t refuses it as it should: neighbor with
+ * messages split into pieces (their counts past exec.max_message_count). */
+static int plan_make(const pattern *me, halo_plan_options *o, halo_transport t, halo_plan *plan) {
+  o->transport = t;
+  o->memory = mem;
+  const halo_status st = halo_plan_create_from_pairs(MPI_COMM_WORLD, me->n, me->n_slots, me->owner,
+                                                     me->index, o, plan);
+  if (st != HALO_SUCCESS && t == HALO_TRANSPORT_NEIGHBOR && getenv("HALO_DEBUG_MAX_COUNT")) {
+    CHECK_MSG(st == HALO_ERR_UNSUPPORTED && strstr(halo_last_error(), "MPI_Neighbor_alltoallv"),
+              "transport neighbor with split messages: %s", halo_last_error());
+    return 0;
+  }
+  if (st != HALO_SUCCESS && mem == HALO_MEMORY_DEVICE && t == HALO_TRANSPORT_NCCL &&
+      strstr(halo_last_error(), "one rank per GPU")) {
+    if (rank == 0) printf("test_units: transport nccl not run here: %s\n", halo_last_error());
+    return 0; /* several ranks on one GPU */
+  }
+  CHECK_MSG(st == HALO_SUCCESS, "a plan on transport %s: %s", halo_transport_name(t),
+            halo_last_error());
+  char what[512];
+  CHECK_OK(halo_plan_describe(*plan, what, sizeof what));
+  CHECK_MSG(strstr(what, halo_transport_name(t)) != NULL, "asked for transport %s: %s",
+            halo_transport_name(t), what);
+  return 1;
+}
+
+/* 1 where the case ran, 0 where its transport was not made here. */
+static int run_case(halo_transport transport, halo_strategy strategy, int dup) {
   char label[128];
   static const char *sname[] = {"standard", "2step", "3step", "split"};
-  snprintf(label, sizeof label, "%s, %s slots", sname[strategy], dup ? "repeated" : "unique");
+  snprintf(label, sizeof label, "%s, %s, %s slots", halo_transport_name(transport), sname[strategy],
+           dup ? "repeated" : "unique");
   pattern me;
   pattern_make(rank, dup, &me);
   halo_plan_options o = halo_plan_options_default();
@@ -219,10 +296,13 @@ static void run_case(halo_strategy strategy, int dup) {
   o.ranks_per_node = 2;
   o.message_cap = 64; /* split: a few entries a message */
   o.max_exchanges = 2;
-  o.settings = "exec.unit_max_bytes=112"; /* complex x 7 */
+  /* complex x 7; nccl's communicator made with the plan (not meanwhile ipc) */
+  o.settings = "exec.unit_max_bytes=112,nccl.background=0";
   halo_plan plan;
-  CHECK_OK(
-      halo_plan_create_from_pairs(MPI_COMM_WORLD, me.n, me.n_slots, me.owner, me.index, &o, &plan));
+  if (!plan_make(&me, &o, transport, &plan)) {
+    pattern_free(&me);
+    return 0;
+  }
   halo_exchange ex;
   CHECK_OK(halo_exchange_create(plan, &ex));
   static const int ks[] = {1, 2, 3, 4, 7};
@@ -246,18 +326,22 @@ static void run_case(halo_strategy strategy, int dup) {
   halo_exchange_destroy(&ex);
   halo_plan_destroy(&plan);
   pattern_free(&me);
+  return 1;
 }
 
 /* What is refused, on every rank, without failing the plan. */
-static void check_refusals(void) {
+static void check_refusals(halo_transport transport) {
   pattern me;
   pattern_make(rank, 1, &me);
   halo_plan_options o = halo_plan_options_default();
   o.strategy = HALO_STRATEGY_STANDARD;
   o.reverse = 0;
+  o.settings = "nccl.background=0";
   halo_plan plan;
-  CHECK_OK(
-      halo_plan_create_from_pairs(MPI_COMM_WORLD, me.n, me.n_slots, me.owner, me.index, &o, &plan));
+  if (!plan_make(&me, &o, transport, &plan)) {
+    pattern_free(&me);
+    return;
+  }
   double x[256] = {0}, g[256] = {0};
   CHECK(halo_exchange_begin_unit(plan, (halo_unit){HALO_TYPE_COMPLEX_DOUBLE, 1}, HALO_OP_INSERT, x,
                                  NULL) == HALO_ERR_INVALID_ARG);
@@ -278,8 +362,12 @@ static void check_refusals(void) {
   /* a unit of 8 bytes fits the default buffers */
   float fx[256], fg[256];
   for (int64_t j = 0; j < me.n; j++) fx[2 * j] = (float)j, fx[2 * j + 1] = (float)rank;
-  CHECK_OK(halo_exchange_begin_unit(plan, (halo_unit){HALO_TYPE_FLOAT, 2}, HALO_OP_INSERT, fx, fg));
+  void *dfx = dev_in(fx, sizeof fx, NULL), *dfg = dev_in(fg, sizeof fg, NULL);
+  CHECK_OK(
+      halo_exchange_begin_unit(plan, (halo_unit){HALO_TYPE_FLOAT, 2}, HALO_OP_INSERT, dfx, dfg));
   CHECK_OK(halo_exchange_end(plan));
+  dev_back(fg, dfg, sizeof fg, 0);
+  dev_back(fx, dfx, sizeof fx, 0);
   for (int64_t s = 0; s < me.n_slots; s++)
     CHECK(fg[2 * s] == (float)me.index[s] && fg[2 * s + 1] == (float)me.owner[s]);
   halo_plan_destroy(&plan);
@@ -290,11 +378,38 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  for (int dup = 0; dup < 2; dup++)
-    for (int s = HALO_STRATEGY_STANDARD; s <= HALO_STRATEGY_SPLIT; s++)
-      run_case((halo_strategy)s, dup);
-  check_refusals();
-  if (rank == 0) printf("test_units: passed on %d ranks\n", P);
+  static const halo_transport host_t[] = {HALO_TRANSPORT_HOST, HALO_TRANSPORT_RMA,
+                                          HALO_TRANSPORT_NEIGHBOR};
+  static const halo_transport dev_t[] = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_IPC,
+                                         HALO_TRANSPORT_NCCL};
+#ifdef HALO_TEST_DEVICE
+  int n_dev = 0;
+  if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
+    if (rank == 0) printf("test_units: no CUDA device: skipped\n");
+    MPI_Finalize();
+    return 77;
+  }
+  mem = HALO_MEMORY_DEVICE;
+#endif
+  const halo_transport *transports = mem == HALO_MEMORY_DEVICE ? dev_t : host_t;
+  char ran[128] = "";
+  for (int t = 0; t < 3; t++) {
+    halo_transport_info info;
+    CHECK_OK(halo_transport_get_info(transports[t], &info));
+    if (!info.compiled) {
+      if (rank == 0) printf("test_units: transport %s not compiled in: not tested\n", info.name);
+      continue;
+    }
+    int runs = 0;
+    for (int dup = 0; dup < 2; dup++)
+      for (int s = HALO_STRATEGY_STANDARD; s <= HALO_STRATEGY_SPLIT; s++)
+        runs += run_case(transports[t], (halo_strategy)s, dup);
+    check_refusals(transports[t]);
+    if (runs)
+      snprintf(ran + strlen(ran), sizeof ran - strlen(ran), "%s%s", ran[0] ? ", " : "", info.name);
+  }
+  if (rank == 0)
+    printf("test_units: passed on %d ranks (%s memory: %s)\n", P, halo_memory_name(mem), ran);
   MPI_Finalize();
   return 0;
 }

@@ -88,7 +88,8 @@ static void usage(void) {
          "                         alive at once, in its memory, for R > 1 [1]\n"
          "  --unit TYPE[:K]        also time an exchange of K values of TYPE per entry (double,\n"
          "                         float, complex, int32, int64, byte; K 1 to 4096) with each plan\n"
-         "                         and check its ghosts bit for bit; host memory [none]\n"
+         "                         and check its ghosts bit for bit; a transport without units\n"
+         "                         (device rma, nvshmem) says so in its row [none]\n"
          "  --settings LIST        the components' settings, NAME=VALUE,... (e.g.\n"
          "                         spmv.group=8,ipc.signal=host) [HALO_SETTINGS; without\n"
          "                         either, nccl.background=0: a named nccl is timed as nccl]\n"
@@ -118,7 +119,7 @@ static void usage(void) {
          "                         setting's own variable: --list-settings)\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line, 3 a check failed (--tol, or a\n"
-         "plan that differs from standard)\n");
+         "plan that differs from standard)\n" HALO_TOOL_GUIDE);
 }
 
 /* halo spmv --list-settings: every setting of halo's components. */
@@ -252,13 +253,18 @@ static void unit_put(halo_unit u, void *a, int64_t i, int64_t c, int64_t gid) {
 }
 
 /* --unit: iters forward exchanges of unit u (each rank's mean per call, the most of any
- * rank), after warmup, and whether every ghost holds its entry's values bit for bit (on
- * every rank). */
-static halo_status time_unit(MPI_Comm comm, halo_plan plan, halo_matrix A, halo_unit u,
+ * rank; in device memory each call waits for the plan's stream), after warmup, and whether
+ * every ghost holds its entry's values bit for bit (on every rank). */
+static halo_status time_unit(MPI_Comm comm, halo_plan plan, halo_matrix A, halo_unit u, int dev,
                              int64_t warmup, int64_t iters, report_row *r) {
   const int64_t per = (int64_t)u.k * (u.type == HALO_TYPE_COMPLEX_DOUBLE ? 2 : 1);
   const size_t esz = halo_unit_size(u);
   int64_t n, ng, cb;
+  if (halo_plan_unit_check(plan, u, HALO_OP_INSERT, 0) == HALO_ERR_UNSUPPORTED) {
+    r->unit_refused = 1; /* this plan's transport moves one double an entry: said in the row */
+    r->unit_right = 1;
+    return HALO_SUCCESS;
+  }
   const int64_t *gid;
   halo_status st = halo_plan_get_sizes(plan, &n, &ng);
   if (st == HALO_SUCCESS) st = halo_matrix_get_ghost_ids(A, &gid);
@@ -266,9 +272,12 @@ static halo_status time_unit(MPI_Comm comm, halo_plan plan, halo_matrix A, halo_
   if (st != HALO_SUCCESS) return st;
   unsigned char *x = calloc((size_t)(n + 1), esz), *g = calloc((size_t)(ng + 1), esz);
   unsigned char *want = calloc((size_t)(ng + 1), esz);
-  int ok = x && g && want;
+  void *dx = dev ? buf_alloc(1, (size_t)(n + 1) * esz) : x;
+  void *dg = dev ? buf_alloc(1, (size_t)(ng + 1) * esz) : g;
+  int ok = x && g && want && dx && dg;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   if (!ok) {
+    if (dev) buf_free(1, dx), buf_free(1, dg);
     free(x), free(g), free(want);
     return HALO_ERR_OUT_OF_MEMORY;
   }
@@ -276,22 +285,27 @@ static halo_status time_unit(MPI_Comm comm, halo_plan plan, halo_matrix A, halo_
     for (int64_t c = 0; c < per; c++) unit_put(u, x, j, c, cb + j);
   for (int64_t j = 0; j < ng; j++)
     for (int64_t c = 0; c < per; c++) unit_put(u, want, j, c, gid[j]);
+  if (dev && (buf_from_host(1, dx, x, (size_t)n * esz) || buf_poison(1, dg, (size_t)ng * esz)))
+    st = HALO_ERR_CUDA;
   double t = 0.0;
   for (int pass = 0; pass < 2 && st == HALO_SUCCESS; pass++) {
     const int64_t calls = pass ? iters : warmup;
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
     for (int64_t it = 0; it < calls && st == HALO_SUCCESS; it++) {
-      st = halo_exchange_begin_unit(plan, u, HALO_OP_INSERT, x, g);
+      st = halo_exchange_begin_unit(plan, u, HALO_OP_INSERT, dx, dg);
       if (st == HALO_SUCCESS) st = halo_exchange_end(plan);
+      if (st == HALO_SUCCESS && dev) st = halo_plan_synchronize(plan);
     }
     if (pass) t = calls > 0 ? (MPI_Wtime() - t0) / (double)calls : 0.0;
   }
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+  if (st == HALO_SUCCESS && dev && buf_to_host(1, g, dg, (size_t)ng * esz)) st = HALO_ERR_CUDA;
   int right = st == HALO_SUCCESS && (ng == 0 || memcmp(g, want, (size_t)ng * esz) == 0);
   MPI_Allreduce(MPI_IN_PLACE, &right, 1, MPI_INT, MPI_MIN, comm);
   r->t_unit = t;
   r->unit_right = right;
+  if (dev) buf_free(1, dx), buf_free(1, dg);
   free(x), free(g), free(want);
   return st;
 }
@@ -399,10 +413,6 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
   if (!opts.settings && !getenv("HALO_SETTINGS") && !getenv("HALO_NCCL_BACKGROUND"))
     opts.settings = "nccl.background=0";
   if (use_unit) { /* the plans' buffers hold the unit's entries */
-    if (opts.memory != HALO_MEMORY_HOST) {
-      args_error(&a, "--unit: host memory only for now (device plans move one double an entry)");
-      return EXIT_USAGE;
-    }
     if (halo_unit_size(unit) > 8) {
       snprintf(unit_settings, sizeof unit_settings, "%s%sexec.unit_max_bytes=%zu",
                opts.settings ? opts.settings : "", opts.settings ? "," : "",
@@ -598,7 +608,7 @@ int cmd_spmv(int argc, char **argv, MPI_Comm comm) {
         if (!same) code = EXIT_CHECK;
       }
       if (st == HALO_SUCCESS && use_unit) {
-        st = time_unit(comm, plan, A, unit, warmup, iters, r);
+        st = time_unit(comm, plan, A, unit, dev, warmup, iters, r);
         if (st == HALO_SUCCESS && !r->unit_right) code = EXIT_CHECK;
       }
       if (rounds > 1) { /* timed below, in turn with the others */

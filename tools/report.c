@@ -255,7 +255,10 @@ void report_print(const report *r) {
            "per call, its ghosts against the entries' values\n",
            r->unit, (long long)r->unit_bytes);
     for (int i = 0; i < r->n_rows; i++)
-      if (r->rows[i].timed)
+      if (r->rows[i].timed && r->rows[i].unit_refused)
+        printf("%-9s %-10s not run: the transport moves one double an entry\n",
+               halo_strategy_name(r->rows[i].strategy), halo_transport_name(r->rows[i].transport));
+      else if (r->rows[i].timed)
         printf("%-9s %-10s %12.3e s  %s\n", halo_strategy_name(r->rows[i].strategy),
                halo_transport_name(r->rows[i].transport), r->rows[i].t_unit,
                r->rows[i].unit_right ? "right" : "WRONG");
@@ -354,8 +357,12 @@ void report_json(FILE *f, const report *r) {
       json_double(&w, "exchange_s", row->t_exchange);
       json_double(&w, "local_s", row->t_local);
       if (r->unit) {
-        json_double(&w, "unit_exchange_s", row->t_unit);
-        json_bool(&w, "unit_ghosts_right", row->unit_right);
+        if (row->unit_refused) {
+          json_bool(&w, "unit_refused", 1);
+        } else {
+          json_double(&w, "unit_exchange_s", row->t_unit);
+          json_bool(&w, "unit_ghosts_right", row->unit_right);
+        }
       }
       if (r->rounds > 1) {
         json_double(&w, "spmv_s_fastest_round", row->t_spmv_lo);

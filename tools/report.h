@@ -26,6 +26,7 @@ typedef struct {
   int compared;                       /* spmv: compared with standard */
   double t_unit;                      /* spmv --unit: the exchange of that unit, per call */
   int unit_right;                     /* ... its ghosts bit for bit the entries' values */
+  int unit_refused;                   /* ... not run: the plan's transport has no units */
   int identical;                      /* ghosts and y bit for bit those of standard */
   int n_model;                        /* --params: paths modeled */
   int asked_auto;                     /* --strategy auto: the plan chose (describe says how) */
@@ -70,7 +71,7 @@ halo_status report_row_sim_phases(report_row *w, halo_sim sim);
 void report_print(const report *r);
 void report_json(FILE *f, const report *r);
 /* One header line, then a line per strategy row, or per modeled path of a
- * row with --params (README.md, section "The driver", gives the columns). */
+ * row with --params (docs/driver.md gives the columns). */
 void report_csv(FILE *f, const report *r);
 /* Rank 0: write --json and --csv; EXIT_ERROR (the reason printed) when a
  * file cannot be written, else EXIT_OK. */

@@ -23,6 +23,9 @@
 #                              PETSC_REPS (5) times
 #   bench/gpu/petsc.sh tts     the whole program's time, one solve to a tolerance, with and
 #                              without halo (see tts below)
+#   bench/gpu/petsc.sh units   examples/petsc/bench_matmult -bs 1, 4, 8 -check in CUDA memory:
+#                              basic and halo side by side (staged, ipc, nccl), the scatter and
+#                              reverse compared once, then timed (issue 43)
 #   bench/gpu/petsc.sh all     check and bench
 # Files under $OUT: petsc-summary.md, petsc-log.txt, petsc-runs.tar.gz (every run's output).
 set -uo pipefail
@@ -268,12 +271,51 @@ for road, xs in rows.items():
 EOF
 }
 
+# issue 43: star forests of units in CUDA memory (a VecScatter of block size K: K scalars a
+# ghost) through halo's device plans. examples/petsc/bench_matmult -check -pair_sf_type halo:
+# PETSc's basic and halo's type side by side in one process, their scatter and reverse compared
+# once (exact values), then timed; 2 ranks on 2 GPUs, each transport
+units() {
+  say ""
+  say "## Units in CUDA memory: bench_matmult -bs K, PETSc's basic against halo (2 ranks, 2 GPUs)"
+  say ""
+  local n=${PETSC_UN:-96} t0=$SECONDS
+  say '```'
+  for bs in 1 4 8; do
+    for t in ${PETSC_UNITS_T:-staged ipc nccl}; do
+      checks=$((checks + 1))
+      if prog "units_bs${bs}_$t" 2 petsc_bench_matmult "${GPU[@]}" -n $n -bs $bs -reps 200 -check \
+          -dll_append $PWD/$B/libhalo_petsc.so -pair_sf_type halo -halo_sf_transport $t \
+          -halo_sf_settings nccl.background=0 -halo_sf_view &&
+          grep -q "check reverse identical" "$runs/units_bs${bs}_$t.out" &&
+          grep -q "CUDA memory plan 0: standard, $t" "$runs/units_bs${bs}_$t.out" &&
+          grep -q "left to basic 0: 100.0 % through halo" "$runs/units_bs${bs}_$t.out"; then
+        { echo "bs $bs, transport $t: scatter and reverse identical to basic's"
+          grep -E '^(scatter|reverse)_(pair_us|us|ratio)' "$runs/units_bs${bs}_$t.out"; } | tee -a "$summary" >/dev/null
+      else
+        failures=$((failures + 1))
+        echo "bs $bs, transport $t: FAILED" | tee -a "$summary" >/dev/null
+        grep -E "check|rror|halo_sf_view: star" "$runs/units_bs${bs}_$t.out" | head -5 | tee -a "$summary" >/dev/null
+      fi
+    done
+  done
+  say '```'
+  say "- $checks runs, $failures failed ($((SECONDS - t0)) s)"
+  say ""
+  say "The view of one run (bs 4, nccl):"
+  say ""
+  say '```'
+  grep "halo_sf_view" "$runs/units_bs4_nccl.out" | cut -c1-200 | tee -a "$summary" >/dev/null
+  say '```'
+}
+
 echo "# PETSc on the GPUs through halo ($(date -u +%F), $(cat .commit 2>/dev/null || git rev-parse --short HEAD))" >"$summary"
 say ""
 say "- machine: $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | sed 's/^ *//' | tr '\n' ' ')"
 build
 case $what in
 check) check ;;
+units) units ;;
 bench) bench ;;
 tts) tts ;;
 *) check; bench ;;

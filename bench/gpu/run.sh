@@ -173,6 +173,22 @@ gpu_test() { # label, np, visible devices, extra env
   fi
 }
 
+# Units in device memory (tests/test_units.c built as test_units_gpu): every type x k x
+# strategy x operation on the device transports this run can make, against the test's
+# reference; the transports it ran are named in its last line
+units_test() { # label, np, visible devices
+  local label=$1 np=$2 vis=$3 t0=$SECONDS out
+  if out=$(CUDA_VISIBLE_DEVICES=$vis NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n "$np" $B/tests/test_units_gpu 2>&1); then
+    echo "$out" >>"$log"
+    say "- units on the GPU, $label: $(grep -a 'test_units: passed' <<<"$out" | tail -1 | sed 's/^test_units: //') ($((SECONDS - t0)) s)"
+  else
+    echo "$out" >>"$log"
+    say "- units on the GPU, $label: FAILED"
+    grep -a -E "FAIL|error|Error" <<<"$out" | tail -8 | tee -a "$summary"
+    fail=1
+  fi
+}
+
 # What strategy auto's choice adds to a program in device memory, in SpMVs of the chosen plan
 # (bench_auto_cost: direct, auto with its trial on the calls, wisdom, the trial at plan time);
 # (later plans of one communicator, then first plans of fresh ones); run.sh autocost, or
@@ -222,10 +238,13 @@ tests() {
   [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 1 rank" 1 0
   gpu_test "1 GPU, 2 ranks" 2 0
   [ "${1:-}" != gpu-short ] && gpu_test "1 GPU, 4 ranks" 4 0
+  units_test "1 GPU, 2 ranks" 2 0
   [ "${1:-}" = gpu-local ] && return $fail
   if [ "$ngpu" -ge 2 ]; then
     gpu_test "2 GPUs, 2 ranks (NCCL)" 2 0,1
     gpu_test "2 GPUs, 8 ranks (staged, IPC)" 8 0,1
+    units_test "2 GPUs, 2 ranks" 2 0,1
+    units_test "2 GPUs, 4 ranks" 4 0,1
   fi
   [ "${1:-}" = gpu-only ] || [ "${1:-}" = gpu-short ] && return $fail
   local t0=$SECONDS
@@ -643,6 +662,25 @@ bench() { # what: core (one message, local kernels, the 2-rank Laplacian), extra
       done
       spmv "lap160 4 ranks 1 GPU staged rep$rep" 4 0 "${lap[@]}" --strategy standard --transport staged
     done ;;
+  units) # issue 43: an exchange of k doubles an entry (halo spmv --unit double:k) on 2 GPUs,
+         # each transport, against one double's (k = 1), 3 repeats; each checked bit for bit
+    if [ "$ngpu" -ge 2 ]; then
+      say ""
+      say "## Units in device memory: one exchange of k doubles an entry (lap3d27:${UNITS_N:-100}, 2 ranks on 2 GPUs)"
+      say ""
+      say '```'
+      for rep in 1 2 3; do
+        for k in 1 4 8; do
+          echo "# run: units double:$k rep$rep" >>"$log"
+          CUDA_VISIBLE_DEVICES=0,1 NCCL_NVLS_ENABLE=0 "${MPIRUN[@]}" -n 2 $B/tools/halo spmv \
+            --memory device --gen lap3d27:${UNITS_N:-100} --iterations 200 --warmup 20 \
+            --strategy standard --transport all --unit double:$k 2>>"$log" |
+            tee -a "$log" | sed -n '/^unit /,/^$/p' | grep -v '^$' | sed "s/^/rep$rep k=$k  /" |
+            tee -a "$summary" || say "units double:$k: FAILED"
+        done
+      done
+      say '```'
+    fi ;;
   nvshmem) # transport nvshmem beside every other: the 2-rank Laplacian, and the bundled
            # matrices with every strategy, checked against the serial product
     if [ "$ngpu" -ge 2 ]; then
@@ -893,8 +931,12 @@ onesided-device) build; onesided_device ;;
 mps) build; mps_runs ;;
 sanitize) build; sanitize_gpu ;;
 autocost) build; autocost_bench ;;
+units) build; fail=0; say ""; say "## Tests"; say ""   # issue 43: units in device memory
+  units_test "1 GPU, 2 ranks" 2 0
+  [ "$ngpu" -ge 2 ] && { units_test "2 GPUs, 2 ranks" 2 0,1; units_test "2 GPUs, 4 ranks" 4 0,1; }
+  [ "${UNITS_BENCH:-1}" = 1 ] && bench units ;;
 quick) build; case ${2:-core} in order | cap | timeline) tests gpu-short ;; *) tests gpu-only ;; esac
   [ "${AUTOCOST:-0}" = 1 ] && autocost_bench
   bench "${2:-core}" ;;
-*) echo "usage: $0 [build|tests|bench|all|setup|inject|large|local|auto|onesided|onesided-device|mps|sanitize|quick|multi]"; exit 2 ;;
+*) echo "usage: $0 [build|tests|bench|all|setup|inject|large|local|auto|onesided|onesided-device|mps|sanitize|quick|multi|units]"; exit 2 ;;
 esac

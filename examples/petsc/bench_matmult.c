@@ -14,11 +14,17 @@
    block size K, the index set a block one: the star forest's unit is K scalars, as a BAIJ
    matrix's or a DMDA with K unknowns a point); the products stay the scalar matrix's.
 
+   The vectors have x's type (-vec_type cuda: CUDA memory, the block twins too).
+
    -pair_sf_type T builds the matrix and the scatter a second time with their star forests of
    type T (the option -sf_type set while they are made) and times the two side by side in the same
    process: each repetition runs the operation on both, in alternating order, and the program
    prints for each operation the medians of both and the median over repetitions of the ratio
-   second / first.
+   second / first. With -check, before the timing, the scatter and the reverse run once on both
+   from values that differ per entry (x's entries their global index + 1, the ghosts' their
+   position times 3 + the rank + 1, all exact in any scalar type and order), and the program
+   prints "check scatter identical" and "check reverse identical", or stops with an error
+   where the two differ.
 
    This is a plain PETSc program: it contains no halo call and includes no halo header. halo can
    only come in through PETSc options, e.g. -dll_append libhalo_petsc.so -halo_sf. */
@@ -98,12 +104,20 @@ static PetscErrorCode CaseCreate(MPI_Comm comm, PetscInt n, const char *file, co
     PetscInt nloc;
     IS isb;
 
+    VecType xt, lt;
+
     PetscCall(VecGetLocalSize(c->x, &nloc));
-    PetscCall(VecCreateMPI(comm, nloc * bs, PETSC_DETERMINE, &c->xs));
+    PetscCall(VecGetType(c->x, &xt));
+    PetscCall(VecGetType(c->lvec, &lt));
+    PetscCall(VecCreate(comm, &c->xs));
+    PetscCall(VecSetSizes(c->xs, nloc * bs, PETSC_DETERMINE));
     PetscCall(VecSetBlockSize(c->xs, bs));
+    PetscCall(VecSetType(c->xs, xt));
     PetscCall(VecSet(c->xs, 1.0));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nghost * bs, &c->ls));
+    PetscCall(VecCreate(PETSC_COMM_SELF, &c->ls));
+    PetscCall(VecSetSizes(c->ls, nghost * bs, nghost * bs));
     PetscCall(VecSetBlockSize(c->ls, bs));
+    PetscCall(VecSetType(c->ls, lt));
     PetscCall(ISCreateBlock(PETSC_COMM_SELF, bs, nghost, garray, PETSC_COPY_VALUES, &isb));
     PetscCall(VecScatterCreate(c->xs, isb, c->ls, NULL, &c->ss));
     PetscCall(ISDestroy(&isb));
@@ -153,6 +167,51 @@ static PetscErrorCode TimeOp(MPI_Comm comm, int op, Case *c, PetscReal *us) {
   PetscFunctionReturn(0);
 }
 
+/* -check: the scatter and the reverse once on both cases from the same values, compared */
+static PetscErrorCode CheckPair(MPI_Comm comm, Case c[2]) {
+  PetscMPIInt rank;
+  PetscBool same;
+  int all;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  for (int k = 0; k < 2; k++) {
+    PetscInt lo, hi, nl;
+    PetscScalar *a;
+
+    PetscCall(VecGetOwnershipRange(c[k].xs, &lo, &hi));
+    PetscCall(VecGetArray(c[k].xs, &a));
+    for (PetscInt i = lo; i < hi; i++) a[i - lo] = (PetscScalar)(i + 1);
+    PetscCall(VecRestoreArray(c[k].xs, &a));
+    PetscCall(VecGetLocalSize(c[k].ls, &nl));
+    PetscCall(VecGetArray(c[k].ls, &a));
+    for (PetscInt i = 0; i < nl; i++) a[i] = -1;
+    PetscCall(VecRestoreArray(c[k].ls, &a));
+    PetscCall(VecScatterBegin(c[k].ss, c[k].xs, c[k].ls, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(c[k].ss, c[k].xs, c[k].ls, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(VecEqual(c[0].ls, c[1].ls, &same)); /* sequential: this rank's */
+  all = (int)same;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm));
+  PetscCheck(all, comm, PETSC_ERR_PLIB, "check: the pair's scatters gave different ghosts");
+  PetscCall(PetscPrintf(comm, "check scatter identical\n"));
+  for (int k = 0; k < 2; k++) {
+    PetscInt nl;
+    PetscScalar *a;
+
+    PetscCall(VecGetLocalSize(c[k].ls, &nl));
+    PetscCall(VecGetArray(c[k].ls, &a));
+    for (PetscInt i = 0; i < nl; i++) a[i] = (PetscScalar)(3 * i + rank + 1);
+    PetscCall(VecRestoreArray(c[k].ls, &a));
+    PetscCall(VecScatterBegin(c[k].ss, c[k].ls, c[k].xs, ADD_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(c[k].ss, c[k].ls, c[k].xs, ADD_VALUES, SCATTER_REVERSE));
+  }
+  PetscCall(VecEqual(c[0].xs, c[1].xs, &same));
+  PetscCheck(same, comm, PETSC_ERR_PLIB, "check: the pair's reverse scatters gave different sums");
+  PetscCall(PetscPrintf(comm, "check reverse identical\n"));
+  PetscFunctionReturn(0);
+}
+
 static PetscReal Median(PetscInt n, PetscReal *v) {
   PetscCallAbort(PETSC_COMM_SELF, PetscSortReal(n, v));
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -163,7 +222,7 @@ int main(int argc, char **argv) {
   PetscMPIInt size;
   PetscInt n = 40, reps = 200, warmup = 20, bs = 1, M, nghost, ghosts_max;
   char pair_type[256] = "", file[PETSC_MAX_PATH_LEN] = "";
-  PetscBool pair = PETSC_FALSE;
+  PetscBool pair = PETSC_FALSE, check = PETSC_FALSE;
   Case c[2];
   PetscReal *t[2], *ratio;
 
@@ -184,6 +243,8 @@ int main(int argc, char **argv) {
                                "a second matrix and scatter with star forests of this type, timed "
                                "side by side with the first",
                                NULL, pair_type, pair_type, sizeof pair_type, &pair));
+  PetscCall(PetscOptionsBool("-check", "compare the pair's scatter and reverse once", NULL, check,
+                             &check, NULL));
   PetscOptionsEnd();
   PetscCheck(reps >= 1 && warmup >= 0 && bs >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-reps and -bs must be at least 1 and -warmup at least 0");
@@ -196,6 +257,8 @@ int main(int argc, char **argv) {
   PetscCall(PetscPrintf(comm, "rows %" PetscInt_FMT " ranks %d ghosts_max %" PetscInt_FMT "\n", M,
                         (int)size, ghosts_max));
 
+  PetscCheck(!check || pair, comm, PETSC_ERR_ARG_WRONG, "-check compares a pair: give -pair_sf_type");
+  if (check) PetscCall(CheckPair(comm, c));
   PetscCall(PetscMalloc3(reps, &t[0], reps, &t[1], reps, &ratio));
   for (int op = 0; op < NOPS; op++) {
     for (PetscInt r = 0; r < warmup + reps; r++) {

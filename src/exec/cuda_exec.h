@@ -33,8 +33,9 @@ typedef struct cuda_transport cuda_transport;
 typedef struct {
   int index; /* in the schedule's list */
   channel ch;
-  int64_t buf_off; /* values, in the device send or receive buffer */
-  double *direct;  /* receive: lands here, in place; NULL: into the receive buffer */
+  int64_t buf_off;   /* entries, in the device send or receive buffer */
+  int64_t direct_at; /* receive: lands in place at this entry of the destination space (ghost
+                        below n_ghost, else work); -1: into the receive buffer */
 } cmsg;
 
 typedef struct {
@@ -53,9 +54,10 @@ typedef struct {
   cmsg *recv;
   int64_t n_recvbuf, n_staged_recv; /* n_staged_recv: the values that land in host memory */
   double *d_recv;
-  double *staged_run_dst; /* forward: the staged receives land in one run here */
-  int64_t n_unpack;       /* forward: the receives that are not in place */
-  int transport_unpacks;  /* a transport unpacks as its receives end: no unpack here */
+  int64_t staged_run_at; /* forward: the staged receives land in one run from this entry of the
+                            destination space; -1: not one run */
+  int64_t n_unpack;      /* forward: the receives that are not in place */
+  int transport_unpacks; /* a transport unpacks as its receives end: no unpack here */
   int32_t *d_unpack_src, *d_unpack_dst;
   /* reverse: the additions of the phase by destination (add_by_dst); a helper
    * adds on the host, in receive list order: from its host receive buffer
@@ -90,7 +92,19 @@ typedef struct {
   int32_t *d_to_ghost, *d_slot_ptr, *d_slot; /* the ghost slots (leaves), on the device */
   int32_t *maps;   /* every index map of the executor, one allocation (map_batch) */
   const double *x; /* the source of the exchange in flight */
-  double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
+  /* the unit of the exchange in flight: bytes an entry (8: one double), the
+   * word its copies move (ws bytes: divides eb and the caller's addresses),
+   * and the buffers' entries, W doubles each (exec.unit_max_bytes) */
+  int64_t eb, W;
+  int ws;
+  void *fadd; /* forward add into the executor's own slots: their values before it */
+  /* the slots of the rank's own entries (leaves.h): forward, slot <- entry;
+   * reverse, each entry's slots in slot order (n_own_u entries) */
+  int32_t *d_own_slot, *d_own_index, *d_own_u, *d_own_ptr, *d_own_ref;
+  int64_t n_own_u;
+  const void *own_src; /* reverse: the caller's slots, the own slots' contributions */
+  int fadd_on;         /* the exchange in flight adds into the executor's own slots (fadd) */
+  double *dst;         /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
   /* what makes the host wait in an exchange on some rank (agreed at set-up):
    * HOST_WAIT_* bits; and whether a transport's signals carry each
    * exchange's number on some rank (a captured graph would replay it) */
@@ -102,6 +116,22 @@ typedef struct {
 } cuda_data;
 
 static inline const halo_schedule *S(const halo_exec *ex) { return ex->sched; }
+
+/** Entry i of a buffer, in the unit of the exchange in flight. */
+static inline char *halo_cuda_at(const void *base, int64_t i, const cuda_data *d) {
+  return (char *)base + i * d->eb;
+}
+/** Entry `at` of the destination space (the ghosts, then work). */
+static inline char *halo_cuda_dst_at(const halo_exec *ex, const cuda_data *d, int64_t at) {
+  return at < ex->sched->n_ghost ? halo_cuda_at(ex->ghost, at, d)
+                                 : halo_cuda_at(d->work, at - ex->sched->n_ghost, d);
+}
+/** Where receive c of phase p lands: in place, or in the receive buffer. */
+static inline char *halo_cuda_recv_at(const halo_exec *ex, const cuda_data *d, const cphase *p,
+                                      const cmsg *c) {
+  return c->direct_at >= 0 ? halo_cuda_dst_at(ex, d, c->direct_at)
+                           : halo_cuda_at(p->d_recv, c->buf_off, d);
+}
 
 /** Transport t's state of the executor, and of its phase k (NULL where the
  *  executor has none: its set-up failed before it was made). */
@@ -173,6 +203,8 @@ struct cuda_transport {
    * (symmetric memory); its receives never land in place; what a plan that
    * waits for host MPI is told besides */
   int device_helpers, symmetric, recv_buffered;
+  /* as the plan's transport: 1 moves entries of any unit (cuda_data.eb), 0 one double only */
+  int units;
   const char *host_mpi_note;
   /* its private state: per executor, per phase (zeroed at first) */
   size_t exec_bytes, phase_bytes;

@@ -22,7 +22,9 @@ enum { CH_MPI = 1 }; /* device buffers handed to a CUDA-aware MPI (CH_STAGED: pi
 typedef struct {
   MPI_Request *req; /* receives of all phases first, then sends */
   int n_req, n_recv_req;
-  int timing; /* copy_timing: time the staged copies */
+  int timing;      /* copy_timing: time the staged copies */
+  int64_t req_eb;  /* the entry's bytes the requests were made for */
+  MPI_Datatype dt; /* an entry of req_eb bytes (MPI_DATATYPE_NULL: one double) */
   double t_down, t_up;
   int64_t bytes_down, bytes_up, n_down, n_up;
 } mpi_exec;
@@ -86,6 +88,7 @@ static halo_status mpi_layout(halo_exec *ex, cuda_data *d) {
   x->n_req = n_recv_req + n_send_req;
   HALO_CHECK(HALO_ALLOC(x->req, x->n_req));
   for (int i = 0; i < x->n_req; i++) x->req[i] = MPI_REQUEST_NULL;
+  x->req_eb = 8, x->dt = MPI_DATATYPE_NULL;
   return HALO_SUCCESS;
 }
 
@@ -93,10 +96,10 @@ static halo_status mpi_layout(halo_exec *ex, cuda_data *d) {
 static halo_status mpi_phase_local(halo_exec *ex, cuda_data *d, int k) {
   const cphase *p = &d->ph[k];
   mpi_phase *q = P(d, k);
-  HALO_CHECK(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_send * sizeof(double),
-                                      (void **)&q->h_send));
-  HALO_CHECK(halo_device_pinned_alloc(ex->cfg.dev, (size_t)p->n_staged_recv * sizeof(double),
-                                      (void **)&q->h_recv));
+  HALO_CHECK(halo_device_pinned_alloc(
+      ex->cfg.dev, (size_t)(p->n_staged_send * d->W) * sizeof(double), (void **)&q->h_send));
+  HALO_CHECK(halo_device_pinned_alloc(
+      ex->cfg.dev, (size_t)(p->n_staged_recv * d->W) * sizeof(double), (void **)&q->h_recv));
   if (d->host_fwd) return halo_event_create(&q->ev_up, cudaEventDisableTiming);
   HALO_CHECK(halo_event_create(&q->ev_packed, cudaEventDisableTiming));
   HALO_CHECK(halo_event_create(&q->ev_up, cudaEventDisableTiming));
@@ -105,7 +108,18 @@ static halo_status mpi_phase_local(halo_exec *ex, cuda_data *d, int k) {
   return HALO_SUCCESS;
 }
 
-/* The persistent requests of phase k's staged and mpi messages. */
+/* Persistent requests of count entries at buf: doubles, or the unit's. */
+static halo_status chunks(halo_exec *ex, const cuda_data *d, MPI_Request *req, int is_send,
+                          void *buf, int64_t count, int peer, int k, int seq, MPI_Comm comm) {
+  const mpi_exec *x = X(d);
+  if (x->dt == MPI_DATATYPE_NULL)
+    return halo_exec_init_chunks(ex, req, is_send, buf, count, peer, k, seq, comm);
+  return halo_exec_init_chunks_typed(ex, req, is_send, buf, count, x->dt, d->eb, peer, k, seq,
+                                     comm);
+}
+
+/* The persistent requests of phase k's staged and mpi messages, for entries
+ * of d->eb bytes. */
 static halo_status init_requests(halo_exec *ex, cuda_data *d, int k) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = S(ex);
@@ -121,9 +135,9 @@ static halo_status init_requests(halo_exec *ex, cuda_data *d, int k) {
   for (int i = 0; i < ph->n_send; i++) {
     const cmsg *c = &p->send[i];
     if (ph->send[i].peer == s->rank || !is_mpi(c->ch)) continue;
-    double *buf = c->ch == CH_STAGED ? q->h_send + c->buf_off : p->d_send + c->buf_off;
-    HALO_TRY(halo_exec_init_chunks(ex, &x->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i],
-                                   k, seq[i], comm));
+    char *buf = halo_cuda_at(c->ch == CH_STAGED ? q->h_send : p->d_send, c->buf_off, d);
+    HALO_TRY(
+        chunks(ex, d, &x->req[r], 1, buf, ph->send[i].count, ex->peer_send[k][i], k, seq[i], comm));
     r += halo_exec_chunks(ex, ph->send[i].count);
   }
   HALO_TRY(halo_exec_sequence(ex, ph->recv, ph->n_recv, seq));
@@ -131,11 +145,10 @@ static halo_status init_requests(halo_exec *ex, cuda_data *d, int k) {
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || !is_mpi(c->ch)) continue;
-    double *buf = c->ch == CH_STAGED ? q->h_recv + c->buf_off
-                  : c->direct        ? c->direct
-                                     : p->d_recv + c->buf_off;
-    HALO_TRY(halo_exec_init_chunks(ex, &x->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i],
-                                   k, seq[i], comm));
+    char *buf = c->ch == CH_STAGED ? halo_cuda_at(q->h_recv, c->buf_off, d)
+                                   : halo_cuda_recv_at(ex, d, p, c);
+    HALO_TRY(
+        chunks(ex, d, &x->req[r], 0, buf, ph->recv[i].count, ex->peer_recv[k][i], k, seq[i], comm));
     r += halo_exec_chunks(ex, ph->recv[i].count);
   }
 cleanup:
@@ -166,6 +179,7 @@ static void mpi_destroy(halo_exec *ex, cuda_data *d) {
   if (!x) return;
   for (int i = 0; x->req && i < x->n_req; i++)
     if (x->req[i] != MPI_REQUEST_NULL) MPI_Request_free(&x->req[i]);
+  if (x->dt != MPI_DATATYPE_NULL) MPI_Type_free(&x->dt);
   for (int k = 0; k < HALO_MAX_PHASES; k++) {
     const cphase *p = &d->ph[k];
     mpi_phase *q = P(d, k);
@@ -173,8 +187,10 @@ static void mpi_destroy(halo_exec *ex, cuda_data *d) {
     for (int e = 0; e < 4; e++)
       if (q->ev_t[e]) cudaEventDestroy(q->ev_t[e]);
     if (q->ev_up) cudaEventDestroy(q->ev_up);
-    halo_device_pinned_release(ex->cfg.dev, q->h_send, (size_t)p->n_staged_send * sizeof(double));
-    halo_device_pinned_release(ex->cfg.dev, q->h_recv, (size_t)p->n_staged_recv * sizeof(double));
+    halo_device_pinned_release(ex->cfg.dev, q->h_send,
+                               (size_t)(p->n_staged_send * d->W) * sizeof(double));
+    halo_device_pinned_release(ex->cfg.dev, q->h_recv,
+                               (size_t)(p->n_staged_recv * d->W) * sizeof(double));
     q->ev_packed = q->ev_up = NULL, q->h_send = q->h_recv = NULL;
     for (int e = 0; e < 4; e++) q->ev_t[e] = NULL;
   }
@@ -192,22 +208,41 @@ static halo_status harvest_times(cuda_data *d, int n_phases) {
     if (q->timed_down) {
       HALO_CUDA(cudaEventSynchronize(q->ev_t[1]));
       HALO_CUDA(cudaEventElapsedTime(&ms, q->ev_t[0], q->ev_t[1]));
-      x->t_down += 1e-3 * ms, x->bytes_down += p->n_staged_send * 8, x->n_down++;
+      x->t_down += 1e-3 * ms, x->bytes_down += p->n_staged_send * d->eb, x->n_down++;
       q->timed_down = 0;
     }
     if (q->timed_up) {
       HALO_CUDA(cudaEventSynchronize(q->ev_t[3]));
       HALO_CUDA(cudaEventElapsedTime(&ms, q->ev_t[2], q->ev_t[3]));
-      x->t_up += 1e-3 * ms, x->bytes_up += p->n_staged_recv * 8, x->n_up++;
+      x->t_up += 1e-3 * ms, x->bytes_up += p->n_staged_recv * d->eb, x->n_up++;
       q->timed_up = 0;
     }
   }
   return HALO_SUCCESS;
 }
 
-/* The last exchange's copy times, before this one records its own. */
+/* The requests made again for entries of another size (their buffers'
+ * places move with it): after the last exchange's are complete. */
+static halo_status remake(halo_exec *ex, cuda_data *d) {
+  mpi_exec *x = X(d);
+  for (int i = 0; i < x->n_req; i++)
+    if (x->req[i] != MPI_REQUEST_NULL) HALO_MPI(MPI_Request_free(&x->req[i]));
+  if (x->dt != MPI_DATATYPE_NULL) HALO_MPI(MPI_Type_free(&x->dt));
+  x->req_eb = 0;
+  if (d->eb != 8) {
+    HALO_MPI(MPI_Type_contiguous((int)d->eb, MPI_BYTE, &x->dt));
+    HALO_MPI(MPI_Type_commit(&x->dt));
+  }
+  for (int k = 0; k < S(ex)->n_phases; k++) HALO_CHECK(init_requests(ex, d, k));
+  x->req_eb = d->eb;
+  return HALO_SUCCESS;
+}
+
+/* The last exchange's copy times, before this one records its own; the
+ * requests for this exchange's unit. */
 static halo_status mpi_begin(halo_exec *ex, cuda_data *d) {
   if (X(d)->timing) HALO_CHECK(harvest_times(d, S(ex)->n_phases));
+  if (X(d)->n_req && X(d)->req_eb != d->eb) HALO_CHECK(remake(ex, d));
   return HALO_SUCCESS;
 }
 
@@ -230,7 +265,7 @@ static halo_status mpi_send(halo_exec *ex, cuda_data *d, int k) {
   if (p->n_staged_send) {
     HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 2));
     if (timing) HALO_CUDA(cudaEventRecord(q->ev_t[0], d->xs));
-    HALO_CUDA(cudaMemcpyAsync(q->h_send, p->d_send, (size_t)p->n_staged_send * sizeof(double),
+    HALO_CUDA(cudaMemcpyAsync(q->h_send, p->d_send, (size_t)(p->n_staged_send * d->eb),
                               cudaMemcpyDeviceToHost, d->xs));
     if (timing) {
       HALO_CUDA(cudaEventRecord(q->ev_t[1], d->xs));
@@ -259,9 +294,9 @@ static halo_status mpi_land(halo_exec *ex, cuda_data *d, int k) {
   if (q->n_recv_req)
     HALO_CHECK(halo_exec_waitall(ex, q->n_recv_req, X(d)->req + q->recv_req_begin));
   if (!p->n_staged_recv) return HALO_SUCCESS;
-  double *to = p->staged_run_dst ? p->staged_run_dst : p->d_recv;
+  void *to = p->staged_run_at >= 0 ? halo_cuda_dst_at(ex, d, p->staged_run_at) : (void *)p->d_recv;
   if (timing) HALO_CUDA(cudaEventRecord(q->ev_t[2], d->xs));
-  HALO_CUDA(cudaMemcpyAsync(to, q->h_recv, (size_t)p->n_staged_recv * sizeof(double),
+  HALO_CUDA(cudaMemcpyAsync(to, q->h_recv, (size_t)(p->n_staged_recv * d->eb),
                             cudaMemcpyHostToDevice, d->xs));
   HALO_CHECK(halo_timeline_mark(ex->cfg.tl, 3));
   if (timing) {
@@ -310,6 +345,7 @@ halo_status halo_cuda_mpi_wait_receives(halo_exec *ex, cuda_data *d, int k) {
 const cuda_transport halo_cuda_mpi = {
     .name = "staged and mpi-device",
     .serves = {HALO_TRANSPORT_STAGED, HALO_TRANSPORT_MPI_DEVICE},
+    .units = 1,
     .exec_bytes = sizeof(mpi_exec),
     .phase_bytes = sizeof(mpi_phase),
     .channel = mpi_channel,

@@ -120,21 +120,26 @@ static halo_status nccl_send(halo_exec *ex, cuda_data *d, int k) {
                       "with was aborted after a failed or timed-out exchange: destroy this plan "
                       "(a new plan gets a new NCCL communicator)");
   int grouped = 0;
-  const double *run = p->run_from_work ? d->work + p->run_off : d->x + p->run_off;
+  const char *run =
+      p->run_from_work ? halo_cuda_at(d->work, p->run_off, d) : halo_cuda_at(d->x, p->run_off, d);
+  /* a message of count entries: count * eb / w values of NCCL's type of w bytes (no
+   * reduction: the type only sizes the copy) */
+  const int64_t w = d->eb % 8 == 0 ? 8 : d->eb % 4 == 0 ? 4 : 1, per = d->eb / w;
+  const ncclDataType_t type = w == 8 ? ncclDouble : w == 4 ? ncclFloat : ncclUint8;
   HALO_TRY(halo_timeline_mark(ex->cfg.tl, 2));
   HALO_TRY_NCCL(ncclGroupStart());
   grouped = 1;
   for (int i = 0; i < ph->n_send; i++)
     if (ph->send[i].peer != s->rank && p->send[i].ch == CH_NCCL)
-      HALO_TRY_NCCL(ncclSend((q->nccl_from_run ? run : p->d_send) + p->send[i].buf_off,
-                             (size_t)ph->send[i].count, ncclDouble, ph->send[i].peer, x->nccl,
+      HALO_TRY_NCCL(ncclSend(q->nccl_from_run ? run + p->send[i].buf_off * d->eb
+                                              : halo_cuda_at(p->d_send, p->send[i].buf_off, d),
+                             (size_t)(ph->send[i].count * per), type, ph->send[i].peer, x->nccl,
                              d->xs));
   for (int i = 0; i < ph->n_recv; i++) {
     const cmsg *c = &p->recv[i];
     if (ph->recv[i].peer == s->rank || c->ch != CH_NCCL) continue;
-    double *buf = c->direct ? c->direct : p->d_recv + c->buf_off;
-    HALO_TRY_NCCL(
-        ncclRecv(buf, (size_t)ph->recv[i].count, ncclDouble, ph->recv[i].peer, x->nccl, d->xs));
+    HALO_TRY_NCCL(ncclRecv(halo_cuda_recv_at(ex, d, p, c), (size_t)(ph->recv[i].count * per), type,
+                           ph->recv[i].peer, x->nccl, d->xs));
   }
   grouped = 0;
   HALO_TRY_NCCL(ncclGroupEnd());
@@ -168,6 +173,7 @@ const cuda_transport halo_cuda_nccl = {
     .state = halo_device_nccl_state,
     .serves = {HALO_TRANSPORT_NCCL},
     .device_helpers = 1,
+    .units = 1,
     .exec_bytes = sizeof(nccl_exec),
     .phase_bytes = sizeof(nccl_phase),
     .channel = nccl_channel,
@@ -196,8 +202,7 @@ const halo_transport_desc halo_transport_desc_nccl = {
     .default_rank = 1,
     .auto_policy = HALO_AUTO_ALWAYS,
     /* ncclCommInitRank: 0.3-0.5 s at 2 ranks, 1.7 s at 4 (H200; bench/results/setup.md) */
-    .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1,
-              .setup_per_rank = 0.3},
+    .model = {.channel = HALO_CHANNEL_GPU, .grouped = 1, .helper_on_gpu = 1, .setup_per_rank = 0.3},
     .settings = (const char *const[]){"nccl.background", NULL},
 };
 #endif

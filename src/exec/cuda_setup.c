@@ -16,12 +16,10 @@ static halo_status check_int32(int64_t v, const char *what) {
 }
 
 /* Whether n unpack indices land on consecutive entries of one region; the
- * address if so (never in an add schedule). */
-static double *run_target(const halo_exec *ex, cuda_data *d, const int64_t *idx, int64_t n) {
-  const halo_schedule *s = S(ex);
-  if (!halo_exec_is_run(s, idx, n)) return NULL;
-  if (idx[0] + n <= s->n_ghost) return ex->ghost + idx[0];
-  return d->work + (idx[0] - s->n_ghost);
+ * first entry (of the destination space) if so, else -1 (never in an add
+ * schedule). */
+static int64_t run_target(const halo_exec *ex, const int64_t *idx, int64_t n) {
+  return halo_exec_is_run(S(ex), idx, n) ? idx[0] : -1;
 }
 
 /* The set-up's temporaries in the device's scratch (halo_device_scratch): a
@@ -152,9 +150,11 @@ void halo_cuda_exec_destroy(halo_exec *ex) {
   halo_device_ipc_release(ex->cfg.dev, d->arena, d->arena_bytes);
   halo_dev_free(d->maps);
   if (d->host_fwd)
-    halo_device_pinned_release(ex->cfg.dev, d->work, (size_t)S(ex)->n_work * sizeof(double));
+    halo_device_pinned_release(ex->cfg.dev, d->work,
+                               (size_t)(S(ex)->n_work * d->W) * sizeof(double));
   else
     halo_dev_free(d->work);
+  halo_dev_free(d->fadd);
   if (ex->slots != ex->ghost) halo_dev_free(ex->slots);
   halo_dev_free(ex->ghost);
   ex->ghost = ex->slots = NULL;
@@ -219,13 +219,56 @@ static halo_status setup_slots(halo_exec *ex, cuda_data *d, map_batch *mb) {
   if (halo_leaves_identity(L)) return HALO_SUCCESS;
   HALO_CHECK(check_int32(L->n, "the ghost slots"));
   if (!S(ex)->add) {
-    HALO_CHECK(halo_dev_malloc((void **)&ex->slots, (size_t)L->n * sizeof(double)));
+    HALO_CHECK(halo_dev_malloc((void **)&ex->slots, (size_t)(L->n * d->W) * sizeof(double)));
     return map_add(mb, &d->d_to_ghost, L->to_ghost, L->n);
   }
-  HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)L->n_ghost * sizeof(double)));
+  HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)(L->n_ghost * d->W) * sizeof(double)));
   HALO_TRY(map_add(mb, &d->d_slot_ptr, L->ptr, L->n_ghost + 1));
   HALO_TRY(map_add(mb, &d->d_slot, L->slot, L->n));
 cleanup:
+  return st;
+}
+
+static int pair_cmp(const void *a, const void *b) {
+  const int64_t *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* The slots of the rank's own entries (leaves.h): forward, a map from each
+ * to its entry; reverse, the entries they add into, each once, with their
+ * slots in slot order (grouped here, on the host: the order the host's
+ * executor adds them in). */
+static halo_status setup_own(halo_exec *ex, cuda_data *d, map_batch *mb) {
+  halo_status st = HALO_SUCCESS;
+  const halo_leaves *L = ex->cfg.leaves;
+  int64_t *order = NULL, *u = NULL, *ptr = NULL, *ref = NULL;
+  const int64_t n = L ? L->n_own : 0;
+  if (n == 0) return HALO_SUCCESS;
+  HALO_CHECK(check_int32(L->n, "the ghost slots"));
+  if (!S(ex)->add) {
+    HALO_TRY(map_add(mb, &d->d_own_slot, L->own_slot, n));
+    HALO_TRY(map_add(mb, &d->d_own_index, L->own_index, n));
+    return HALO_SUCCESS;
+  }
+  HALO_TRY(HALO_ALLOC(order, 2 * n));
+  HALO_TRY(HALO_ALLOC(u, n));
+  HALO_TRY(HALO_ALLOC(ptr, n + 1));
+  HALO_TRY(HALO_ALLOC(ref, n));
+  for (int64_t t = 0; t < n; t++) order[2 * t] = L->own_index[t], order[2 * t + 1] = t;
+  qsort(order, (size_t)n, 2 * sizeof *order, pair_cmp); /* by entry, then slot order */
+  int64_t m = 0;
+  for (int64_t t = 0; t < n; t++) {
+    const int64_t e = order[2 * t];
+    if (m == 0 || u[m - 1] != e) ptr[m] = t, u[m++] = e;
+    ref[t] = (int64_t)(-1 - L->own_slot[order[2 * t + 1]]); /* a source of add_by_dst: the slots */
+  }
+  ptr[m] = n;
+  d->n_own_u = m;
+  HALO_TRY(map_add(mb, &d->d_own_u, u, m));
+  HALO_TRY(map_add(mb, &d->d_own_ptr, ptr, m + 1));
+  HALO_TRY(map_add(mb, &d->d_own_ref, ref, n));
+cleanup:
+  halo_free(order), halo_free(u), halo_free(ptr), halo_free(ref);
   return st;
 }
 
@@ -266,22 +309,23 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
    * phase */
   int64_t most = 0;
   if (!halo_leaves_identity(ex->cfg.leaves))
-    most += ex->cfg.leaves->n + ex->cfg.leaves->n_ghost + 1;
+    most += ex->cfg.leaves->n + ex->cfg.leaves->n_ghost + 1 + 3 * ex->cfg.leaves->n_own + 1;
   for (int k = 0; k < s->n_phases; k++)
     most += 2 * s->phase[k].send_total + 3 * s->phase[k].recv_total + 1;
   HALO_TRY(halo_device_scratch(ex->cfg.dev, SCRATCH_MAPS, (size_t)most * sizeof *mb.host, 1,
                                (void **)&mb.host));
   mb.cap = most, mb.borrowed = 1;
   if (!s->add) {
-    HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)s->n_ghost * sizeof(double)));
+    HALO_TRY(halo_dev_malloc((void **)&ex->ghost, (size_t)(s->n_ghost * d->W) * sizeof(double)));
     ex->slots = ex->ghost;
   }
   HALO_TRY(setup_slots(ex, d, &mb));
+  HALO_TRY(setup_own(ex, d, &mb));
   if (d->host_fwd)
-    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)s->n_work * sizeof(double),
+    HALO_TRY(halo_device_pinned_alloc(ex->cfg.dev, (size_t)(s->n_work * d->W) * sizeof(double),
                                       (void **)&d->work));
   else
-    HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)s->n_work * sizeof(double)));
+    HALO_TRY(halo_dev_malloc((void **)&d->work, (size_t)(s->n_work * d->W) * sizeof(double)));
   HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &g.plan));
   HALO_TRY_MPI(MPI_Comm_group(halo_device_machine_comm(ex->cfg.dev), &g.machine));
 
@@ -319,9 +363,11 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
     /* receives: staged ones first in the receive buffer, the others in place
      * when they land on consecutive entries (forward) */
     int64_t staged = 0, other = 0;
+    p->staged_run_at = -1;
     for (int i = 0; i < ph->n_recv; i++) {
       cmsg *m = &p->recv[i];
       m->index = i;
+      m->direct_at = -1;
       if (ph->recv[i].peer == s->rank) continue;
       HALO_TRY(d->tr->channel(ex, d, &g, ph->recv[i].peer, 0, &m->ch));
       if (m->ch < 0 || m->ch >= HALO_CUDA_N_CH)
@@ -343,8 +389,8 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       }
       /* a transport that puts into memory of its own (symmetric memory, a
        * window): the receive buffer, in receive order */
-      m->direct = d->tr->recv_buffered ? NULL : run_target(ex, d, ph->unpack + r->offset, r->count);
-      if (!m->direct) {
+      m->direct_at = d->tr->recv_buffered ? -1 : run_target(ex, ph->unpack + r->offset, r->count);
+      if (m->direct_at < 0) {
         m->buf_off = other;
         other += r->count;
       }
@@ -354,7 +400,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
   EACH_LOCAL(layout, ex, d); /* the transports' counts, peers, requests */
   /* the send and receive buffers are the transport's, made by its set-up */
   const int symmetric = d->tr->symmetric;
-  d->arena_bytes = symmetric ? 0 : (size_t)arena_total * sizeof(double);
+  d->arena_bytes = symmetric ? 0 : (size_t)(arena_total * d->W) * sizeof(double);
   HALO_TRY(halo_device_ipc_alloc(ex->cfg.dev, d->arena_bytes, (void **)&d->arena, &d->arena_chunk,
                                  &d->arena_off));
 
@@ -390,7 +436,7 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       }
       continue;
     }
-    p->d_send = d->arena ? d->arena + arena_off : NULL;
+    p->d_send = d->arena ? d->arena + arena_off * d->W : NULL;
     arena_off += p->n_pack;
     /* pack map in channel order, written into the batch (taken back if the
      * values are one run); copies to itself (forward) */
@@ -439,15 +485,15 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
         if (m->peer == s->rank || p->recv[i].ch != CH_STAGED) continue;
         for (int64_t t = 0; t < m->count; t++) idx[ns++] = ph->unpack[m->offset + t];
       }
-      p->staged_run_dst = ns ? run_target(ex, d, idx, ns) : NULL;
-      if (ns && !p->staged_run_dst) {
+      p->staged_run_at = ns ? run_target(ex, idx, ns) : -1;
+      if (ns && p->staged_run_at < 0) {
         for (int64_t t = 0; t < ns; t++) src[t] = t;
         nu = ns;
       }
       for (int i = 0; i < ph->n_recv; i++) {
         const halo_msg *m = &ph->recv[i];
         const cmsg *c = &p->recv[i];
-        if (m->peer == s->rank || c->ch == CH_STAGED || c->direct) continue;
+        if (m->peer == s->rank || c->ch == CH_STAGED || c->direct_at >= 0) continue;
         for (int64_t t = 0; t < m->count; t++) {
           src[nu] = c->buf_off + t;
           idx[nu++] = ph->unpack[m->offset + t];
@@ -458,7 +504,8 @@ static halo_status setup_local(halo_exec *ex, cuda_data *d) {
       HALO_TRY(map_add(&mb, &p->d_unpack_dst, idx, nu));
     }
     if (!symmetric)
-      HALO_TRY(halo_dev_malloc((void **)&p->d_recv, (size_t)p->n_recvbuf * sizeof(double)));
+      HALO_TRY(
+          halo_dev_malloc((void **)&p->d_recv, (size_t)(p->n_recvbuf * d->W) * sizeof(double)));
     EACH_LOCAL(phase_local, ex, d, k); /* the transports' buffers of the phase */
   }
   HALO_TRY(map_upload(&mb, &d->maps));
@@ -487,6 +534,8 @@ halo_status halo_cuda_exec_setup(halo_exec *ex) {
     d->comp = (cudaStream_t)ex->cfg.comp;
     d->tr = plan_transport(ex->cfg.transport);
     d->host_fwd = s->n_local == 0 && s->n_ghost == 0 && !d->tr->device_helpers;
+    d->W = ex->cfg.unit_max > 8 ? (ex->cfg.unit_max + 7) / 8 : 1;
+    d->eb = 8, d->ws = 8;
     st = check_int32(s->n_local + s->n_work, "a source space");
   }
   if (st == HALO_SUCCESS) st = check_int32(s->n_ghost + s->n_work, "a destination space");

@@ -115,18 +115,24 @@ int halo_xunit_make(halo_unit u, halo_op op, int reverse, halo_xunit *x) {
   return 0;
 }
 
-halo_status halo_exec_begin_unit(halo_exec *ex, const halo_xunit *u, const void *src, void *dst) {
-  if (u->is_default) return halo_exec_begin(ex, src, dst);
-  if (!ex->ops->units)
+halo_status halo_exec_unit_ok(const halo_exec *ex, const halo_xunit *u) {
+  if (u->is_default) return HALO_SUCCESS;
+  if (!ex->ops || !ex->ops->units)
     return HALO_ERROR(HALO_ERR_UNSUPPORTED,
                       "the %s executor moves one double per entry, forward inserting and "
-                      "reverse adding, only (units other than that: host memory, transport host)",
-                      ex->ops->name);
+                      "reverse adding, only",
+                      ex->ops ? ex->ops->name : "?");
   if (u->bytes > ex->cfg.unit_max)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "a unit of %lld bytes, above the plan's exec.unit_max_bytes (%lld): make the "
                       "plan with a larger exec.unit_max_bytes setting",
                       (long long)u->bytes, (long long)ex->cfg.unit_max);
+  return ex->ops->unit_ok ? ex->ops->unit_ok(ex, u) : HALO_SUCCESS;
+}
+
+halo_status halo_exec_begin_unit(halo_exec *ex, const halo_xunit *u, const void *src, void *dst) {
+  if (u->is_default) return halo_exec_begin(ex, src, dst);
+  HALO_CHECK(halo_exec_unit_ok(ex, u));
   ex->unit = *u;
   return ex->ops->begin(ex, src, dst);
 }

@@ -75,7 +75,7 @@ int halo_xunit_make(halo_unit u, halo_op op, int reverse, halo_xunit *x);
 
 /** n entries of unit u from in into o, in host memory: copied
  *  (HALO_OP_INSERT) or added value by value. */
-void halo_xunit_apply(const halo_xunit *u, void *o, const void *in, int64_t n);
+HALO_MODULE_API void halo_xunit_apply(const halo_xunit *u, void *o, const void *in, int64_t n);
 
 /** What a plan gives its executors. */
 typedef struct {
@@ -94,8 +94,8 @@ typedef struct {
   int ipc_signal;    /* ipc: 0 events and MPI, 1 flags on the GPU, 2 flags with a GPU per rank */
   void **state;      /* the transport's slot in the communicator's context (transport.h): rma's
                         windows */
-  int64_t unit_max;  /* the bytes of the largest entry its buffers hold (setting exec.unit_max_bytes;
-                        backends with units only) */
+  int64_t unit_max; /* the bytes of the largest entry its buffers hold (setting exec.unit_max_bytes;
+                       backends with units only) */
 } halo_exec_config;
 
 /** A backend: a const table of functions. Empty slots are reported as
@@ -105,6 +105,12 @@ typedef struct {
   /** 1: begin runs any unit (ex->unit, set before it); 0: one double only,
    *  forward insert and reverse add */
   int units;
+  /** 1: the backend copies the leaves' own slots itself (leaves.h); 0: the
+   *  plan does, in host memory, after begin */
+  int own_slots;
+  /** With units: whether this executor runs unit u (NULL: every unit);
+   *  HALO_ERR_UNSUPPORTED saying why not. Changes nothing. */
+  halo_status (*unit_ok)(const halo_exec *ex, const halo_xunit *u);
   /** Allocate buffers, persistent requests, ... for ex->sched (plan time). */
   halo_status (*setup)(halo_exec *ex);
   /** Start: src is read (x_local forward, the ghost slots' contributions in
@@ -158,7 +164,7 @@ struct halo_exec_s {
   /* forward: the schedule's ghosts (n_ghost values), where receives land;
    * reverse with leaves: the contributions summed per ghost (the source) */
   double *ghost;
-  double *slots; /* forward: the executor's own ghost slots (== ghost without leaves) */
+  double *slots;   /* forward: the executor's own ghost slots (== ghost without leaves) */
   halo_xunit unit; /* the exchange in flight's (backends with units) */
   void *data;      /* backend state */
 };
@@ -218,8 +224,12 @@ HALO_MODULE_API halo_status halo_rma_epoch_wait(const halo_exec *ex, MPI_Win win
 halo_status halo_exec_create(const halo_exec_ops *ops, const halo_schedule *s,
                              const halo_exec_config *cfg, halo_exec *ex);
 halo_status halo_exec_begin(halo_exec *ex, const double *src, double *dst);
-/** halo_exec_begin with unit u (arrays of u's entries); HALO_ERR_UNSUPPORTED
- *  from a backend without units for any but the default. */
+/** Whether the executor runs unit u: HALO_ERR_UNSUPPORTED where its backend
+ *  has no units (any but the default) or refuses u (ops.unit_ok), naming
+ *  what does; HALO_ERR_INVALID_ARG past cfg.unit_max. */
+halo_status halo_exec_unit_ok(const halo_exec *ex, const halo_xunit *u);
+/** halo_exec_begin with unit u (arrays of u's entries), checked by
+ *  halo_exec_unit_ok. */
 halo_status halo_exec_begin_unit(halo_exec *ex, const halo_xunit *u, const void *src, void *dst);
 halo_status halo_exec_end(halo_exec *ex);
 halo_status halo_exec_mark_start(halo_exec *ex, int on);
@@ -276,9 +286,10 @@ HALO_MODULE_API halo_status halo_exec_init_chunks(const halo_exec *ex, MPI_Reque
                                                   int k, int seq, MPI_Comm comm);
 /** The same for count entries of `bytes` bytes each, sent as datatype dt (one
  *  entry). */
-halo_status halo_exec_init_chunks_typed(const halo_exec *ex, MPI_Request *req, int is_send,
-                                        void *buf, int64_t count, MPI_Datatype dt, int64_t bytes,
-                                        int peer, int k, int seq, MPI_Comm comm);
+HALO_MODULE_API halo_status halo_exec_init_chunks_typed(const halo_exec *ex, MPI_Request *req,
+                                                        int is_send, void *buf, int64_t count,
+                                                        MPI_Datatype dt, int64_t bytes, int peer,
+                                                        int k, int seq, MPI_Comm comm);
 
 /** Whether count unpack indices land on consecutive entries of one buffer
  *  (the ghosts, below n_ghost, or the work buffer, above), so that the

@@ -185,7 +185,7 @@ static void host_destroy(halo_exec *ex) {
   halo_free(d->work);
   halo_free(d->rd);
   halo_free(d->addbuf);
-  if (d->dt != MPI_DOUBLE && d->dt != MPI_DATATYPE_NULL) MPI_Type_free(&d->dt);
+  halo_host_entry_type_free(&d->dt);
   halo_host_slots_free(ex);
   halo_free(d);
   ex->data = NULL;
@@ -349,16 +349,9 @@ cleanup:
 
 /* Pack phase k, make its copies (forward), start its sends. */
 static halo_status phase_send(halo_exec *ex, host_data *d, int k) {
-  const halo_schedule *s = ex->sched;
   host_phase *p = &d->ph[k];
-  const double *x = d->x;
-  if (ex->unit.is_default) {
-    halo_host_pack_run(s, &p->pack, x, d->work, p->sendbuf);
-    halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, x, d->to, d->work);
-  } else {
-    halo_host_pack_run_unit(s, &p->pack, x, d->work, p->sendbuf, &ex->unit);
-    halo_host_copies_unit(s, p->n_copy, p->copy_src, p->copy_dst, x, d->to, d->work, &ex->unit);
-  }
+  halo_host_send(ex, &p->pack, p->sendbuf, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to,
+                 d->work);
   if (p->n_send_req) HALO_MPI(MPI_Startall(p->n_send_req, d->req + p->send_req_begin));
   if (p->dir[1].n_req)
     HALO_MPI(MPI_Startall(p->dir[1].n_req, d->bound[1].act + p->dir[1].req_begin));
@@ -378,13 +371,8 @@ static halo_status host_remake(halo_exec *ex, host_data *d, int64_t b) {
       bd->addr[j] = NULL;
     }
   }
-  if (d->dt != MPI_DOUBLE) HALO_MPI(MPI_Type_free(&d->dt));
-  d->dt = MPI_DOUBLE;
   d->req_bytes = 0; /* no requests until they are all made */
-  if (b != 8) {
-    HALO_MPI(MPI_Type_contiguous((int)b, MPI_BYTE, &d->dt));
-    HALO_MPI(MPI_Type_commit(&d->dt));
-  }
+  HALO_CHECK(halo_host_entry_type(b, &d->dt));
   for (int i = 0; i < d->n_rd; i++) {
     const host_rdesc *r = &d->rd[i];
     char *base = (char *)(r->kind == 0   ? d->ph[r->k].sendbuf
@@ -398,35 +386,11 @@ static halo_status host_remake(halo_exec *ex, host_data *d, int64_t b) {
   return HALO_SUCCESS;
 }
 
-/* The start of an exchange of another unit than one double: as
- * halo_host_begin, with a forward add's ghosts landing apart. */
-static halo_status host_begin_unit(halo_exec *ex, host_data *d, const void *src, void *dst) {
-  const halo_schedule *s = ex->sched;
-  const halo_xunit *u = &ex->unit;
-  if (s->add) {
-    d->x = halo_host_slots_sum_unit(ex, src);
-    if (s->n_work) memset(d->work, 0, (size_t)(s->n_work * u->bytes));
-    d->to = ex->ghost;
-    return HALO_SUCCESS;
-  }
-  d->x = src;
-  if (u->op == HALO_OP_ADD) {
-    if (!d->addbuf && s->n_ghost) HALO_CHECK(HALO_CALLOC(d->addbuf, s->n_ghost * d->words));
-    d->to = d->addbuf;
-  } else {
-    d->to = dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
-  }
-  return HALO_SUCCESS;
-}
-
 static halo_status host_begin(halo_exec *ex, const double *src, double *dst) {
   host_data *d = ex->data;
   if (ex->unit.bytes != d->req_bytes) HALO_CHECK(host_remake(ex, d, ex->unit.bytes));
   d->dst = dst;
-  if (ex->unit.is_default)
-    halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
-  else
-    HALO_CHECK(host_begin_unit(ex, d, src, dst));
+  HALO_CHECK(halo_host_start(ex, src, dst, d->work, &d->addbuf, &d->x, &d->to));
   HALO_CHECK(bind_direct(ex, d, 0, d->to));
   HALO_CHECK(bind_direct(ex, d, 1, d->x));
   if (d->n_recv_req) HALO_MPI(MPI_Startall(d->n_recv_req, d->req));
@@ -464,22 +428,9 @@ static halo_status host_end(halo_exec *ex) {
     host_phase *p = &d->ph[k];
     if (k > 0) HALO_CHECK(phase_send(ex, d, k));
     HALO_CHECK(wait_phase(ex, d, k, k == s->n_phases - 1));
-    if (!ex->unit.is_default) {
-      if (s->add)
-        halo_host_adds_run_unit(s, &p->adds, p->recvbuf, d->x, to, d->work, &ex->unit);
-      else
-        halo_host_unpack_unit(s, p->n_staged, p->staged_dst, p->recvbuf, to, d->work, &ex->unit);
-    } else if (s->add) {
-      halo_host_adds_run(s, &p->adds, p->recvbuf, d->x, to, d->work);
-    } else {
-      for (int64_t i = 0; i < p->n_staged; i++)
-        *halo_host_dst_ptr(s, to, d->work, p->staged_dst[i]) = p->recvbuf[i];
-    }
+    halo_host_receive(ex, &p->adds, p->n_staged, p->staged_dst, p->recvbuf, d->x, to, d->work);
   }
-  if (!s->add && ex->unit.is_default)
-    halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
-  else if (!s->add)
-    halo_host_deliver_unit(ex, d->to, d->dst);
+  halo_host_finish(ex, d->to, d->dst); /* forward: into the ghost slots */
   d->x = NULL;
   d->dst = d->to = NULL;
   return HALO_SUCCESS;

@@ -295,3 +295,82 @@ void halo_host_deliver_unit(halo_exec *ex, const void *ghosts, void *dst) {
     halo_xunit_apply(u, out, in, ex->sched->n_ghost);
   }
 }
+
+/* ---- an exchange's steps, for the unit in flight ---------------------------- */
+
+halo_status halo_host_start(halo_exec *ex, const void *src, void *dst, double *work,
+                            double **addbuf_p, const double **x_p, double **to_p) {
+  const halo_schedule *s = ex->sched;
+  const halo_xunit *u = &ex->unit;
+  if (u->is_default) {
+    halo_host_begin(ex, src, dst, work, x_p, to_p);
+    return HALO_SUCCESS;
+  }
+  if (s->add) {
+    *x_p = halo_host_slots_sum_unit(ex, src);
+    if (s->n_work) memset(work, 0, (size_t)(s->n_work * u->bytes));
+    *to_p = ex->ghost;
+    return HALO_SUCCESS;
+  }
+  *x_p = src;
+  if (u->op == HALO_OP_ADD) {
+    if (!*addbuf_p && s->n_ghost)
+      HALO_CHECK(HALO_CALLOC(*addbuf_p, s->n_ghost * halo_host_words(ex)));
+    *to_p = *addbuf_p;
+  } else {
+    *to_p = dst && halo_leaves_identity(ex->cfg.leaves) ? dst : ex->ghost;
+  }
+  return HALO_SUCCESS;
+}
+
+void halo_host_send(const halo_exec *ex, const halo_host_pack *p, double *sendbuf, int64_t n_copy,
+                    const int64_t *copy_src, const int64_t *copy_dst, const double *x, double *to,
+                    double *work) {
+  const halo_schedule *s = ex->sched;
+  if (ex->unit.is_default) {
+    halo_host_pack_run(s, p, x, work, sendbuf);
+    halo_host_copies(s, n_copy, copy_src, copy_dst, x, to, work);
+  } else {
+    halo_host_pack_run_unit(s, p, x, work, sendbuf, &ex->unit);
+    halo_host_copies_unit(s, n_copy, copy_src, copy_dst, x, to, work, &ex->unit);
+  }
+}
+
+void halo_host_receive(const halo_exec *ex, const halo_host_adds *a, int64_t n,
+                       const int64_t *unpack, const void *recvbuf, const double *x, double *to,
+                       double *work) {
+  const halo_schedule *s = ex->sched;
+  if (!ex->unit.is_default) {
+    if (s->add)
+      halo_host_adds_run_unit(s, a, recvbuf, x, to, work, &ex->unit);
+    else
+      halo_host_unpack_unit(s, n, unpack, recvbuf, to, work, &ex->unit);
+  } else if (s->add) {
+    halo_host_adds_run(s, a, recvbuf, x, to, work);
+  } else {
+    const double *in = recvbuf;
+    for (int64_t i = 0; i < n; i++) *halo_host_dst_ptr(s, to, work, unpack[i]) = in[i];
+  }
+}
+
+void halo_host_finish(halo_exec *ex, const double *ghosts, double *dst) {
+  if (ex->sched->add) return;
+  if (ex->unit.is_default)
+    halo_host_deliver(ex, ghosts, dst);
+  else
+    halo_host_deliver_unit(ex, ghosts, dst);
+}
+
+halo_status halo_host_entry_type(int64_t b, MPI_Datatype *dt) {
+  halo_host_entry_type_free(dt);
+  *dt = MPI_DOUBLE;
+  if (b == 8) return HALO_SUCCESS;
+  HALO_MPI(MPI_Type_contiguous((int)b, MPI_BYTE, dt)); /* freed by the next call or _free */
+  HALO_MPI(MPI_Type_commit(dt));
+  return HALO_SUCCESS;
+}
+
+void halo_host_entry_type_free(MPI_Datatype *dt) {
+  if (*dt != MPI_DOUBLE && *dt != MPI_DATATYPE_NULL) MPI_Type_free(dt);
+  *dt = MPI_DATATYPE_NULL;
+}

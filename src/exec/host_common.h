@@ -1,4 +1,5 @@
-/* What the host transports share (host.c: two-sided; host_rma.c: one-sided):
+/* What the host transports share (host.c: two-sided; host_rma.c: one-sided;
+ * host_neighbor.c: neighborhood collectives):
  * the source and destination spaces, the pack of a phase's sends, the
  * reverse exchange's additions in receive list order, and the ghost slots
  * (leaves). Made at plan time; run without allocating. */
@@ -124,5 +125,39 @@ const void *halo_host_slots_sum_unit(halo_exec *ex, const void *src);
 /** Forward: the ghosts into the caller's slots dst (NULL: own), with the
  *  unit's operation. */
 void halo_host_deliver_unit(halo_exec *ex, const void *ghosts, void *dst);
+
+/* ---- an exchange's steps, for the unit in flight -------------------------
+ * What every host transport runs between its messages: each step takes the
+ * one-double road above where ex->unit is the default, else the unit's
+ * (buffers of halo_host_words doubles an entry, entries of ex->unit.bytes
+ * bytes back to back). */
+
+/** The start: the source into *x_p and where forward ghosts land into *to_p
+ *  (halo_host_begin); a forward add's ghosts land apart, in *addbuf_p
+ *  (n_ghost entries, made at the first such exchange), and are added to the
+ *  slots by halo_host_finish. */
+halo_status halo_host_start(halo_exec *ex, const void *src, void *dst, double *work,
+                            double **addbuf_p, const double **x_p, double **to_p);
+/** A phase's pack into sendbuf and its forward copies to itself. */
+void halo_host_send(const halo_exec *ex, const halo_host_pack *p, double *sendbuf, int64_t n_copy,
+                    const int64_t *copy_src, const int64_t *copy_dst, const double *x, double *to,
+                    double *work);
+/** A phase's receives: forward, the n entries at recvbuf into the
+ *  destinations unpack (inserts); reverse, the phase's adds a (the unit's
+ *  operation) from recvbuf and the source space x into to (x_local). */
+void halo_host_receive(const halo_exec *ex, const halo_host_adds *a, int64_t n,
+                       const int64_t *unpack, const void *recvbuf, const double *x, double *to,
+                       double *work);
+/** The end: forward, the ghosts into the caller's slots dst (NULL: own);
+ *  reverse, nothing. */
+void halo_host_finish(halo_exec *ex, const double *ghosts, double *dst);
+
+/** *dt made the MPI datatype of one entry of b bytes: MPI_DOUBLE for 8, else
+ *  b contiguous bytes (committed), the type it held freed first; counts and
+ *  displacements stay in entries. */
+halo_status halo_host_entry_type(int64_t b, MPI_Datatype *dt);
+/** Free a type halo_host_entry_type made (MPI_DOUBLE and
+ *  MPI_DATATYPE_NULL are left as they are). */
+void halo_host_entry_type_free(MPI_Datatype *dt);
 
 #endif

@@ -29,7 +29,16 @@
  * end() completes each phase, unpacks it (forward: into the ghosts or the
  * work buffer; reverse: adds in the order of the receive list, as the host
  * transport does, so the sums are the same bits), and packs and starts the
- * next. Nothing is allocated per exchange. */
+ * next. Nothing is allocated per exchange.
+ *
+ * Units. The buffers hold entries of up to cfg.unit_max bytes (halo_host_words
+ * doubles an entry), made once; counts and displacements are in entries, of
+ * a datatype of one entry (MPI_DOUBLE for 8 bytes: the one-double road). A
+ * persistent request is bound to its datatype: the first exchange of a unit
+ * of another size than the last makes every phase's request again (as the
+ * host transport makes its requests again), collectively over each phase's
+ * graph, which every rank of it reaches at the same exchange (every rank
+ * gives the same unit). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,9 +152,12 @@ typedef struct {
   nbr_phase ph[HALO_MAX_PHASES];
   nbr_graphs *graphs; /* the context's */
   double *work;
-  const double *x; /* the exchange in flight: its source */
-  double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
-  double *to;      /* forward: where the ghosts land */
+  const double *x;   /* the exchange in flight: its source */
+  double *dst;       /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
+  double *to;        /* forward: where the ghosts land */
+  double *addbuf;    /* forward add of a unit: where the ghosts land (made at the first) */
+  MPI_Datatype dt;   /* one entry of req_bytes bytes, the requests' (MPI_DOUBLE: 8) */
+  int64_t req_bytes; /* 0: some phase has no request */
 } nbr_data;
 
 /* A message of a phase's list, for grouping by peer. */
@@ -233,6 +245,8 @@ static void nbr_destroy(halo_exec *ex) {
     halo_host_adds_free(&p->adds);
   }
   halo_free(d->work);
+  halo_free(d->addbuf);
+  halo_host_entry_type_free(&d->dt);
   halo_host_slots_free(ex);
   halo_free(d);
   ex->data = NULL;
@@ -264,8 +278,8 @@ static halo_status phase_layout(halo_exec *ex, int k, nbr_item *items) {
     if (ph->recv[i].peer != s->rank) p->n_recv += ph->recv[i].count;
   p->pack.n = p->n_send;
   HALO_TRY(HALO_ALLOC(p->pack.src, p->n_send));
-  HALO_TRY(HALO_ALLOC(p->sendbuf, p->n_send));
-  HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_recv));
+  HALO_TRY(HALO_ALLOC(p->sendbuf, p->n_send * halo_host_words(ex)));
+  HALO_TRY(HALO_ALLOC(p->recvbuf, p->n_recv * halo_host_words(ex)));
   HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
   HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
   /* sends, by destination (nbr_check: the counts and displacements fit an int) */
@@ -318,6 +332,30 @@ cleanup:
 }
 
 #if HALO_HAVE_NEIGHBOR
+/* Phase k's persistent all-to-all on its graph, for entries of d->dt. */
+static halo_status phase_request(nbr_data *d, int k) {
+  nbr_phase *p = &d->ph[k];
+  const nbr_graph *g = graph_of(d->graphs, p->graph_id);
+  int *scount = p->counts, *sdispl = scount + p->n_dst, *rcount = sdispl + p->n_dst,
+      *rdispl = rcount + p->n_src;
+  if (!g) return HALO_ERROR(HALO_ERR_INTERNAL, "transport neighbor: phase %d has no graph", k);
+  HALO_MPI(HALO_NEIGHBOR_INIT(p->sendbuf, scount, sdispl, d->dt, p->recvbuf, rcount, rdispl, d->dt,
+                              g->graph, MPI_INFO_NULL, &p->req));
+  return HALO_SUCCESS;
+}
+
+/* Every phase's request made again for entries of b bytes (inactive: the
+ * last exchange ended), in phase order on every rank. */
+static halo_status nbr_resize(halo_exec *ex, nbr_data *d, int64_t b) {
+  d->req_bytes = 0; /* no requests until they are all made */
+  for (int k = 0; k < ex->sched->n_phases; k++)
+    if (d->ph[k].req != MPI_REQUEST_NULL) HALO_MPI(MPI_Request_free(&d->ph[k].req));
+  HALO_CHECK(halo_host_entry_type(b, &d->dt));
+  for (int k = 0; k < ex->sched->n_phases; k++) HALO_CHECK(phase_request(d, k));
+  d->req_bytes = b;
+  return HALO_SUCCESS;
+}
+
 /* Phase k's graph: a kept one (every rank of the plan has one: hit), else a
  * new one, made by every rank of the phase's communicator at once and kept;
  * then its persistent request. Collective over the plan's communicator (an
@@ -350,11 +388,12 @@ static halo_status phase_graph(halo_exec *ex, int k, int hit) {
     G->g[p->graph].refs++;
     p->graph_id = G->g[p->graph].id;
   }
-  int *scount = p->counts, *sdispl = scount + p->n_dst, *rcount = sdispl + p->n_dst,
-      *rdispl = rcount + p->n_src;
-  HALO_MPI(HALO_NEIGHBOR_INIT(p->sendbuf, scount, sdispl, MPI_DOUBLE, p->recvbuf, rcount, rdispl,
-                              MPI_DOUBLE, G->g[p->graph].graph, MPI_INFO_NULL, &p->req));
-  return HALO_SUCCESS;
+  return phase_request(d, k);
+}
+#else
+static halo_status nbr_resize(halo_exec *ex, nbr_data *d, int64_t b) {
+  (void)ex, (void)d, (void)b;
+  return HALO_ERROR(HALO_ERR_NOT_COMPILED, "transport neighbor: not compiled in");
 }
 #endif
 
@@ -370,10 +409,11 @@ static halo_status nbr_setup(halo_exec *ex) {
   ex->data = d;
   for (int k = 0; d && k < HALO_MAX_PHASES; k++)
     d->ph[k].graph = -1, d->ph[k].graph_id = -1, d->ph[k].req = MPI_REQUEST_NULL;
+  if (d) d->dt = MPI_DOUBLE, d->req_bytes = 8;
   /* this rank's part, without MPI, agreed before anything collective */
   if (st == HALO_SUCCESS) st = nbr_check(s, ex->cfg.max_count);
   if (st == HALO_SUCCESS) st = halo_host_slots_setup(ex);
-  if (st == HALO_SUCCESS) st = HALO_CALLOC(d->work, s->n_work);
+  if (st == HALO_SUCCESS) st = HALO_CALLOC(d->work, s->n_work * halo_host_words(ex));
   if (st == HALO_SUCCESS && !*ex->cfg.state &&
       !(*ex->cfg.state = halo_calloc(1, sizeof(nbr_graphs))))
     st = HALO_ERROR(HALO_ERR_OUT_OF_MEMORY, "out of memory keeping the neighbor graphs");
@@ -432,10 +472,9 @@ cleanup:
 
 /* Pack phase k, make its copies (forward), start its all-to-all. */
 static halo_status phase_start(halo_exec *ex, nbr_data *d, int k) {
-  const halo_schedule *s = ex->sched;
   nbr_phase *p = &d->ph[k];
-  halo_host_pack_run(s, &p->pack, d->x, d->work, p->sendbuf);
-  halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to, d->work);
+  halo_host_send(ex, &p->pack, p->sendbuf, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to,
+                 d->work);
   HALO_MPI(MPI_Start(&p->req));
   p->active = 1;
   return HALO_SUCCESS;
@@ -444,8 +483,9 @@ static halo_status phase_start(halo_exec *ex, nbr_data *d, int k) {
 static halo_status nbr_begin(halo_exec *ex, const double *src, double *dst) {
   const halo_schedule *s = ex->sched;
   nbr_data *d = ex->data;
+  if (ex->unit.bytes != d->req_bytes) HALO_CHECK(nbr_resize(ex, d, ex->unit.bytes));
   d->dst = dst;
-  halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
+  HALO_CHECK(halo_host_start(ex, src, dst, d->work, &d->addbuf, &d->x, &d->to));
   return s->n_phases ? phase_start(ex, d, 0) : HALO_SUCCESS;
 }
 
@@ -458,14 +498,9 @@ static halo_status nbr_end(halo_exec *ex) {
     if (k > 0) HALO_CHECK(phase_start(ex, d, k));
     HALO_CHECK(halo_exec_waitall(ex, 1, &p->req));
     p->active = 0;
-    if (s->add) {
-      halo_host_adds_run(s, &p->adds, p->recvbuf, d->x, to, d->work);
-    } else {
-      for (int64_t i = 0; i < p->n_recv; i++)
-        *halo_host_dst_ptr(s, to, d->work, p->unpack[i]) = p->recvbuf[i];
-    }
+    halo_host_receive(ex, &p->adds, p->n_recv, p->unpack, p->recvbuf, d->x, to, d->work);
   }
-  if (!s->add) halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
+  halo_host_finish(ex, d->to, d->dst); /* forward: into the ghost slots */
   d->x = NULL;
   d->dst = d->to = NULL;
   return HALO_SUCCESS;
@@ -473,6 +508,7 @@ static halo_status nbr_end(halo_exec *ex) {
 
 static const halo_exec_ops halo_exec_neighbor_ops = {
     .name = "neighbor",
+    .units = 1,
     .setup = nbr_setup,
     .begin = nbr_begin,
     .end = nbr_end,

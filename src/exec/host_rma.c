@@ -16,7 +16,16 @@
  * begin() exposes and puts the first phase and returns; end() completes it,
  * unpacks, and runs the other phases. A receiver exposes its window for the
  * next exchange only after it unpacked the last, so a put never overwrites
- * values not yet read. */
+ * values not yet read.
+ *
+ * Units. The window, the send buffers and the work buffer hold entries of
+ * up to cfg.unit_max bytes (halo_host_words doubles an entry), made once. A
+ * message's place in a receiver's window is learnt in entries at set-up;
+ * the window's displacement unit is one byte, so each put lands at that
+ * place times the bytes of the exchange's entries, whatever their size, and
+ * nothing is made again when the size changes but the entry's datatype
+ * (MPI_DOUBLE for 8 bytes, the one-double road), local to this rank. Counts
+ * are in entries, split at max_count as for one double. */
 #include <string.h>
 
 #include "exec/host_common.h"
@@ -226,6 +235,9 @@ typedef struct {
   const double *x; /* the source of the exchange in flight */
   double *dst;     /* forward: the caller's ghost slots (NULL: own); reverse: x_local */
   double *to;      /* forward: where the ghosts land */
+  double *addbuf;  /* forward add of a unit: where the ghosts land (made at the first) */
+  MPI_Datatype dt; /* one entry of dt_bytes bytes, the puts' (MPI_DOUBLE: 8) */
+  int64_t dt_bytes;
 } rma_data;
 
 static void rma_destroy(halo_exec *ex) {
@@ -249,6 +261,8 @@ static void rma_destroy(halo_exec *ex) {
     halo_rma_posted_free(&p->posted);
   }
   halo_free(d->work);
+  halo_free(d->addbuf);
+  halo_host_entry_type_free(&d->dt);
   halo_host_slots_free(ex);
   halo_free(d);
   ex->data = NULL;
@@ -271,8 +285,9 @@ static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
   halo_status st = HALO_SUCCESS;
   const halo_schedule *s = ex->sched;
   MPI_Group all = MPI_GROUP_NULL;
+  const int64_t w = halo_host_words(ex);
   HALO_TRY(halo_host_slots_setup(ex));
-  HALO_TRY(HALO_CALLOC(d->work, s->n_work));
+  HALO_TRY(HALO_CALLOC(d->work, s->n_work * w));
   HALO_TRY_MPI(MPI_Comm_group(ex->cfg.comm, &all));
   *win_n = 0;
   for (int k = 0; k < s->n_phases; k++) {
@@ -288,7 +303,7 @@ static halo_status setup_local(halo_exec *ex, rma_data *d, int64_t *win_n) {
     p->win_off = *win_n;
     *win_n += p->n_recv;
     HALO_TRY(HALO_ALLOC(p->pack.src, p->pack.n));
-    HALO_TRY(HALO_ALLOC(p->sendbuf, p->pack.n));
+    HALO_TRY(HALO_ALLOC(p->sendbuf, p->pack.n * w));
     HALO_TRY(HALO_ALLOC(p->disp, ph->n_send));
     HALO_TRY(HALO_ALLOC(p->copy_src, p->n_copy));
     HALO_TRY(HALO_ALLOC(p->copy_dst, p->n_copy));
@@ -396,6 +411,8 @@ static halo_status rma_setup(halo_exec *ex) {
   if (d) {
     d->win = MPI_WIN_NULL;
     d->win_id = -1;
+    d->dt = MPI_DOUBLE;
+    d->dt_bytes = 8;
     for (int k = 0; k < HALO_MAX_PHASES; k++) d->ph[k].targets = d->ph[k].origins = MPI_GROUP_NULL;
   }
   ex->data = d;
@@ -406,9 +423,11 @@ static halo_status rma_setup(halo_exec *ex) {
   HALO_TRY_MPI(MPI_Info_create(&info));
   HALO_TRY_MPI(MPI_Info_set(info, "no_locks", "true")); /* active target only */
   HALO_TRY_MPI(MPI_Info_set(info, "same_disp_unit", "true"));
-  st = mpi_status(MPI_Win_allocate((MPI_Aint)(win_n * (int64_t)sizeof(double)), (int)sizeof(double),
-                                   info, ex->cfg.comm, &d->win_buf, &d->win),
-                  "MPI_Win_allocate");
+  /* entries of the largest unit; displacements in bytes (entries of any unit) */
+  st =
+      mpi_status(MPI_Win_allocate((MPI_Aint)(win_n * halo_host_words(ex) * (int64_t)sizeof(double)),
+                                  1, info, ex->cfg.comm, &d->win_buf, &d->win),
+                 "MPI_Win_allocate");
   if (st == HALO_SUCCESS)
     st = mpi_status(MPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
   HALO_TRY(halo_agree(ex->cfg.comm, st));
@@ -439,22 +458,22 @@ static halo_status phase_open(halo_exec *ex, rma_data *d, int k) {
   rma_phase *p = &d->ph[k];
   if (p->origins != MPI_GROUP_NULL) HALO_MPI(MPI_Win_post(p->origins, MPI_MODE_NOSTORE, d->win));
   HALO_CHECK(halo_rma_posted_start(&p->posted));
-  halo_host_pack_run(s, &p->pack, d->x, d->work, p->sendbuf);
-  halo_host_copies(s, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to, d->work);
+  halo_host_send(ex, &p->pack, p->sendbuf, p->n_copy, p->copy_src, p->copy_dst, d->x, d->to,
+                 d->work);
   if (p->targets == MPI_GROUP_NULL) return HALO_SUCCESS;
   HALO_CHECK(halo_rma_targets_posted(ex, &p->posted));
   HALO_MPI(MPI_Win_start(p->targets, 0, d->win));
-  const int64_t c = ex->cfg.max_count;
-  const double *buf = p->sendbuf;
+  const int64_t c = ex->cfg.max_count, b = d->dt_bytes;
+  const char *buf = (const char *)p->sendbuf;
   for (int i = 0; i < ph->n_send; i++) {
     const halo_msg *m = &ph->send[i];
     if (m->peer == s->rank) continue;
     for (int64_t done = 0; done < m->count; done += c) {
       const int n = (int)(m->count - done < c ? m->count - done : c);
-      HALO_MPI(MPI_Put(buf + done, n, MPI_DOUBLE, m->peer, (MPI_Aint)(p->disp[i] + done), n,
-                       MPI_DOUBLE, d->win));
+      HALO_MPI(MPI_Put(buf + done * b, n, d->dt, m->peer, (MPI_Aint)((p->disp[i] + done) * b), n,
+                       d->dt, d->win));
     }
-    buf += m->count;
+    buf += m->count * b;
   }
   return HALO_SUCCESS;
 }
@@ -468,21 +487,21 @@ static halo_status phase_close(halo_exec *ex, rma_data *d, int k) {
     HALO_CHECK(halo_rma_epoch_wait(ex, d->win, &p->posted));
   else
     HALO_CHECK(halo_exec_waitall(ex, p->posted.n_origins, p->posted.req));
-  const double *in = d->win_buf + p->win_off;
-  if (s->add) {
-    halo_host_adds_run(s, &p->adds, in, d->x, d->dst, d->work);
-    return HALO_SUCCESS;
-  }
-  for (int64_t i = 0; i < p->n_recv; i++)
-    *halo_host_dst_ptr(s, d->to, d->work, p->unpack[i]) = in[i];
+  const char *in = (const char *)d->win_buf + p->win_off * d->dt_bytes;
+  halo_host_receive(ex, &p->adds, p->n_recv, p->unpack, in, d->x, s->add ? d->dst : d->to, d->work);
   return HALO_SUCCESS;
 }
 
 static halo_status rma_begin(halo_exec *ex, const double *src, double *dst) {
   const halo_schedule *s = ex->sched;
   rma_data *d = ex->data;
+  if (ex->unit.bytes != d->dt_bytes) { /* the puts' datatype: the window holds any entry */
+    d->dt_bytes = 0;
+    HALO_CHECK(halo_host_entry_type(ex->unit.bytes, &d->dt));
+    d->dt_bytes = ex->unit.bytes;
+  }
   d->dst = dst;
-  halo_host_begin(ex, src, dst, d->work, &d->x, &d->to);
+  HALO_CHECK(halo_host_start(ex, src, dst, d->work, &d->addbuf, &d->x, &d->to));
   return s->n_phases ? phase_open(ex, d, 0) : HALO_SUCCESS;
 }
 
@@ -493,7 +512,7 @@ static halo_status rma_end(halo_exec *ex) {
     if (k > 0) HALO_CHECK(phase_open(ex, d, k));
     HALO_CHECK(phase_close(ex, d, k));
   }
-  if (!s->add) halo_host_deliver(ex, d->to, d->dst); /* into the ghost slots */
+  halo_host_finish(ex, d->to, d->dst); /* forward: into the ghost slots */
   d->x = NULL;
   d->dst = d->to = NULL;
   return HALO_SUCCESS;
@@ -509,6 +528,7 @@ static int rma_unblock(halo_exec *ex, int again) {
 
 const halo_exec_ops halo_exec_rma_ops = {
     .name = "rma",
+    .units = 1,
     .setup = rma_setup,
     .begin = rma_begin,
     .end = rma_end,

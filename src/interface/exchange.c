@@ -234,9 +234,11 @@ static halo_status unit_check(halo_plan P, halo_unit u, halo_op op, int reverse,
     const halo_transport_desc *t = halo_transport_find(P->transport);
     return HALO_ERROR(HALO_ERR_UNSUPPORTED,
                       "units other than one double (and a forward add or a reverse insert): "
-                      "host memory with transport host only, not yet %s memory with transport %s",
+                      "not yet %s memory with transport %s (host memory: transports host, rma, "
+                      "neighbor; device memory: staged, ipc, nccl, mpi-device)",
                       P->memory == HALO_MEMORY_DEVICE ? "device" : "host", t ? t->name : "?");
   }
+  HALO_CHECK(halo_exec_unit_ok(ex, x));
   if (x->bytes > P->set.unit_max)
     return HALO_ERROR(HALO_ERR_INVALID_ARG,
                       "a unit of %lld bytes ({type %d, k %d}) is larger than the plan's "
@@ -324,7 +326,7 @@ halo_status halo_slot_begin_unit(halo_plan P, int slot, int reverse, const halo_
   halo_exec *ex = reverse ? &set->rev : &set->fwd;
   const halo_status st = u ? halo_exec_begin_unit(ex, u, src, dst) : halo_exec_begin(ex, src, dst);
   if (st != HALO_SUCCESS) return plan_fail(P, st, NULL, NULL);
-  if (P->leaves.n_own) own_copies(P, set, reverse, u, src, dst);
+  if (P->leaves.n_own && !ex->ops->own_slots) own_copies(P, set, reverse, u, src, dst);
   set->state = reverse ? HALO_SLOT_REVERSE : HALO_SLOT_FORWARD;
   set->unit_call = u != NULL;
   P->uses++;

@@ -247,12 +247,6 @@ halo_status halo_plan_build(halo_context *ctx, halo_matrix A, const halo_plan_in
   P->leaves.n_ghost = in->n_ghost;
   HALO_TRY(halo_agree(ctx->comm, st));
   P->memory = s.opts.memory == HALO_MEMORY_AUTO ? (A ? A->mem : HALO_MEMORY_HOST) : s.opts.memory;
-  if (P->memory == HALO_MEMORY_DEVICE && P->leaves.n_own)
-    st = HALO_ERROR(HALO_ERR_UNSUPPORTED,
-                    "%lld ghost slots name this rank's own entries: host memory only for now "
-                    "(a device plan needs every slot on another rank)",
-                    (long long)P->leaves.n_own);
-  HALO_TRY(halo_agree(ctx->comm, st));
   P->later = HALO_TRANSPORT_AUTO;
   /* strategy auto with transport auto chooses the transport too (host memory: host, or rma
    * where the parameters have rma.*) */

@@ -2,7 +2,7 @@
  * parts, and the serial reader. The writer is hcsr_write.c, the collective
  * reader, in which every rank reads its own rows with MPI-IO, hcsr_mpi.c.
  *
- * The layout and the checksum are in include/halo/io.h and README.md. A
+ * The layout and the checksum are in include/halo/io.h and docs/input.md. A
  * part's checksum is a sum over its elements of a hash of (index, element),
  * so a rank adds up the elements it reads, whatever its slice, and one
  * MPI_Allreduce gives the checksum of the whole part.

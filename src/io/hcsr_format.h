@@ -1,6 +1,6 @@
 /* The binary CSR format (.hcsr): what its writer, its serial reader and its
  * collective reader share. The layout and the checksum are in
- * include/halo/io.h and README.md. */
+ * include/halo/io.h and docs/input.md. */
 #ifndef HALO_IO_HCSR_FORMAT_H
 #define HALO_IO_HCSR_FORMAT_H
 

@@ -1,4 +1,4 @@
-/* The performance model of a schedule (DESIGN.md §6): the modeled time of
+/* The performance model of a schedule (docs/strategies.md): the modeled time of
  * every phase of every rank from the machine parameters (model/params.h), and
  * of a plan, the sum over its phases of the slowest rank's time. Pure
  * functions: no MPI, no CUDA.

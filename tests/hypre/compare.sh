@@ -6,12 +6,13 @@
 # strategy), and HALO_HYPRE_VIEW must show that every exchange of values of
 # the solve went through halo.
 #
-# usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE
-# suites: strategies solvers files petsc fallback
+# usage: compare.sh MPIEXEC BUILD_DIR SOURCE_DIR SUITE [BUILD]
+# suites: strategies solvers files petsc fallback (hypre's plain build), builds (BUILD 64:
+# bigint, 64m: mixed-int; libhalo_hypre$BUILD on hypre$BUILD_amg_solve, a reduced set)
 set -uo pipefail
-mpiexec=$1 build=$2 src=$3 suite=$4
-lib=$build/libhalo_hypre.so
-amg=$build/examples/hypre_amg_solve
+mpiexec=$1 build=$2 src=$3 suite=$4 variant=${5:-}
+lib=$build/libhalo_hypre$variant.so
+amg=$build/examples/hypre${variant}_amg_solve
 ksp=$build/examples/petsc/petsc_ksp_lap27
 view_prefix=halo_hypre_view:
 # shellcheck source=../compare_lib.sh
@@ -56,6 +57,40 @@ plans() {
     fail "$1: plans not all '$2' (or none):"
     echo "$bad" | sed 's/^/    /'
   fi
+}
+
+# the integer sizes (HYPRE_Int, HYPRE_BigInt) and the name of a build of hypre by its suffix
+sizes() {
+  case $1 in
+  64) echo "8 8 bigint" ;;
+  64m) echo "4 8 mixed-int" ;;
+  *) echo "4 4 plain" ;;
+  esac
+}
+
+# cross: the example built against each other build of hypre present, under this build's
+# library: said once on stderr, naming both builds' integer sizes and the library to load
+# instead; every call handed to hypre untouched, the same answers, nothing through halo
+cross() {
+  local v prog mine theirs
+  read -r -a mine <<<"$(sizes "$variant")"
+  for v in "" 64 64m; do
+    [ "$v" = "$variant" ] && continue
+    prog=$build/examples/hypre${v}_amg_solve
+    [ -x "$prog" ] || continue
+    read -r -a theirs <<<"$(sizes "$v")"
+    run x${v}_ref 3 -- "$prog" -n 12 -amg_print 0 || continue
+    run x${v}_halo 3 LD_PRELOAD="$lib" HALO_HYPRE_VIEW=1 -- "$prog" -n 12 -amg_print 0 || continue
+    same x${v}_ref x${v}_halo
+    grep -qF "halo-hypre: the loaded libHYPRE's HYPRE_Int has ${theirs[0]} bytes and its HYPRE_BigInt ${theirs[1]} bytes (a ${theirs[2]} build of hypre); libhalo_hypre$variant was built for ${mine[0]} and ${mine[1]} (a ${mine[2]} build): load libhalo_hypre$v.so instead" \
+      "$work/x${v}_halo.err" ||
+      fail "x${v}_halo: no message naming both builds' sizes: $(head -3 "$work/x${v}_halo.err")"
+    [ "$(grep -c '^halo-hypre:' "$work/x${v}_halo.err")" -eq 1 ] ||
+      fail "x${v}_halo: not one message: $(head -5 "$work/x${v}_halo.err")"
+    if grep -q '^halo_hypre_view: exchanges through halo: [1-9]' "$work/x${v}_halo.out"; then
+      fail "x${v}_halo: exchanges went through halo on another build of hypre"
+    fi
+  done
 }
 
 case $suite in
@@ -173,20 +208,40 @@ fallback)
   # white space around a value is not part of it (issue 44 item 6): taken, through halo
   run fb_space 3 LD_PRELOAD="$lib" "HALO_STRATEGY= 3step " "HALO_HYPRE_VIEW= 1" -- "$amg" -n 12 -amg_print 0 &&
     same fb_ref fb_space && through fb_space
-  # a bigint build of hypre (the same release, Debian's libhypre64-dev) under the adapter built
-  # for the plain one: said once, every call handed to hypre untouched, the same answers
-  amg64=$build/examples/hypre64_amg_solve
-  if [ -x "$amg64" ]; then
-    run fb64_ref 3 -- "$amg64" -n 12 -amg_print 0 &&
-      run fb64_halo 3 LD_PRELOAD="$lib" HALO_HYPRE_VIEW=1 -- "$amg64" -n 12 -amg_print 0 &&
-      same fb64_ref fb64_halo &&
-      { grep -q "halo-hypre: the loaded libHYPRE's HYPRE_Int has 8 bytes, the headers libhalo_hypre was built with 4" \
-          "$work/fb64_halo.err" ||
-        fail "fb64_halo: no message naming the sizes: $(head -3 "$work/fb64_halo.err")"; }
-  fi
+  # the bigint and mixed-int builds of hypre (the same release, Debian's libhypre64-dev and
+  # libhypre64m-dev) under the adapter built for the plain one
+  cross
   # linked before -lHYPRE instead of preloaded: the same
   run fb_linked 3 HALO_HYPRE_VIEW=1 -- "$build/tests/hypre_amg_solve_linked" -n 12 -amg_print 0 &&
     same fb_ref fb_linked && through fb_linked
+  ;;
+builds)
+  # libhalo_hypre$variant on the example built against the same build of hypre: a reduced
+  # strategies and solvers suite (1-4 ranks, virtual nodes of 2, classical interpolation: P's
+  # package from A's), then the examples of the other builds refused
+  if [ ! -x "$amg" ] || [ ! -f "$lib" ]; then
+    fail "no $amg or $lib"
+  else
+    for np in 2 4; do
+      ref=b_np$np
+      run $ref $np -- "$amg" -n 14 -relax 18 -amg_print 0 || continue
+      for s in standard 3step split; do
+        name=${ref}_$s
+        run $name $np LD_PRELOAD="$lib" HALO_STRATEGY=$s HALO_RANKS_PER_NODE=2 HALO_MESSAGE_CAP=64 \
+          HALO_HYPRE_VIEW=1 -- "$amg" -n 14 -relax 18 -amg_print 0 || continue
+        same $ref $name
+        through $name
+        plans $name "$s,"
+      done
+    done
+    args="-n 12 -solver gmres -coarsen 6 -interp 0 -relax 3 -amg_print 0"
+    # shellcheck disable=SC2086
+    run b_classical 3 -- "$amg" $args &&
+      run b_classical_auto 3 LD_PRELOAD="$lib" HALO_STRATEGY=auto HALO_RANKS_PER_NODE=2 \
+        HALO_HYPRE_VIEW=1 -- "$amg" $args &&
+      same b_classical b_classical_auto && through b_classical_auto
+    cross
+  fi
   ;;
 *)
   echo "unknown suite $suite"

@@ -18,6 +18,7 @@
 #include <HYPRE_IJ_mv.h>
 
 #include "halo/hypre.h"
+#include "rect.h"
 
 static int failures;
 
@@ -29,13 +30,6 @@ static void check(int ok, const char *what, int rank)
   }
 }
 
-static void split(HYPRE_BigInt n, int rank, int size, HYPRE_BigInt *lo, HYPRE_BigInt *hi)
-{
-  HYPRE_BigInt base = n / size, extra = n % size;
-  *lo = rank * base + (rank < extra ? rank : extra);
-  *hi = *lo + base + (rank < extra ? 1 : 0);
-}
-
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -45,27 +39,13 @@ int main(int argc, char **argv)
   HYPRE_Init();
   halo_hypre_set_enabled(0); /* hypre's own exchanges in this process */
 
-  /* rows 0..M-1 split evenly; columns 0..N-1 split with the last rank
-   * owning none (an empty coarse rank) when there are several */
+  /* rows 0..M-1 split evenly; columns 0..N-1 split with the last rank owning
+   * none (an empty coarse rank) when there are several */
   const HYPRE_BigInt M = 97, N = 41;
   HYPRE_BigInt rlo, rhi, clo, chi;
-  split(M, rank, size, &rlo, &rhi);
-  split(N, rank, size > 1 ? size - 1 : 1, &clo, &chi);
-  if (size > 1 && rank == size - 1) clo = chi = N;
+  rect_ranges(rank, size, M, N, &rlo, &rhi, &clo, &chi);
   HYPRE_IJMatrix ij;
-  HYPRE_IJMatrixCreate(MPI_COMM_WORLD, rlo, rhi - 1, clo, chi - 1, &ij);
-  HYPRE_IJMatrixSetObjectType(ij, HYPRE_PARCSR);
-  HYPRE_IJMatrixInitialize(ij);
-  for (HYPRE_BigInt i = rlo; i < rhi; i++)
-    for (int k = 0; k < 4; k++) {
-      HYPRE_BigInt j = (i * 7 + k * 13 + (i % 5) * k) % N;
-      double v = 1.0 + 0.1 * (double)k + 1e-3 * (double)i;
-      HYPRE_Int one = 1;
-      HYPRE_IJMatrixAddToValues(ij, 1, &one, &i, &j, &v);
-    }
-  HYPRE_IJMatrixAssemble(ij);
-  hypre_ParCSRMatrix *A;
-  HYPRE_IJMatrixGetObject(ij, (void **)&A);
+  hypre_ParCSRMatrix *A = rect_matrix(rank, size, M, N, 4, 1.0, &ij);
   if (!hypre_ParCSRMatrixCommPkg(A)) hypre_MatvecCommPkgCreate(A);
   hypre_ParCSRCommPkg *pkg = hypre_ParCSRMatrixCommPkg(A);
   HYPRE_Int ns = hypre_ParCSRCommPkgNumSends(pkg), nr = hypre_ParCSRCommPkgNumRecvs(pkg);

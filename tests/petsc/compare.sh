@@ -65,6 +65,29 @@ assert rev == mt, f"{rev} reverse exchanges through halo, {mt} MatMultTranspose"
 EOF
 }
 
+# shares NAME WHOLE SOLVE: -halo_sf_view's share of all ranks' star-forest bytes through halo,
+# at least WHOLE % over the whole run and SOLVE % in the solve phase (within KSPSolve,
+# SNESSolve, TSStep, TaoSolve); the solve phase is part of the run, and some bytes move in it
+shares() {
+  python3 - "$work/$1.out" "$2" "$3" >"$work/diff" 2>&1 <<'EOF' || { fail "$1: share through halo:"; sed 's/^/    /' "$work/diff"; }
+import re, sys
+out, whole_min, solve_min = open(sys.argv[1]).read(), float(sys.argv[2]), float(sys.argv[3])
+counts = (r"operations through halo (\d+), left to basic (\d+); bytes of leaves on other ranks "
+          r"through halo (\d+), left to basic (\d+): ([0-9.]+) % through halo$")
+w = re.search(r"^halo_sf_view: \d+ star forests made .*; all ranks' " + counts, out, re.M)
+s = re.search(r"^halo_sf_view: solve phase \(within KSPSolve, SNESSolve, TSStep, TaoSolve\): "
+              r"all ranks' " + counts, out, re.M)
+assert w, "no -halo_sf_view summary"
+assert s, "no solve phase in -halo_sf_view: " + "; ".join(re.findall(r"^halo_sf_view: solve.*$", out, re.M))
+w = [int(x) for x in w.groups()[:4]] + [float(w.group(5))]
+s = [int(x) for x in s.groups()[:4]] + [float(s.group(5))]
+assert all(0 <= s[i] <= w[i] for i in range(4)) and s[0] > 0, \
+    f"solve phase's operations and bytes (halo, basic) {s[:4]} against the run's {w[:4]}"
+assert w[4] >= whole_min, f"{w[4]} % of the run's bytes through halo (at least {whole_min} %)"
+assert s[4] >= solve_min, f"{s[4]} % of the solve phase's bytes through halo (at least {solve_min} %)"
+EOF
+}
+
 halo_sf=(-dll_append "$lib" -halo_sf -halo_sf_view)
 strategies=(standard 2step 3step split auto)
 
@@ -235,6 +258,10 @@ cases)
       grep -Eq "^halo_sf_view: [34] plans; 0 star forests left to PETSc's basic$" \
         "$work/cases_np${np}_$s.out" ||
         fail "cases_np${np}_$s: expected a plan for every star forest:"$'\n'"$(grep halo_sf_view "$work/cases_np${np}_$s.out")"
+      # no solve in this program: nothing counted in the solve phase
+      grep -q "^halo_sf_view: solve phase (within KSPSolve, SNESSolve, TSStep, TaoSolve): all ranks' operations through halo 0, left to basic 0; no bytes between ranks$" \
+        "$work/cases_np${np}_$s.out" ||
+        fail "cases_np${np}_$s: a solve phase where there is none: $(grep 'halo_sf_view: solve' "$work/cases_np${np}_$s.out")"
       # every star forest listed, the ghost scatter's operations and bytes counted: its 5
       # leaves on other ranks, 8 bytes each, 4 calls through halo (forward insert and add,
       # reverse add and insert) and 1 left to basic (reverse max); the block-size-2 scatter's
@@ -273,6 +300,23 @@ cases)
           fail "cases_np${np}_corrupt: no message naming the entry: $(grep -m2 'halo' "$work/cases_np${np}_corrupt.out")"
       fi
     fi
+    # the program's own event log calls after halo set its callbacks: PETSc's default log
+    # started again, or the callbacks cleared; before PETSc 3.20 either replaces halo's and
+    # the view says the solve phase was not measured (from 3.20 the handlers sit side by side)
+    if [ "$np" -eq 2 ]; then
+      for c in default none; do
+        t="cases_np${np}_log_$c"
+        run "$t" "$np" "$cases" -log_callbacks $c "${halo_sf[@]}" || continue
+        if grep -q "^petsc_before_3_20 1$" "$work/$t.out"; then
+          grep -q "^halo_sf_view: solve phase not measured: the program replaced PETSc's event callbacks" "$work/$t.out" ||
+            fail "$t: replaced callbacks not reported: $(grep 'halo_sf_view: solve' "$work/$t.out")"
+        else
+          grep -q "^petsc_before_3_20 0$" "$work/$t.out" &&
+            grep -q "^halo_sf_view: solve phase (within .*; no bytes between ranks$" "$work/$t.out" ||
+            fail "$t: $(grep -E 'petsc_before|halo_sf_view: solve' "$work/$t.out")"
+        fi
+      done
+    fi
     # a vector scattered into itself: halo gives the right values
     run "cases_np${np}_in_place" "$np" "$cases" -in_place "${halo_sf[@]}" || continue
     grep -q "^in_place_shift_max_error 0.$" "$work/cases_np${np}_in_place.out" ||
@@ -285,12 +329,17 @@ tutorials)
   # monitor output with halo (standard: every line; 3step: within 1e-10), the matrix's
   # scatter through halo, and every star forest's bytes (the DMDA's global-to-local update:
   # units of 4, leaves on their own rank, a leaf map on some ranks)
-  ex19=$build/tests/petsc_tutorial_snes_ex19
-  for np in 2 4; do
-    for mt in aij baij; do
+  # Another PETSc build (SUFFIX: complex scalars, 64-bit PetscInt): the same programs built
+  # against it, reduced for CI's time (2 ranks, standard, ex19 with BAIJ), compared with
+  # themselves without halo on that build, never across builds
+  nps=(2 4) strats=(standard 3step) mts=(aij baij)
+  [ -n "$v" ] && nps=(2) strats=(standard) mts=(baij)
+  ex19=$build/tests/petsc${v}_tutorial_snes_ex19
+  for np in "${nps[@]}"; do
+    for mt in "${mts[@]}"; do
       base=(-da_grid_x 16 -da_grid_y 16 -dm_mat_type "$mt" -snes_monitor -ksp_monitor)
       run "ex19_${mt}_np$np" "$np" "$ex19" "${base[@]}" || continue
-      for s in standard 3step; do
+      for s in "${strats[@]}"; do
         t="ex19_${mt}_np${np}_$s"
         run "$t" "$np" "$ex19" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy $s \
           -halo_sf_ranks_per_node 2 || continue
@@ -304,29 +353,102 @@ tutorials)
         grep -q "^halo_sf_view: 2 plans; 0 star forests left to PETSc's basic$" "$work/$t.out" &&
           grep -Eq "^halo_sf_view: 4 star forests made .*: 100.0 % through halo$" "$work/$t.out" ||
           fail "$t: not every star forest through halo:"$'\n'"$(grep 'halo_sf_view: [0-9]' "$work/$t.out")"
+        shares "$t" 100 100
       done
     done
+  done
+  # ex19 matrix-free (-snes_mf, no preconditioner: Newton-Krylov whose every product is a
+  # residual evaluation): its only scatter is the DMDA's global-to-local update (units of 4,
+  # leaves on their own rank), one plan, all of its bytes through halo; the same output
+  for np in "${nps[@]}"; do
+    base=(-da_grid_x 16 -da_grid_y 16 -snes_mf -pc_type none -snes_monitor -ksp_monitor)
+    run "ex19_mf_np$np" "$np" "$ex19" "${base[@]}" || continue
+    t="ex19_mf_np${np}_standard"
+    run "$t" "$np" "$ex19" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy standard || continue
+    same "ex19_mf_np$np" "$t"
+    grep -q "^halo_sf_view: 1 plans; 0 star forests left to PETSc's basic$" "$work/$t.out" ||
+      fail "$t: not one plan, wholly through halo:"$'\n'"$(grep 'halo_sf_view: [0-9]' "$work/$t.out")"
+    shares "$t" 100 100
   done
   # PETSc's SNES ex13 unmodified (Poisson, Q2 on a DMPlex of 16 x 16 quadrilaterals): its
   # star forests are made by PetscSFSetGraph (the mesh's distribution, the sections' point
   # and dof star forests); the same monitor output with halo, and most of its star forests'
   # bytes through halo (90-91 % at 16^2: what stays basic's is set-up calls of other
-  # operations and fetch-and-ops)
-  ex13=$build/tests/petsc_tutorial_snes_ex13
+  # operations and fetch-and-ops), all of its solve phase's (the set-up is outside SNESSolve)
+  ex13=$build/tests/petsc${v}_tutorial_snes_ex13
   base=(-dm_plex_simplex 0 -dm_plex_box_faces 16,16 -potential_petscspace_degree 2 -snes_monitor
     -ksp_monitor -pc_type jacobi -ksp_rtol 1e-10)
-  for np in 2 4; do
+  # (Debian's 64-bit PETSc links the same 32-bit-index libptscotch as the 32-bit one: its default
+  # partitioner crashes in DMPlexDistribute, so the simple one)
+  [[ $v == 64* ]] && base+=(-petscpartitioner_type simple)
+  for np in "${nps[@]}"; do
     run "ex13_np$np" "$np" "$ex13" "${base[@]}" || continue
     t="ex13_np${np}_halo"
     run "$t" "$np" "$ex13" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy standard || continue
-    same "ex13_np$np" "$t"
-    python3 - "$work/$t.out" >"$work/diff" 2>&1 <<'EOF' || { fail "$t: share through halo:"; sed 's/^/    /' "$work/diff"; }
-import re, sys
-m = re.search(r"^halo_sf_view: (\d+) star forests made .*: ([0-9.]+) % through halo$", open(sys.argv[1]).read(), re.M)
-assert m, "no -halo_sf_view summary"
-assert float(m.group(2)) >= 88.0, f"{m.group(2)} % of the bytes through halo"
-EOF
+    # at 4 ranks PETSc alone does not always repeat its own last bits (seen twice in ctest
+    # runs on a loaded machine: the run without halo differed from the 6 before it from the
+    # 19th iteration on, in the 13th digit)
+    if [ "$np" -eq 2 ]; then same "ex13_np$np" "$t"; else close "ex13_np$np" "$t" 1e-10; fi
+    # (another build, 2 ranks: all of the solve phase's bytes, as the real build's there)
+    whole=88 solve=95
+    [ -n "$v" ] && solve=100
+    shares "$t" $whole $solve
   done
+  # PETSc's TS ex5 of advection-diffusion-reaction unmodified (Gray-Scott pattern formation:
+  # a DMDA of 2 unknowns a point, implicit steps, each a Newton solve): the same monitor
+  # output with halo (3step: within 1e-12), every star forest through halo, in the run and
+  # within TSStep
+  ts5=$build/tests/petsc${v}_tutorial_ts_adr_ex5
+  base=(-da_grid_x 32 -da_grid_y 32 -ts_max_steps 5 -ts_monitor -snes_monitor -ksp_monitor)
+  for np in "${nps[@]}"; do
+    run "ts_ex5_np$np" "$np" "$ts5" "${base[@]}" || continue
+    for s in "${strats[@]}"; do
+      t="ts_ex5_np${np}_$s"
+      run "$t" "$np" "$ts5" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy $s \
+        -halo_sf_ranks_per_node 2 || continue
+      if [ "$s" = standard ]; then same "ts_ex5_np$np" "$t"; else close "ts_ex5_np$np" "$t" 1e-12; fi
+      grep -q "^halo_sf_view: 2 plans; 0 star forests left to PETSc's basic$" "$work/$t.out" ||
+        fail "$t: not every star forest through halo:"$'\n'"$(grep 'halo_sf_view: [0-9]' "$work/$t.out")"
+      shares "$t" 100 100
+    done
+  done
+  # PETSc's KSP ex45 unmodified (the 3-D Laplacian on a DMDA of 17^3) with geometric multigrid
+  # of 3 levels and a redundant coarse solve (PCREDUNDANT: every rank gathers the whole
+  # coarse problem, a scatter with leaves on their own rank and on others): the same residual
+  # history with halo (3step, whose restriction adds in another order: within 1e-12, or
+  # 1e-12 of the first residual), every star forest through halo, in the run and in KSPSolve
+  ex45=$build/tests/petsc${v}_tutorial_ksp_ex45
+  base=(-da_grid_x 17 -da_grid_y 17 -da_grid_z 17 -pc_type mg -pc_mg_levels 3
+    -mg_coarse_pc_type redundant -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 2
+    -mg_levels_pc_type jacobi -ksp_rtol 1e-10 -ksp_monitor -ksp_view)
+  for np in "${nps[@]}"; do
+    run "mg_ex45_np$np" "$np" "$ex45" "${base[@]}" || continue
+    grep -q "^  *type: redundant$" "$work/mg_ex45_np$np.out" ||
+      fail "mg_ex45_np$np: no redundant coarse solve in -ksp_view"
+    for s in "${strats[@]}"; do
+      t="mg_ex45_np${np}_$s"
+      run "$t" "$np" "$ex45" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy $s \
+        -halo_sf_ranks_per_node 2 || continue
+      if [ "$s" = standard ]; then same "mg_ex45_np$np" "$t"; else close "mg_ex45_np$np" "$t" 1e-12; fi
+      # a plan per level's scatter, the interpolations' (forward and reverse) and the
+      # redundant solve's gather
+      grep -Eq "^halo_sf_view: [5-9] plans; 0 star forests left to PETSc's basic$" "$work/$t.out" &&
+        grep -Eq "^halo_sf_view: PetscSF plan [0-9]+: .*through halo: [1-9][0-9]* forward, [1-9][0-9]* reverse$" "$work/$t.out" ||
+        fail "$t: not every star forest through halo:"$'\n'"$(grep 'halo_sf_view: [0-9P]' "$work/$t.out")"
+      shares "$t" 100 100
+    done
+  done
+  # the solve phase under -log_view, whose event callbacks halo's follow (and call): the
+  # same counts as without it, and -log_view's table
+  t=mg_ex45_np2_log_view
+  if [ -z "$v" ] && [ -f "$work/mg_ex45_np2_standard.out" ] &&
+    run "$t" 2 "$ex45" "${base[@]}" "${halo_sf[@]}" -halo_sf_strategy standard \
+      -halo_sf_ranks_per_node 2 -log_view; then
+    grep -q "^KSPSolve  *1 " "$work/$t.out" || fail "$t: no KSPSolve in -log_view's table"
+    diff <(grep "^halo_sf_view: solve phase" "$work/mg_ex45_np2_standard.out") \
+      <(grep "^halo_sf_view: solve phase" "$work/$t.out") >"$work/diff" ||
+      { fail "$t: the solve phase counted otherwise under -log_view:"; sed 's/^/    /' "$work/diff"; }
+  fi
   ;;
 misuse)
   # an option halo does not accept, and a plan halo cannot make: a PETSc

@@ -9,6 +9,7 @@
  * integers. The one it must hand to PETSc's basic untouched: MAX_VALUES. */
 #include <petscsf.h>
 #include <petscvec.h>
+#include <string.h>
 
 /* Two numbers that change with any entry: the sum and a position-weighted sum. */
 static PetscErrorCode Report(const char *what, Vec v) {
@@ -51,6 +52,16 @@ int main(int argc, char **argv) {
   PetscInt *idx;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  { /* -log_callbacks default|none: the program starts PETSc's default event log itself, or
+     * (before PETSc 3.20) clears the event callbacks, after halo (-dll_append) set its own */
+    char what[16] = "";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-log_callbacks", what, sizeof what, NULL));
+    if (!strcmp(what, "default")) PetscCall(PetscLogDefaultBegin());
+#if PETSC_VERSION_LT(3, 20, 0)
+    if (!strcmp(what, "none")) PetscCall(PetscLogSet(NULL, NULL));
+#endif
+    if (what[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petsc_before_3_20 %d\n", (int)PETSC_VERSION_LT(3, 20, 0)));
+  }
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(VecCreateMPI(PETSC_COMM_WORLD, n, PETSC_DETERMINE, &x));

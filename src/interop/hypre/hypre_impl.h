@@ -19,6 +19,15 @@
 #define HH_SCALAR_OK 1
 #endif
 
+/* The adapter's own library (libhalo_hypre, libhalo_hypre64, libhalo_hypre64m: one per build of
+ * hypre, set by CMake) and the file name of the libHYPRE it was built against. */
+#ifndef HH_LIBNAME
+#define HH_LIBNAME "libhalo_hypre"
+#endif
+#ifndef HH_HYPRE_LIBNAME
+#define HH_HYPRE_LIBNAME "libHYPRE.so"
+#endif
+
 /* Device memory: HH_DEVICE is 1 when halo and the hypre it is built against
  * both have CUDA (device.cu is then part of the library). */
 #ifndef HH_DEVICE
@@ -104,11 +113,12 @@ int hh_launcher_rank(void);
 /** The settings (read from the environment at the first call). */
 hh_settings *hh_settings_get(void);
 
-/** 1 when the loaded libHYPRE's HYPRE_Int has the size of the headers' the
- *  adapter was built with (a bigint libHYPRE of the same release has 8
- *  bytes: the version does not tell), else 0: then every function the adapter
- *  stands in front of hands its call to hypre untouched, reading none of
- *  hypre's structures (their layout differs), and the settings say why. */
+/** 1 when the loaded libHYPRE's HYPRE_Int and HYPRE_BigInt have the sizes of
+ *  the headers' the adapter was built with (plain 4 and 4, bigint 8 and 8,
+ *  mixed-int 4 and 8: builds of one release, which the version does not tell
+ *  apart), else 0: then every function the adapter stands in front of hands
+ *  its call to hypre untouched, reading none of hypre's structures (their
+ *  layout differs), and the settings say why. */
 int hh_abi_ok(void);
 
 /** Print msg on the standard error, prefixed "halo-hypre: ", on rank 0
@@ -138,6 +148,8 @@ typedef struct {
   double modeled;          /* its modeled seconds (HALO_HYPRE_VIEW), else 0 */
   char describe[256];      /* halo_plan_describe */
   int64_t n_forward, n_reverse; /* exchanges through halo */
+  int64_t n_multi;         /* of those, of several vectors at once */
+  int multi_k;             /* the most vectors of one of them */
   int64_t n_hypre;         /* exchanges of values left to hypre */
   double seconds;          /* time inside the create and destroy calls of its exchanges */
   double plan_seconds;     /* time to make its plan (at its first exchange) */

@@ -7,8 +7,26 @@
  * the package's communicator makes (hypre's products and smoothers exchange
  * on every rank), so that packages never used for values cost nothing and
  * those used once inside a set-up (its intermediate matrices) no plan; an AMG
- * hierarchy's packages get theirs at the end of its set-up. The
- * decisions that send an exchange to halo or to hypre depend only on what
+ * hierarchy's packages get theirs at the end of its set-up.
+ *
+ * Several vectors at once. A product of a ParCSR matrix with a multivector
+ * (a hypre_ParVector of k vectors) first makes the matrix's package one of k
+ * components (hypre_ParCSRCommPkgUpdateVecStarts, hypre 2.26: num_components
+ * = k, send_map_starts and recv_vec_starts multiplied by k in place,
+ * send_map_elmts made anew), then packs entry i's k values together (vector
+ * j of entry i at i*k + j of the send buffer) and receives the ghosts the
+ * same way, interleaved (the ghosts' multivector is stored row-wise). Each
+ * packed entry is one halo entry of unit {double, k}: the exchange runs on a
+ * second plan of the package (per memory), made from the same lists with
+ * exec.unit_max_bytes = 8 k at the package's first exchange of k > 1
+ * vectors (made again, larger, for a larger k), so that the plan of one
+ * vector keeps its buffers of 8 bytes an entry and a program that alternates
+ * one and several vectors makes no MPI requests again at each switch
+ * (hypre's development branch sets a package back to fewer vectors since
+ * 2fe79606e, #1589; 2.26's products cannot: its starts become 0). Host memory, on a transport that
+ * moves units (halo_plan_unit_check); elsewhere they are left to hypre.
+ *
+ * The decisions that send an exchange to halo or to hypre depend only on what
  * every rank sees alike (the job, the package, the plan's state, the
  * exchanges in flight on it), so that the ranks of one exchange always take
  * the same road: the two roads use different communicators (halo's plans
@@ -26,8 +44,9 @@ struct hh_pkg_s {
   hypre_ParCSRCommPkg *pkg;
   hh_pkg *next;             /* hash chain */
   const void *matrix;       /* the matrix it was made for */
-  /* what the plan was made from: an exchange of a package that no longer
-   * looks like this (several vectors at once) is left to hypre */
+  /* what the plan was made from, in entries (one vector): an exchange of a
+   * package that no longer looks like this, for its number of vectors, is
+   * left to hypre */
   HYPRE_Int num_sends, num_recvs, n_send, n_recv;
   const HYPRE_Int *send_map_starts, *recv_vec_starts;
   /* its plans, one per memory of hypre's buffers (HH_HOST, HH_DEVICE), each
@@ -35,8 +54,14 @@ struct hh_pkg_s {
   int state[2];             /* 0: no plan yet, 1: plan, -1: left to hypre */
   int uses[2];              /* exchanges of values in each memory before its plan */
   halo_plan plan[2];
-  int busy;                 /* an exchange is in flight on plan[mem] */
-  int mem;                  /* ... that plan */
+  /* the plans of several vectors at once (units of k doubles), one per
+   * memory, made at the first such exchange in that memory */
+  int mstate[2];            /* 0: none yet, 1: mplan, -1: left to hypre */
+  int mk[2];                /* the most vectors mplan[mem]'s buffers hold */
+  halo_plan mplan[2];
+  int busy;                 /* an exchange is in flight on inflight */
+  halo_plan inflight;       /* ... plan[mem] or mplan[mem] */
+  int mem;                  /* ... in that memory */
   int reverse;              /* ... in reverse */
   double t_start;           /* time spent starting it */
   hypre_ParCSRCommHandle handle; /* the handle halo's exchanges return */
@@ -80,26 +105,38 @@ static void apply_tag(hh_pkg *e)
     }
 }
 
+/* The vectors a package is set for now (hypre_ParCSRCommPkgUpdateVecStarts):
+ * the same on every rank, as the vectors of the product that set it; a
+ * package made without the field set counts as one. */
+static int components(const hypre_ParCSRCommPkg *p)
+{
+  const HYPRE_Int k = hypre_ParCSRCommPkgNumComponents(p);
+  return k > 1 ? (int)k : 1;
+}
+
 static void fingerprint(hh_pkg *e)
 {
   hypre_ParCSRCommPkg *p = e->pkg;
+  const HYPRE_Int k = components(p);
   e->num_sends = hypre_ParCSRCommPkgNumSends(p);
   e->num_recvs = hypre_ParCSRCommPkgNumRecvs(p);
   e->send_map_starts = hypre_ParCSRCommPkgSendMapStarts(p);
   e->recv_vec_starts = hypre_ParCSRCommPkgRecvVecStarts(p);
-  e->n_send = e->send_map_starts ? e->send_map_starts[e->num_sends] : 0;
-  e->n_recv = e->recv_vec_starts ? e->recv_vec_starts[e->num_recvs] : 0;
+  e->n_send = e->send_map_starts ? e->send_map_starts[e->num_sends] / k : 0;
+  e->n_recv = e->recv_vec_starts ? e->recv_vec_starts[e->num_recvs] / k : 0;
 }
 
-static int same_fingerprint(const hh_pkg *e)
+/* Whether the package still has the lists its plans were made from, set for
+ * k vectors: the same arrays, k times the entries. */
+static int same_fingerprint(const hh_pkg *e, int k)
 {
   const hypre_ParCSRCommPkg *p = e->pkg;
   return e->num_sends == hypre_ParCSRCommPkgNumSends(p) &&
          e->num_recvs == hypre_ParCSRCommPkgNumRecvs(p) &&
          e->send_map_starts == hypre_ParCSRCommPkgSendMapStarts(p) &&
          e->recv_vec_starts == hypre_ParCSRCommPkgRecvVecStarts(p) &&
-         (!e->send_map_starts || e->n_send == e->send_map_starts[e->num_sends]) &&
-         (!e->recv_vec_starts || e->n_recv == e->recv_vec_starts[e->num_recvs]);
+         (!e->send_map_starts || (int64_t)e->n_send * k == e->send_map_starts[e->num_sends]) &&
+         (!e->recv_vec_starts || (int64_t)e->n_recv * k == e->recv_vec_starts[e->num_recvs]);
 }
 
 void hh_pkg_register(hypre_ParCSRMatrix *A)
@@ -137,7 +174,7 @@ void hh_pkg_register(hypre_ParCSRMatrix *A)
 static void complete(hh_pkg *e)
 {
   if (!e->busy) return;
-  halo_plan plan = e->plan[e->mem];
+  halo_plan plan = e->inflight;
   halo_status st = e->reverse ? halo_exchange_reverse_end(plan) : halo_exchange_end(plan);
   e->busy = 0;
   if (st != HALO_SUCCESS) {
@@ -154,8 +191,10 @@ void hh_pkg_unregister(hypre_ParCSRCommPkg *pkg)
     if (e->pkg != pkg) continue;
     *pp = e->next;
     complete(e);
-    halo_plan_destroy(&e->plan[HH_HOST]);
-    halo_plan_destroy(&e->plan[HH_DEVICE_MEM]);
+    for (int m = 0; m < 2; m++) {
+      halo_plan_destroy(&e->plan[m]);
+      halo_plan_destroy(&e->mplan[m]);
+    }
     if (e->mv.ghosts) hypre_SeqVectorDestroy(e->mv.ghosts);
     free(e->mv.send);
     free(e->mv.recv);
@@ -173,7 +212,8 @@ void hh_pkg_drop_plans(void)
       complete(e);
       for (int m = 0; m < 2; m++) {
         halo_plan_destroy(&e->plan[m]);
-        e->state[m] = 0;
+        halo_plan_destroy(&e->mplan[m]);
+        e->state[m] = e->mstate[m] = e->mk[m] = 0;
       }
     }
 }
@@ -215,7 +255,8 @@ static void plan_hierarchy(MPI_Comm comm, hypre_ParCSRMatrix **mats, int n)
             : hypre_MEMORY_UNDEFINED;
       mems[i] = m == hypre_MEMORY_HOST ? HH_HOST : m == hypre_MEMORY_DEVICE ? HH_DEVICE_MEM : -1;
       es[i] = e;
-      want[i] = e && mems[i] >= 0 && e->state[mems[i]] == 0 && !e->busy && same_fingerprint(e);
+      want[i] = e && mems[i] >= 0 && e->state[mems[i]] == 0 && !e->busy &&
+                components(e->pkg) == 1 && same_fingerprint(e, 1);
     }
     MPI_Allreduce(MPI_IN_PLACE, want, n, MPI_INT, MPI_MIN, comm);
     for (int i = 0; i < n; i++) {
@@ -284,7 +325,10 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
   int n_send = (int)hypre_ParCSRCommPkgNumSends(p);
   const HYPRE_Int *rs = hypre_ParCSRCommPkgRecvVecStarts(p);
   const HYPRE_Int *ss = hypre_ParCSRCommPkgSendMapStarts(p);
-  int64_t n_local = (n_send > 0 && ss) ? (int64_t)ss[n_send] : 0;
+  /* a package set for k vectors (hypre_ParCSRCommPkgUpdateVecStarts) counts
+   * k values an entry: the plan is in entries */
+  const int64_t k = components(p);
+  int64_t n_local = (n_send > 0 && ss) ? (int64_t)ss[n_send] / k : 0;
   int *recv_ranks = malloc((size_t)(n_recv > 0 ? n_recv : 1) * sizeof *recv_ranks);
   int64_t *recv_starts = malloc((size_t)(n_recv + 1) * sizeof *recv_starts);
   int *send_ranks = malloc((size_t)(n_send > 0 ? n_send : 1) * sizeof *send_ranks);
@@ -296,17 +340,23 @@ halo_status halo_hypre_plan_create_from_comm_pkg(hypre_ParCSRCommPkg *p,
   } else {
     /* The send buffer is the part this rank owns, entry i sent as entry i:
      * the plan moves exactly hypre's packed buffers. */
+    int whole = 1; /* every segment a whole number of entries of k values */
     recv_starts[0] = 0;
     for (int j = 0; j < n_recv; j++) {
       recv_ranks[j] = (int)hypre_ParCSRCommPkgRecvProc(p, j);
-      recv_starts[j + 1] = (int64_t)rs[j + 1] - (int64_t)rs[0];
+      const int64_t d = (int64_t)rs[j + 1] - (int64_t)rs[0];
+      whole &= d % k == 0;
+      recv_starts[j + 1] = d / k;
     }
     send_starts[0] = 0;
     for (int j = 0; j < n_send; j++) {
       send_ranks[j] = (int)hypre_ParCSRCommPkgSendProc(p, j);
-      send_starts[j + 1] = (int64_t)ss[j + 1] - (int64_t)ss[0];
+      const int64_t d = (int64_t)ss[j + 1] - (int64_t)ss[0];
+      whole &= d % k == 0;
+      send_starts[j + 1] = d / k;
     }
     for (int64_t i = 0; i < n_local; i++) send_indices[i] = i;
+    if (!whole) st = HALO_ERR_INVALID_ARG; /* not a package of hypre's making */
   }
   /* A failure to allocate on one rank is agreed on every rank (the plan's
    * creation is collective, so all must take the same road). */
@@ -378,10 +428,29 @@ static const char *plan_options(MPI_Comm comm, int mem, halo_plan_options *o)
 #endif
 }
 
+/* What the report keeps of a plan just made for record r. Collective (the
+ * model), as the plan's creation. */
+static void record_plan(hh_record *r, halo_plan plan)
+{
+  hh_settings *s = hh_settings_get();
+  r->planned = 1;
+  static int plans_made;
+  r->plan_order = ++plans_made;
+  for (int k = 0; k < HH_PARTS; k++)
+    if (halo_plan_setup_part_seconds(plan, (halo_setup_part)k, &r->parts[k]) != HALO_SUCCESS)
+      r->parts[k] = 0;
+  halo_plan_stats(plan, &r->stats);
+  hh_record_phases(plan, r);
+  halo_plan_describe(plan, r->describe, sizeof r->describe);
+  if (s->view) hh_view_arm();
+  double seconds = 0;
+  if (halo_plan_model(plan, s->opts.params, 0, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
+  r->modeled = seconds;
+}
+
 /* Make e's plan for memory mem (collective over the package's communicator). */
 static void make_plan(hh_pkg *e, int mem)
 {
-  hh_settings *s = hh_settings_get();
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
   const char *where = mem == HH_HOST ? "host" : "device";
   halo_plan_options o;
@@ -400,21 +469,56 @@ static void make_plan(hh_pkg *e, int mem)
     return;
   }
   e->state[mem] = 1;
-  if (!r) return;
   /* the report shows the last plan made (the device's, in a GPU solve) */
-  r->planned = 1;
-  static int plans_made;
-  r->plan_order = ++plans_made;
-  for (int k = 0; k < HH_PARTS; k++)
-    if (halo_plan_setup_part_seconds(e->plan[mem], (halo_setup_part)k, &r->parts[k]) != HALO_SUCCESS)
-      r->parts[k] = 0;
-  halo_plan_stats(e->plan[mem], &r->stats);
-  hh_record_phases(e->plan[mem], r);
-  halo_plan_describe(e->plan[mem], r->describe, sizeof r->describe);
-  if (s->view) hh_view_arm();
-  double seconds = 0; /* collective, as the plan's creation */
-  if (halo_plan_model(e->plan[mem], s->opts.params, 0, NULL, &seconds) != HALO_SUCCESS) seconds = 0;
-  r->modeled = seconds;
+  if (r) record_plan(r, e->plan[mem]);
+}
+
+/* Make e's plan of k > 1 vectors at once in memory mem (collective over the
+ * package's communicator, as make_plan; k is the same on every rank, the
+ * vectors of the product): the same lists, in entries, with buffers of 8 k
+ * bytes an entry (setting exec.unit_max_bytes, added to the settings'). One
+ * for fewer vectors is destroyed first. Host memory only, on a transport
+ * that moves units (halo_plan_unit_check): elsewhere the package's exchanges
+ * of several vectors are left to hypre, with the reason. */
+static void make_mplan(hh_pkg *e, int mem, int k)
+{
+  hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
+  const char *where = mem == HH_HOST ? "host" : "device";
+  halo_plan_destroy(&e->mplan[mem]);
+  e->mstate[mem] = e->mk[mem] = 0;
+  const char *why = NULL;
+  halo_status st = HALO_SUCCESS;
+  if (mem != HH_HOST) {
+    why = "halo moves several values an entry in host memory only";
+  } else {
+    halo_plan_options o;
+    char settings[HALO_SETTINGS_MAX + 64];
+    why = plan_options(hypre_ParCSRCommPkgComm(e->pkg), mem, &o);
+    snprintf(settings, sizeof settings, "%s%sexec.unit_max_bytes=%lld",
+             o.settings ? o.settings : "", o.settings ? "," : "", 8LL * k);
+    o.settings = settings;
+    if (!why) st = halo_hypre_plan_create_from_comm_pkg(e->pkg, &o, &e->mplan[mem]);
+    if (!why && st == HALO_SUCCESS) { /* the plan's transport runs units (not collective) */
+      const halo_unit u = {HALO_TYPE_DOUBLE, k};
+      st = halo_plan_unit_check(e->mplan[mem], u, HALO_OP_INSERT, 0);
+      if (st == HALO_SUCCESS) st = halo_plan_unit_check(e->mplan[mem], u, HALO_OP_ADD, 1);
+      if (st != HALO_SUCCESS) halo_plan_destroy(&e->mplan[mem]);
+    }
+  }
+  if (why || st != HALO_SUCCESS) {
+    e->mstate[mem] = -1;
+    hh_warn(0, "a package's plan of %d vectors at once in %s memory could not be made (%s): its "
+               "exchanges of several vectors there are left to hypre",
+            k, where, why ? why : halo_last_error());
+    if (r)
+      snprintf(r->left_why, sizeof r->left_why, "no %s plan of %d vectors: %s", where, k,
+               why ? why : halo_status_string(st));
+    return;
+  }
+  e->mstate[mem] = 1;
+  e->mk[mem] = k;
+  /* the report shows the plan of one vector where there is one */
+  if (r && e->state[HH_HOST] != 1 && e->state[HH_DEVICE_MEM] != 1) record_plan(r, e->mplan[mem]);
 }
 
 hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, int mem,
@@ -425,14 +529,17 @@ hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, in
   *entry_p = e;
   if (!e) return NULL;
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
-  if (mem < 0 || !s->on || e->state[mem] < 0 || e->busy || !same_fingerprint(e)) {
+  /* the vectors of this exchange: k values an entry (the same on every rank) */
+  const int k = components(pkg);
+  if (mem < 0 || !s->on || (k == 1 ? e->state[mem] : e->mstate[mem]) < 0 || e->busy ||
+      !same_fingerprint(e, k)) {
     if (r) r->n_hypre++;
     return NULL;
   }
   /* the first plan_after exchanges of a package stay hypre's (the same on
    * every rank: each rank makes each of the package's exchanges); a
    * hierarchy's packages get theirs at the end of its set-up */
-  if (e->state[mem] == 0 && e->uses[mem] < s->plan_after) {
+  if (e->state[mem] != 1 && e->mstate[mem] != 1 && e->uses[mem] < s->plan_after) {
     e->uses[mem]++;
     if (r) {
       r->n_hypre++;
@@ -443,31 +550,40 @@ hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, in
     }
     return NULL;
   }
-  if (e->state[mem] == 0) {
+  /* collective: every rank is at this exchange, with the same k */
+  if (k == 1 ? e->state[mem] == 0 : e->mstate[mem] == 0 || e->mk[mem] < k) {
     double tp = MPI_Wtime();
-    make_plan(e, mem);
+    if (k == 1)
+      make_plan(e, mem);
+    else
+      make_mplan(e, mem, k);
     if (r) r->plan_seconds += MPI_Wtime() - tp;
   }
-  if (e->state[mem] < 0) {
+  if ((k == 1 ? e->state[mem] : e->mstate[mem]) < 0) {
     if (r) r->n_hypre++;
     return NULL;
   }
-  halo_plan plan = e->plan[mem];
+  halo_plan plan = k == 1 ? e->plan[mem] : e->mplan[mem];
+  const halo_unit unit = {HALO_TYPE_DOUBLE, k};
   double t0 = MPI_Wtime();
   halo_status st = HALO_SUCCESS;
   if (job == 1) {
-    st = halo_exchange_begin(plan, (const double *)send_data, (double *)recv_data);
+    st = k == 1 ? halo_exchange_begin(plan, (const double *)send_data, (double *)recv_data)
+                : halo_exchange_begin_unit(plan, unit, HALO_OP_INSERT, send_data, recv_data);
   } else {
     /* hypre's receive buffer of a reverse exchange holds the sums: halo
      * adds into it, from zero (in device memory, in stream order) */
-    const size_t bytes = (size_t)e->n_send * sizeof(double);
+    const size_t bytes = (size_t)e->n_send * (size_t)k * sizeof(double);
     if (bytes && mem == HH_HOST) memset(recv_data, 0, bytes);
 #if HH_DEVICE
     if (bytes && mem == HH_DEVICE_MEM && hh_device_zero(recv_data, bytes, hh_device_stream()))
       st = HALO_ERR_CUDA;
 #endif
     if (st == HALO_SUCCESS)
-      st = halo_exchange_reverse_begin(plan, (const double *)send_data, (double *)recv_data);
+      st = k == 1 ? halo_exchange_reverse_begin(plan, (const double *)send_data,
+                                                (double *)recv_data)
+                  : halo_exchange_reverse_begin_unit(plan, unit, HALO_OP_ADD, send_data,
+                                                     recv_data);
   }
   if (st != HALO_SUCCESS) {
     hh_warn(1, "an exchange could not start: %s",
@@ -476,6 +592,7 @@ hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, in
     hypre_error_w_msg(HYPRE_ERROR_GENERIC, "halo-hypre: an exchange could not start\n");
   }
   e->busy = st == HALO_SUCCESS;
+  e->inflight = plan;
   e->mem = mem;
   e->reverse = job == 2;
   e->t_start = MPI_Wtime() - t0;
@@ -494,6 +611,10 @@ hypre_ParCSRCommHandle *hh_pkg_start(HYPRE_Int job, hypre_ParCSRCommPkg *pkg, in
       r->n_forward++;
     else
       r->n_reverse++;
+    if (k > 1) {
+      r->n_multi++;
+      if (k > r->multi_k) r->multi_k = k;
+    }
   }
   return h;
 }
@@ -558,7 +679,11 @@ hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_bu
   if (!e) return NULL;
   hh_settings *s = hh_settings_get();
   hh_record *r = e->rec >= 0 ? hh_record_at(e->rec) : NULL;
-  if (!s->on || e->state[HH_HOST] < 0 || e->busy || !same_fingerprint(e)) return e;
+  /* one vector (halo_hypre_matvec takes no multivector): a package hypre set
+   * for several (the same on every rank) is left to hypre */
+  if (!s->on || e->state[HH_HOST] < 0 || e->busy || components(pkg) != 1 ||
+      !same_fingerprint(e, 1))
+    return e;
   if (e->state[HH_HOST] == 0) { /* collective: every rank multiplies */
     double tp = MPI_Wtime();
     make_plan(e, HH_HOST);

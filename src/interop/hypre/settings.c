@@ -16,36 +16,106 @@
 static hh_settings settings;
 static int warned_once;
 
-/* The loaded libHYPRE's HYPRE_Int size and version, probed once: HYPRE_VersionNumber writes
- * four HYPRE_Ints, each here into a slot of 8 bytes filled with a pattern first, so that a
- * library whose HYPRE_Int is wider than the headers' writes no further than its slot, and one
- * of 4 bytes leaves the upper half of each slot as it was. */
-static int abi_probed, loaded_int_size;
+/* The loaded libHYPRE's integer sizes and version, probed once. hypre comes in three builds of
+ * one release (Debian: libhypre-dev, libhypre64-dev, libhypre64m-dev) whose structures differ
+ * and whose version numbers do not:
+ *   plain      HYPRE_Int 4 bytes, HYPRE_BigInt 4
+ *   bigint     HYPRE_Int 8,       HYPRE_BigInt 8 (--enable-bigint)
+ *   mixed-int  HYPRE_Int 4,       HYPRE_BigInt 8 (--enable-mixedint)
+ * Two calls that write through pointers tell them apart, each into slots of 8 bytes filled with
+ * a pattern first, so that a library whose integer is wider than the headers' writes no further
+ * than its slots:
+ *  - HYPRE_VersionNumber writes four HYPRE_Ints (major, minor, patch, single): a 4-byte
+ *    HYPRE_Int leaves the upper half of each slot as it was;
+ *  - hypre_GenerateLocalPartitioning(length, 1 rank, rank 0, part) writes part[0] = 0 and
+ *    part[1] = length, two HYPRE_BigInts: 4-byte ones fill the first slot and leave the second
+ *    as it was. Its arguments are passed as 64-bit integers, which both sizes read right (the
+ *    lower half of each register is the 4-byte value; x86-64 and AArch64 pass these in
+ *    registers), through a type of our own, not the headers' (whose sizes may be the wrong
+ *    ones). Neither call touches MPI or hypre's state. */
+static int abi_probed, loaded_int_size, loaded_bigint_size;
 static long long loaded_version[3];
+
+typedef void (*hh_partition_probe_fn)(long long length, long long num_procs, long long myid,
+                                      void *part);
+
+/* Whether the upper half of an 8-byte slot still holds the pattern (a 4-byte integer was
+ * written into it). */
+static int upper_half_kept(const int64_t *slot)
+{
+  static const unsigned char pattern[4] = {0xA5, 0xA5, 0xA5, 0xA5};
+  return !memcmp((const char *)slot + 4, pattern, sizeof pattern);
+}
+
+/* The size of the integers that wrote 0 and then v into two pattern-filled 8-byte slots: 8
+ * (one a slot), 4 (both in the first slot, the second kept), 0 when the bytes fit neither. */
+static int pair_size(const int64_t slot[2], long long v)
+{
+  int32_t first, second;
+  memcpy(&first, &slot[0], sizeof first);
+  memcpy(&second, (const char *)&slot[0] + 4, sizeof second);
+  if (slot[0] == 0 && slot[1] == v) return 8;
+  if (first == 0 && second == v && upper_half_kept(&slot[1])) {
+    int32_t low;
+    memcpy(&low, &slot[1], sizeof low);
+    if (low == (int32_t)0xA5A5A5A5) return 4;
+  }
+  return 0;
+}
+
+static void probe_abi(void)
+{
+  abi_probed = 1;
+  /* HYPRE_Int: the version's four numbers, each in a slot of its own */
+  int64_t slot[4];
+  memset(slot, 0xA5, sizeof slot);
+  HYPRE_VersionNumber((HYPRE_Int *)(void *)&slot[0], (HYPRE_Int *)(void *)&slot[1],
+                      (HYPRE_Int *)(void *)&slot[2], (HYPRE_Int *)(void *)&slot[3]);
+  loaded_int_size = upper_half_kept(&slot[0]) ? 4 : 8;
+  for (int i = 0; i < 3; i++) {
+    if (loaded_int_size == 4) {
+      int32_t v;
+      memcpy(&v, &slot[i], sizeof v);
+      loaded_version[i] = v;
+    } else {
+      loaded_version[i] = (long long)slot[i];
+    }
+  }
+  /* HYPRE_BigInt: a partition of 1000003 rows over one rank is [0, 1000003) */
+  const long long length = 1000003;
+  int64_t part[2];
+  memset(part, 0xA5, sizeof part);
+  hh_partition_probe_fn partition =
+      (hh_partition_probe_fn)(void (*)(void))hypre_GenerateLocalPartitioning;
+  partition(length, 1, 0, part);
+  loaded_bigint_size = pair_size(part, length);
+  /* another build: said once, now (the settings' reading turns halo off with the reason) */
+  if (loaded_int_size != (int)sizeof(HYPRE_Int) || loaded_bigint_size != (int)sizeof(HYPRE_BigInt))
+    (void)hh_settings_get();
+}
 
 int hh_abi_ok(void)
 {
-  if (!abi_probed) {
-    abi_probed = 1;
-    int64_t slot[4];
-    memset(slot, 0xA5, sizeof slot);
-    HYPRE_VersionNumber((HYPRE_Int *)(void *)&slot[0], (HYPRE_Int *)(void *)&slot[1],
-                        (HYPRE_Int *)(void *)&slot[2], (HYPRE_Int *)(void *)&slot[3]);
-    const unsigned char *b = (const unsigned char *)&slot[0];
-    loaded_int_size = b[4] == 0xA5 && b[5] == 0xA5 && b[6] == 0xA5 && b[7] == 0xA5 ? 4 : 8;
-    for (int i = 0; i < 3; i++) {
-      if (loaded_int_size == 4) {
-        int32_t v;
-        memcpy(&v, &slot[i], sizeof v);
-        loaded_version[i] = v;
-      } else {
-        loaded_version[i] = (long long)slot[i];
-      }
-    }
-    /* another build: said once, now (the settings' reading turns halo off with the reason) */
-    if (loaded_int_size != (int)sizeof(HYPRE_Int)) (void)hh_settings_get();
-  }
-  return loaded_int_size == (int)sizeof(HYPRE_Int);
+  if (!abi_probed) probe_abi();
+  return loaded_int_size == (int)sizeof(HYPRE_Int) &&
+         loaded_bigint_size == (int)sizeof(HYPRE_BigInt);
+}
+
+/* The name of a build of hypre by its integer sizes, and the adapter's library for it. */
+static const char *build_name(int int_size, int bigint_size)
+{
+  return int_size == 4 && bigint_size == 4   ? "plain"
+         : int_size == 8 && bigint_size == 8 ? "bigint"
+         : int_size == 4 && bigint_size == 8 ? "mixed-int"
+                                             : "unknown";
+}
+
+static const char *adapter_for(int int_size, int bigint_size)
+{
+  return int_size == 4 && bigint_size == 4   ? "libhalo_hypre.so"
+         : int_size == 8 && bigint_size == 8 ? "libhalo_hypre64.so"
+         : int_size == 4 && bigint_size == 8 ? "libhalo_hypre64m.so"
+                                             : NULL;
 }
 
 void hh_warn(int every_rank, const char *fmt, ...)
@@ -180,11 +250,20 @@ static void read_settings(void)
     return;
   }
   if (!hh_abi_ok()) {
+    const int hi = (int)sizeof(HYPRE_Int), hb = (int)sizeof(HYPRE_BigInt);
+    const char *other = adapter_for(loaded_int_size, loaded_bigint_size);
+    char bigint[32];
+    if (loaded_bigint_size)
+      snprintf(bigint, sizeof bigint, "%d bytes", loaded_bigint_size);
+    else
+      snprintf(bigint, sizeof bigint, "an unknown size");
     snprintf(why, sizeof why,
-             "the loaded libHYPRE's HYPRE_Int has %d bytes, the headers libhalo_hypre was built "
-             "with %d (a bigint build of hypre and a plain one, or the reverse: rebuild halo "
-             "against the hypre the program loads, HYPRE_INCLUDE_DIR and HYPRE_LIBRARY)",
-             loaded_int_size, (int)sizeof(HYPRE_Int));
+             "the loaded libHYPRE's HYPRE_Int has %d bytes and its HYPRE_BigInt %s (a %s build "
+             "of hypre); %s was built for %d and %d (a %s build): %s%s%s",
+             loaded_int_size, bigint, build_name(loaded_int_size, loaded_bigint_size),
+             HH_LIBNAME, hi, hb, build_name(hi, hb), other ? "load " : "",
+             other ? other : "rebuild halo against the hypre the program loads",
+             other ? " instead" : "");
     turn_off(why);
     return;
   }
@@ -192,9 +271,9 @@ static void read_settings(void)
   int loaded = (int)(major * 10000 + minor * 100 + patch);
   if (loaded != HYPRE_RELEASE_NUMBER) {
     snprintf(why, sizeof why,
-             "libhalo_hypre was built against hypre %s but libHYPRE %d.%d.%d is loaded "
+             "%s was built against hypre %s but libHYPRE %d.%d.%d is loaded "
              "(rebuild halo against it)",
-             HYPRE_RELEASE_VERSION, (int)major, (int)minor, (int)patch);
+             HH_LIBNAME, HYPRE_RELEASE_VERSION, (int)major, (int)minor, (int)patch);
     turn_off(why);
     return;
   }

@@ -20,7 +20,7 @@ static void *find_real(const char *name)
 {
   void *f = dlsym(RTLD_NEXT, name);
   if (!f) {
-    void *lib = dlopen("libHYPRE.so", RTLD_NOW | RTLD_NOLOAD);
+    void *lib = dlopen(HH_HYPRE_LIBNAME, RTLD_NOW | RTLD_NOLOAD);
     if (lib) f = dlsym(lib, name);
   }
   return f;

@@ -43,6 +43,8 @@ void halo_hypre_view_reset(void)
 {
   for (int i = 0; i < n_records; i++) {
     records[i].n_forward = records[i].n_reverse = records[i].n_hypre = 0;
+    records[i].n_multi = 0;
+    records[i].multi_k = 0;
     records[i].n_before_plan = 0;
     records[i].seconds = 0;
   }
@@ -122,6 +124,8 @@ static halo_status gather(MPI_Comm comm, halo_hypre_record **out_p, int *n_p, in
     }
     o->forward = r->n_forward;
     o->reverse = r->n_reverse;
+    o->multivector = r->n_multi;
+    o->multivector_k = r->multi_k;
     o->left_to_hypre = r->n_hypre;
     o->seconds = secs[i];
     o->plan_seconds = secs[n_records + i];
@@ -187,22 +191,25 @@ halo_status halo_hypre_view(MPI_Comm comm, FILE *out)
   for (int i = 0; i < n; i++) {
     const halo_hypre_record *r = &recs[i];
     if (!r->planned && !r->left_to_hypre) continue;
-    char ph[160] = "-", lvl[16] = "-", set[16] = "-", mod[48] = "";
+    char ph[160] = "-", lvl[16] = "-", set[16] = "-", mod[48] = "", multi[64] = "";
     int64_t inter = 0;
     if (r->planned) {
       snprintf(ph, sizeof ph, "%s", records[i].phases);
       inter = r->inter_node_bytes;
       if (r->modeled > 0) snprintf(mod, sizeof mod, " modeled %.2f us", r->modeled * 1e6);
     }
+    if (r->multivector)
+      snprintf(multi, sizeof multi, "; %lld of several vectors (up to %d)",
+               (long long)r->multivector, r->multivector_k);
     if (r->level >= 0) snprintf(lvl, sizeof lvl, "%d", r->level);
     if (r->setup > 0) snprintf(set, sizeof set, "%d", r->setup);
     fprintf(out,
             "halo_hypre_view: %5s %5s %4c %10lld %10lld %12lld %6lld  %-44s %10lld %8lld %8lld "
-            "%8lld %10.3f %8.3f  %s%s\n",
+            "%8lld %10.3f %8.3f  %s%s%s\n",
             set, lvl, r->matrix, (long long)r->rows, (long long)r->cols, (long long)r->nonzeros,
             (long long)r->ranks_with_rows, ph, (long long)inter, (long long)r->forward,
             (long long)r->reverse, (long long)r->left_to_hypre, 1e3 * r->seconds,
-            1e3 * r->plan_seconds, r->plan, mod);
+            1e3 * r->plan_seconds, r->plan, mod, multi);
     fw += r->forward;
     rv += r->reverse;
     hy += r->left_to_hypre;

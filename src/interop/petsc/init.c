@@ -14,6 +14,7 @@ static PetscErrorCode HaloPetscFinalize(void) {
   PetscFunctionBegin;
   if (halo_petsc_config.view) PetscCall(HaloPetscSFRecordLive());
   if (halo_petsc_config.view) PetscCall(HaloPetscViewFinalize());
+  PetscCall(HaloPetscPhaseStop());
   halo_petsc_initialized = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -136,6 +137,7 @@ PetscErrorCode HaloPetscInitialize(void) {
   PetscCall(HaloPetscReadOptions());
   PetscCall(HaloPetscSFRegister());
   PetscCall(HaloPetscMatRegister());
+  if (halo_petsc_config.view) PetscCall(HaloPetscPhaseStart()); /* the view's solve phase */
   PetscCall(PetscRegisterFinalize(HaloPetscFinalize));
   halo_petsc_initialized = PETSC_TRUE;
   PetscFunctionReturn(0);

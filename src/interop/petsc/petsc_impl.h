@@ -88,6 +88,8 @@ typedef struct {
   PetscInt64 nroots, nleaves, remote_leaves;
   PetscInt64 ops_halo, ops_basic;     /* Bcast, Reduce, FetchAndOp */
   PetscInt64 bytes_halo, bytes_basic; /* of leaves on other ranks */
+  PetscInt64 solve_ops_halo, solve_ops_basic; /* ... of them, those while a solve ran */
+  PetscInt64 solve_bytes_halo, solve_bytes_basic;
   const char *route;   /* "halo", or why basic kept it */
   const char *call_why; /* why the last call left to basic was (a static string), or NULL */
 } HaloViewSF;
@@ -98,6 +100,17 @@ PetscErrorCode HaloPetscSFRecordLive(void);
 /** Print everything recorded (rank 0 of PETSC_COMM_WORLD; the byte totals summed over
  *  its ranks), then forget it. Collective on PETSC_COMM_WORLD. */
 PetscErrorCode HaloPetscViewFinalize(void);
+
+/* ---- the solve phase, for -halo_sf_view (phase.c) ------------------------- */
+
+/** Follow PETSc's events KSPSolve, SNESSolve, TSStep and TaoSolve (a log handler). */
+PetscErrorCode HaloPetscPhaseStart(void);
+/** Is one of them running now? PETSC_FALSE when not followed or lost. */
+PetscBool HaloPetscPhaseInSolve(void);
+/** Why the solve phase was not followed to the end (a static string), or NULL. */
+const char *HaloPetscPhaseLost(void);
+/** Stop following (at PetscFinalize). */
+PetscErrorCode HaloPetscPhaseStop(void);
 
 /* ---- the Mat type (mat.c) ------------------------------------------------- */
 

@@ -21,9 +21,9 @@
  * them as a VecScatter of block size k sends, MPI_DOUBLE, MPI_FLOAT,
  * complex double, 32- and 64-bit integers: halo_unit), Bcast with
  * MPI_REPLACE or MPI_SUM, Reduce with MPI_SUM or MPI_REPLACE, both arrays in
- * host memory; where PETSc and halo have CUDA, the calls of one real
- * PetscScalar (Bcast with MPI_REPLACE, Reduce with MPI_SUM) in CUDA memory
- * too. The plan's buffers hold the largest of a block of the scatter and
+ * host memory, or, where PETSc and halo have CUDA, both in CUDA memory
+ * (leaves in one run there: the copy in leaf order is the host's; the
+ * device plan's transport decides which units it runs). The plan's buffers hold the largest of a block of the scatter and
  * the unit of its first call (exec.unit_max_bytes); a larger unit later
  * goes to basic. Every condition of a call is one that all ranks share (PETSc's
  * collective semantics), so all ranks take the same route. A second
@@ -103,10 +103,12 @@ static PetscErrorCode HaloSFGetState(PetscSF sf, HaloSF **st_p) {
 }
 
 /* -halo_sf_view: an operation of count units of type unit per leaf, through halo or not:
- * the bytes of this rank's leaves on other ranks (the leaves' side of what moves). */
+ * the bytes of this rank's leaves on other ranks (the leaves' side of what moves), and
+ * apart those moved while a solve ran. */
 static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, PetscBool halo,
                                   const char *why) {
   PetscMPIInt size = 0, rank;
+  PetscBool in_solve;
 
   PetscFunctionBegin;
   if (!st || !halo_petsc_config.view) PetscFunctionReturn(0);
@@ -120,13 +122,18 @@ static PetscErrorCode HaloSFCount(PetscSF sf, HaloSF *st, MPI_Datatype unit, Pet
       st->acct.remote_leaves += sf->remote[i].rank != rank;
   }
   PetscCallMPI(MPI_Type_size(unit, &size));
+  in_solve = HaloPetscPhaseInSolve();
   if (halo) {
     st->acct.ops_halo++;
     st->acct.bytes_halo += st->acct.remote_leaves * size;
+    st->acct.solve_ops_halo += in_solve;
+    st->acct.solve_bytes_halo += in_solve ? st->acct.remote_leaves * size : 0;
   } else {
     if (why && st->route != HALO_SF_BASIC) st->acct.call_why = why;
     st->acct.ops_basic++;
     st->acct.bytes_basic += st->acct.remote_leaves * size;
+    st->acct.solve_ops_basic += in_solve;
+    st->acct.solve_bytes_basic += in_solve ? st->acct.remote_leaves * size : 0;
   }
   PetscFunctionReturn(0);
 }
@@ -246,8 +253,10 @@ static PetscErrorCode HaloSFMakePlan(PetscSF sf, HaloSF *st, HaloSFMem mem, size
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: a device plan without device support");
 #endif
   }
-  /* the buffers hold a block of the scatter and this call's unit (the same on every rank) */
+  /* the buffers hold a block of the scatter and this call's unit (the same on every rank); a
+   * star forest of a graph (DMPlex's) also moves pairs of PetscInt (MPIU_2INT) */
   if (unit_bytes > most) most = unit_bytes;
+  if (!st->vscatter && most < 2 * sizeof(PetscInt)) most = 2 * sizeof(PetscInt);
   if (most > 8) {
     PetscCall(PetscSNPrintf(settings, sizeof settings, "%s%sexec.unit_max_bytes=%zu",
                             o.settings ? o.settings : "", o.settings ? "," : "", most));
@@ -297,12 +306,10 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI
   if (!HaloSFUnitOf(unit, u)) PetscFunctionReturn(0);
   *why = "an operation halo has not (it runs MPI_REPLACE and MPI_SUM)";
   if (!HaloSFCallOf(unit, op, reverse, u, hop, plain)) PetscFunctionReturn(0);
-  *why = "memory (host and device arrays together; in device memory, another unit than one "
-         "real scalar, or leaves on their own rank or not one run)";
+  *why = "memory (host and device arrays together; in device memory, leaves not one run)";
   if (a == PETSC_MEMTYPE_HOST && b == PETSC_MEMTYPE_HOST) mem = HALO_SF_HOST;
 #if HALO_PETSC_DEVICE
-  else if (a == PETSC_MEMTYPE_CUDA && b == PETSC_MEMTYPE_CUDA && *plain && HALO_PETSC_SCALAR_OK)
-    mem = HALO_SF_DEVICE;
+  else if (a == PETSC_MEMTYPE_CUDA && b == PETSC_MEMTYPE_CUDA) mem = HALO_SF_DEVICE;
 #endif
   else PetscFunctionReturn(0);
   if (st->route == HALO_SF_HALO && st->vscatter && sf->vscat.from_n < 0) { /* VecScatterRemap since the plan (on every rank) */
@@ -313,8 +320,8 @@ static PetscErrorCode HaloSFTakes(PetscSF sf, HaloSF *st, MPI_Datatype unit, MPI
   }
   if (st->route == HALO_SF_UNDECIDED) PetscCall(HaloSFDecide(sf, st));
   if (st->route != HALO_SF_HALO) PetscFunctionReturn(0);
-  /* leaves on their own rank and leaf maps: host memory only (the wrapper has no kernels) */
-  if (mem == HALO_SF_DEVICE && (st->own_leaves || st->leafmap_any)) PetscFunctionReturn(0);
+  /* leaf maps: host memory only (the wrapper's copy in leaf order has no kernel) */
+  if (mem == HALO_SF_DEVICE && st->leafmap_any) PetscFunctionReturn(0);
   *why = "a unit the plan's transport or buffers do not take";
   if (!st->plan[mem]) PetscCall(HaloSFMakePlan(sf, st, mem, halo_unit_size(*u)));
   /* the plan's transport and buffers decide (the same on every rank) */

@@ -40,7 +40,7 @@ PetscBool HaloSFUnitOf(MPI_Datatype unit, halo_unit *u) {
   int ints[1];
   MPI_Aint addrs[1];
   MPI_Datatype base[1];
-  halo_type type;
+  halo_type type = HALO_TYPE_DOUBLE;
   PetscBool ok;
 
   if (HaloSFNamedType(unit, &type, &per)) {

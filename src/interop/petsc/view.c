@@ -102,9 +102,12 @@ PetscErrorCode HaloPetscViewRecordSF(const HaloViewSF *rec) {
 }
 
 /* Every star forest made, in the order they were made (rank 0's view of each), and the
- * share of the bytes of leaves on other ranks (all ranks') that went through halo. */
+ * share of the bytes of leaves on other ranks (all ranks') that went through halo: the whole
+ * run's, and the solve phase's (phase.c). */
 static PetscErrorCode HaloPetscViewSFs(void) {
-  PetscInt64 mine[6] = {0, 0, 0, 0, 0, 0}, all[6]; /* made, set up, ops halo/basic, bytes */
+  /* made, set up, ops halo/basic, bytes halo/basic, the same four in solves, lost */
+  PetscInt64 mine[11] = {0}, all[11];
+  const char *lost = HaloPetscPhaseLost();
   int n = 0;
 
   PetscFunctionBegin;
@@ -139,8 +142,13 @@ static PetscErrorCode HaloPetscViewSFs(void) {
     mine[3] += p->rec.ops_basic;
     mine[4] += p->rec.bytes_halo;
     mine[5] += p->rec.bytes_basic;
+    mine[6] += p->rec.solve_ops_halo;
+    mine[7] += p->rec.solve_ops_basic;
+    mine[8] += p->rec.solve_bytes_halo;
+    mine[9] += p->rec.solve_bytes_basic;
   }
-  PetscCallMPI(MPI_Allreduce(mine + 2, all + 2, 4, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
+  mine[10] = lost != NULL;
+  PetscCallMPI(MPI_Allreduce(mine + 2, all + 2, 9, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
   all[0] = mine[0], all[1] = mine[1];
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "halo_sf_view: %" PetscInt64_FMT " star forests made (%" PetscInt64_FMT
@@ -150,6 +158,24 @@ static PetscErrorCode HaloPetscViewSFs(void) {
                         ": %.1f %% through halo\n",
                         all[0], all[1], all[2], all[3], all[4], all[5],
                         all[4] + all[5] ? 100.0 * (double)all[4] / (double)(all[4] + all[5]) : 0.0));
+  if (all[10])
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "halo_sf_view: solve phase not measured: %s\n",
+                          lost ? lost : "another rank lost track of it"));
+  else if (all[8] + all[9])
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "halo_sf_view: solve phase (within KSPSolve, SNESSolve, TSStep, "
+                          "TaoSolve): all ranks' operations through halo %" PetscInt64_FMT
+                          ", left to basic %" PetscInt64_FMT "; bytes of leaves on other ranks "
+                          "through halo %" PetscInt64_FMT ", left to basic %" PetscInt64_FMT
+                          ": %.1f %% through halo\n",
+                          all[6], all[7], all[8], all[9],
+                          100.0 * (double)all[8] / (double)(all[8] + all[9])));
+  else
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "halo_sf_view: solve phase (within KSPSolve, SNESSolve, TSStep, "
+                          "TaoSolve): all ranks' operations through halo %" PetscInt64_FMT
+                          ", left to basic %" PetscInt64_FMT "; no bytes between ranks\n",
+                          all[6], all[7]));
   while (view_sf_first) {
     HaloViewSFNode *next = view_sf_first->next;
     PetscCall(PetscFree(view_sf_first));
