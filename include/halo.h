@@ -1,4 +1,6 @@
-/* halo: node-aware halo exchange and distributed SpMV.
+/**
+ * @file
+ * halo: node-aware halo exchange and distributed SpMV.
  *
  * One header for users. Every function returns a halo_status (0 on success, a
  * stable negative code on failure); halo_last_error() gives the detailed
@@ -31,7 +33,7 @@ HALO_EXPORT_BEGIN
 
 /** Status codes. The numeric values are stable across releases. */
 typedef enum {
-  HALO_SUCCESS = 0,
+  HALO_SUCCESS = 0,            /**< no failure */
   HALO_ERR_INVALID_ARG = -1,   /**< a NULL pointer, a negative size, an unknown name */
   HALO_ERR_OUT_OF_MEMORY = -2, /**< an allocation failed */
   HALO_ERR_MPI = -3,           /**< an MPI call failed */
@@ -50,19 +52,26 @@ typedef enum {
                                     messages (a peer failed or stopped) */
 } halo_status;
 
-/** Short description of a status code ("invalid argument"); never NULL. */
+/** Short description of a status code ("invalid argument"); never NULL.
+ *  @param status  a status code
+ *  @return its description, "unknown" for a value that is no status */
 const char *halo_status_string(halo_status status);
 
-/** Detailed message of the last failure on the calling thread ("" if none). */
+/** Detailed message of the last failure on the calling thread ("" if none).
+ *  @return the message, owned by the library, until the next failure on the thread */
 const char *halo_last_error(void);
 
-/** Library version as "major.minor.patch". */
+/** Library version as "major.minor.patch".
+ *  @return HALO_VERSION_STRING of the library as built */
 const char *halo_version(void);
 
 /**
  * Agree on a status across the ranks of @p comm, as the library's collective
  * functions do: every rank returns the status of the lowest failing rank and
  * halo_last_error() gives its message, prefixed "rank R: ". Collective.
+ * @param comm    the communicator
+ * @param status  this rank's status
+ * @return the status of the lowest failing rank, HALO_SUCCESS when none failed
  */
 halo_status halo_status_agree(MPI_Comm comm, halo_status status);
 
@@ -73,7 +82,7 @@ halo_status halo_status_agree(MPI_Comm comm, halo_status status);
 /** Where the arrays handed to the library live. Never guessed from a pointer. */
 typedef enum {
   HALO_MEMORY_AUTO = -1, /**< plan option only: where the matrix is */
-  HALO_MEMORY_HOST = 0,
+  HALO_MEMORY_HOST = 0,  /**< host memory */
   HALO_MEMORY_DEVICE = 1 /**< CUDA device memory */
 } halo_memory;
 
@@ -135,21 +144,36 @@ typedef enum {
   HALO_SCOPE_NODE = 1    /**< messages between ranks of one node */
 } halo_scope;
 
-/** Name of a memory kind ("host", "device"). */
+/** Name of a memory kind ("host", "device").
+ *  @param mem  a memory kind
+ *  @return its name, "unknown" for a value that is none */
 const char *halo_memory_name(halo_memory mem);
-/** Name of a strategy ("standard", "2step", "3step", "split"). */
+/** Name of a strategy ("standard", "2step", "3step", "split").
+ *  @param strategy  a strategy
+ *  @return its name ("auto" for HALO_STRATEGY_AUTO), "unknown" for a value that is none */
 const char *halo_strategy_name(halo_strategy strategy);
-/** Name of a scope ("global", "node"). */
+/** Name of a scope ("global", "node").
+ *  @param scope  a scope
+ *  @return its name, "unknown" for a value that is none */
 const char *halo_scope_name(halo_scope scope);
 /** Strategy from its name. Not collective.
+ *  @param name        a strategy's name (halo_strategy_name())
+ *  @param strategy_p  the strategy (set on success only)
  *  @return HALO_ERR_INVALID_ARG, with the list of known names, if unknown. */
 halo_status halo_strategy_from_name(const char *name, halo_strategy *strategy_p);
-/** Memory kind from its name. Not collective. */
+/** Memory kind from its name. Not collective.
+ *  @param name   "auto", "host" or "device"
+ *  @param mem_p  the memory kind (set on success only)
+ *  @return HALO_ERR_INVALID_ARG, with the list of known names, if unknown. */
 halo_status halo_memory_from_name(const char *name, halo_memory *mem_p);
 /** Name of a transport ("auto", "host", "staged", "nccl", "mpi-device", "ipc", "rma",
- *  "nvshmem", "neighbor"), from the registry of transports. */
+ *  "nvshmem", "neighbor"), from the registry of transports.
+ *  @param transport  a transport
+ *  @return its name, "unknown" for a value no transport registers */
 const char *halo_transport_name(halo_transport transport);
 /** Transport from its name. Not collective.
+ *  @param name         a transport's name (halo_transport_name())
+ *  @param transport_p  the transport (set on success only)
  *  @return HALO_ERR_INVALID_ARG, with the list of known names, if unknown. */
 halo_status halo_transport_from_name(const char *name, halo_transport *transport_p);
 
@@ -169,6 +193,8 @@ typedef struct {
 
 /**
  * A transport's entry in the registry. Not collective.
+ *  @param transport  a transport other than HALO_TRANSPORT_AUTO
+ *  @param info_p     its entry (set on success only)
  * @return HALO_ERR_INVALID_ARG for HALO_TRANSPORT_AUTO (it chooses among the
  *         others) or a value no transport registers.
  */
@@ -229,7 +255,15 @@ halo_status halo_matrix_create_csr(MPI_Comm comm, int64_t row_begin, int64_t row
  * @param n_ghost    number of ghost columns
  * @param ghost_ids  global ids of the ghost columns, strictly increasing,
  *        outside [col_begin, col_end) (garray, col_map_offd)
- * Other parameters as halo_matrix_create_csr().
+ * Other parameters as halo_matrix_create_csr():
+ * @param comm       communicator (duplicated internally)
+ * @param row_begin  first global row of this rank
+ * @param row_end    one past the last global row of this rank
+ * @param col_begin  first entry of x owned by this rank
+ * @param col_end    one past the last entry of x owned by this rank
+ * @param mem        memory of the arrays
+ * @param A_p        the new matrix (set on success only)
+ * @return the errors of halo_matrix_create_csr(), on every rank
  */
 halo_status halo_matrix_create_split(MPI_Comm comm, int64_t row_begin, int64_t row_end,
                                      int64_t col_begin, int64_t col_end,
@@ -240,16 +274,30 @@ halo_status halo_matrix_create_split(MPI_Comm comm, int64_t row_begin, int64_t r
                                      halo_matrix *A_p);
 
 /** Local sizes: rows of this rank, entries of x it owns, ghost entries it
- *  needs. Any output may be NULL. Not collective. */
+ *  needs. Any output may be NULL. Not collective.
+ *  @param A          the matrix
+ *  @param n_rows_p   rows of this rank
+ *  @param n_cols_p   entries of x this rank owns
+ *  @param n_ghost_p  ghost entries this rank needs
+ *  @return HALO_SUCCESS, HALO_ERR_INVALID_ARG for A NULL */
 halo_status halo_matrix_get_local_sizes(halo_matrix A, int64_t *n_rows_p, int64_t *n_cols_p,
                                         int64_t *n_ghost_p);
 
-/** Global sizes and this rank's ranges. Any output may be NULL. Not collective. */
+/** Global sizes and this rank's ranges. Any output may be NULL. Not collective.
+ *  @param A                the matrix
+ *  @param n_global_rows_p  rows of all ranks
+ *  @param n_global_cols_p  entries of x of all ranks (columns)
+ *  @param row_begin_p      this rank's first row
+ *  @param col_begin_p      this rank's first entry of x
+ *  @return HALO_SUCCESS, HALO_ERR_INVALID_ARG for A NULL */
 halo_status halo_matrix_get_layout(halo_matrix A, int64_t *n_global_rows_p,
                                    int64_t *n_global_cols_p, int64_t *row_begin_p,
                                    int64_t *col_begin_p);
 
-/** Global ids of the ghost entries, sorted (garray); valid while A lives. */
+/** Global ids of the ghost entries, sorted (garray); valid while A lives.
+ *  @param A            the matrix
+ *  @param ghost_ids_p  the ids (n_ghost of them)
+ *  @return HALO_SUCCESS, HALO_ERR_INVALID_ARG for a NULL argument */
 halo_status halo_matrix_get_ghost_ids(halo_matrix A, const int64_t **ghost_ids_p);
 
 /**
@@ -259,18 +307,24 @@ halo_status halo_matrix_get_ghost_ids(halo_matrix A, const int64_t **ghost_ids_p
  * product; no new plan is needed. Not collective. Device memory: the copy is
  * synchronous with the legacy default stream; a product enqueued on a
  * non-blocking stream must be complete first (halo_plan_synchronize).
+ * @param A       the matrix
+ * @param values  one value per entry, as given to halo_matrix_create_csr()
  * @return HALO_ERR_STATE for a matrix made by halo_matrix_create_split().
  */
 halo_status halo_matrix_set_values(halo_matrix A, const double *values);
 
 /** New values for a matrix made by halo_matrix_create_split(): the diagonal
  *  and off-diagonal blocks' values in the order given there. Not collective.
+ *  @param A            the matrix
+ *  @param diag_values  the diagonal block's values
+ *  @param offd_values  the off-diagonal block's values
  *  @return HALO_ERR_STATE for a matrix made by halo_matrix_create_csr(). */
 halo_status halo_matrix_set_values_split(halo_matrix A, const double *diag_values,
                                          const double *offd_values);
 
 /** Release a matrix; NULL-safe, sets *A_p to NULL. A plan keeps its own
- *  reference, so a matrix may be destroyed before the plans made from it. */
+ *  reference, so a matrix may be destroyed before the plans made from it.
+ *  @param A_p  the matrix, or a pointer to NULL */
 void halo_matrix_destroy(halo_matrix *A_p);
 
 /* ------------------------------------------------------------------------ */
@@ -452,10 +506,14 @@ typedef struct {
                               auto" */
 } halo_setting_info;
 
-/** The number of settings (their indices are 0 to this - 1). */
+/** The number of settings (their indices are 0 to this - 1).
+ *  @return the number of settings */
 int halo_setting_count(void);
 
-/** The setting of index i. @return HALO_ERR_OUT_OF_RANGE past the last,
+/** The setting of index i.
+ *  @param i     the index, 0 to halo_setting_count() - 1
+ *  @param info  the setting (set on success only)
+ *  @return HALO_ERR_OUT_OF_RANGE past the last,
  *  HALO_ERR_INVALID_ARG for info NULL. */
 halo_status halo_setting_get_info(int i, halo_setting_info *info);
 
@@ -464,6 +522,9 @@ halo_status halo_setting_get_info(int i, halo_setting_info *info);
  * opts or the defaults for NULL, then HALO_SETTINGS, the setting's variable
  * and its default): an integer, or the index of its word ("host" 0, "device"
  * 1, ...). Not collective.
+ *  @param opts     the options, or NULL for the defaults
+ *  @param name     the setting ("spmv.group")
+ *  @param value_p  its value (set on success only)
  * @return HALO_ERR_INVALID_ARG for an unknown name, or a bad value in the
  *         options or the environment (naming it).
  */
@@ -478,7 +539,8 @@ halo_status halo_plan_options_setting(const halo_plan_options *opts, const char 
  *  apart. */
 #define HALO_AUTOTUNE_CLOSE (-2)
 
-/** The default options. */
+/** The default options.
+ *  @return every option at its default (most of them -1, 0 or NULL: "unset") */
 halo_plan_options halo_plan_options_default(void);
 
 /**
@@ -487,6 +549,8 @@ halo_plan_options halo_plan_options_default(void);
  * stays NULL when neither the option nor HALO_PARAMS names a set (a plan
  * then reads the machine's file, or the built-in set of its kind, on rank
  * 0). Not collective (it does not check that ranks agree).
+ * @param opts        the options, or NULL for the defaults
+ * @param resolved_p  the options resolved (set on success only)
  * @return HALO_ERR_INVALID_ARG naming the option or the variable.
  */
 halo_status halo_plan_options_resolve(const halo_plan_options *opts, halo_plan_options *resolved_p);
@@ -514,6 +578,9 @@ typedef struct halo_plan_s *halo_plan;
  * @param A       the matrix (the plan keeps a reference)
  * @param opts    options, or NULL for the defaults
  * @param plan_p  the new plan (set on success only)
+ * @return HALO_SUCCESS, or on every rank the same status: HALO_ERR_INVALID_ARG
+ *         or HALO_ERR_INCONSISTENT naming the option, HALO_ERR_NOT_COMPILED for
+ *         a component this build lacks, HALO_ERR_MPI, HALO_ERR_CUDA, ...
  */
 halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_plan *plan_p);
 
@@ -528,12 +595,16 @@ halo_status halo_plan_create(halo_matrix A, const halo_plan_options *opts, halo_
  * the messages are in flight (forward the slot takes or adds the entry,
  * reverse the entry takes or adds the slot's, before the other ranks'
  * contributions), as a PetscSF's leaves on their own rank (a DMDA's
- * global-to-local update); host memory only: a device plan with such a slot
- * is refused (HALO_ERR_UNSUPPORTED).
+ * global-to-local update); in device memory a kernel on the plan's stream
+ * makes them.
  *
+ * @param comm       the communicator (duplicated internally)
+ * @param col_begin  first entry of the vector owned by this rank
+ * @param col_end    one past the last entry owned by this rank
  * @param n_ghost    ghost slots (the length of x_ghost in the exchanges)
  * @param ghost_ids  n_ghost global ids
- * Other parameters as halo_plan_create().
+ * @param opts       options, or NULL for the defaults
+ * @param plan_p     the new plan (set on success only)
  * @return HALO_ERR_INVALID_ARG (an id out of range),
  *         HALO_ERR_INCONSISTENT (ranges that do not tile), on every rank.
  */
@@ -548,7 +619,14 @@ halo_status halo_plan_create_from_ids(MPI_Comm comm, int64_t col_begin, int64_t 
  * repeat; a pair of this rank is a copy (as halo_plan_create_from_ids()).
  * Collective over comm.
  *
- * @param n_local  entries of the vector this rank owns (its part)
+ * @param comm           the communicator (duplicated internally)
+ * @param n_local        entries of the vector this rank owns (its part)
+ * @param n_ghost        ghost slots (the length of x_ghost in the exchanges)
+ * @param owner_ranks    n_ghost ranks of comm: the owner of each slot's entry
+ * @param owner_indices  n_ghost indices into the owners' parts, in [0, their n_local)
+ * @param opts           options, or NULL for the defaults
+ * @param plan_p         the new plan (set on success only)
+ * @return as halo_plan_create_from_ids(), on every rank
  */
 halo_status halo_plan_create_from_pairs(MPI_Comm comm, int64_t n_local, int64_t n_ghost,
                                         const int *owner_ranks, const int64_t *owner_indices,
@@ -568,7 +646,19 @@ halo_status halo_plan_create_from_pairs(MPI_Comm comm, int64_t n_local, int64_t 
  * found (a checksum over all ranks, then the counts of every message) and
  * reported on every rank, never left waiting.
  *
- * @param n_local  entries of the vector this rank owns
+ * @param comm          the communicator (duplicated internally)
+ * @param n_local       entries of the vector this rank owns
+ * @param n_recv        ranks this rank receives from
+ * @param recv_ranks    n_recv ranks
+ * @param recv_starts   n_recv+1 offsets into the ghost slots, recv_starts[0] = 0
+ * @param n_send        ranks this rank sends to
+ * @param send_ranks    n_send ranks
+ * @param send_starts   n_send+1 offsets into send_indices, send_starts[0] = 0
+ * @param send_indices  send_starts[n_send] indices into this rank's part
+ * @param opts          options, or NULL for the defaults
+ * @param plan_p        the new plan (set on success only)
+ * @return HALO_ERR_INVALID_ARG (an index out of range, a rank twice or itself),
+ *         HALO_ERR_INCONSISTENT (lists that do not match), on every rank
  */
 halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_recv,
                                         const int *recv_ranks, const int64_t *recv_starts,
@@ -578,7 +668,11 @@ halo_status halo_plan_create_from_lists(MPI_Comm comm, int64_t n_local, int n_re
 
 /** Local sizes of a plan: entries of the vector this rank owns and its ghost
  *  slots (the lengths of x_local and x_ghost). Any output may be NULL. Not
- *  collective. */
+ *  collective.
+ *  @param plan       the plan
+ *  @param n_local_p  entries of the vector this rank owns
+ *  @param n_ghost_p  ghost slots of this rank
+ *  @return HALO_SUCCESS, HALO_ERR_INVALID_ARG for plan NULL */
 halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_ghost_p);
 
 /* ---- the exchange ------------------------------------------------------ */
@@ -588,6 +682,7 @@ halo_status halo_plan_get_sizes(halo_plan plan, int64_t *n_local_p, int64_t *n_g
  * entries of x and send what other ranks need. Not collective, but every rank
  * of the plan must call it.
  *
+ *  @param plan     the plan
  * @param x_local  the entries of x this rank owns; must not change until
  *                 halo_exchange_end() returns
  * @param x_ghost  where the ghost values go (n_ghost values, in the order of
@@ -609,7 +704,8 @@ halo_status halo_exchange_begin(halo_plan plan, const double *x_local, double *x
 
 /** Complete the exchange started by halo_exchange_begin(); the ghost values
  *  are in place on return (device memory: in stream order). @return
- *  HALO_ERR_STATE without a begin. */
+ *  HALO_ERR_STATE without a begin.
+ *  @param plan  the plan */
 halo_status halo_exchange_end(halo_plan plan);
 
 /**
@@ -630,6 +726,7 @@ halo_status halo_exchange_end(halo_plan plan);
  * partial sums on the ranks that forward, so their results agree with the
  * standard one to rounding, not bit for bit.
  *
+ *  @param plan     the plan (made with reverse = 1)
  * @param x_ghost  the contributions (n_ghost values, in the order of the
  *                 ghost slots), or NULL for the plan's own ghost buffer; must
  *                 not change until the end
@@ -637,15 +734,22 @@ halo_status halo_exchange_end(halo_plan plan);
  *                 not be read or written until halo_exchange_reverse_end()
  *                 returns (device memory: the additions are ordered after the
  *                 work enqueued on the plan's stream before that call)
+ *  @return HALO_ERR_STATE if the plan's own exchange is already in flight or
+ *          the plan was made with reverse = 0
  */
 halo_status halo_exchange_reverse_begin(halo_plan plan, const double *x_ghost, double *x_local);
 
 /** Complete the reverse exchange: the contributions are added into x_local
- *  on return (device memory: in stream order). */
+ *  on return (device memory: in stream order).
+ *  @param plan  the plan
+ *  @return HALO_ERR_STATE without a begin */
 halo_status halo_exchange_reverse_end(halo_plan plan);
 
 /** The plan's own ghost buffer (n_ghost values), where halo_spmv() and an
- *  exchange with x_ghost = NULL deliver the ghost values. */
+ *  exchange with x_ghost = NULL deliver the ghost values.
+ *  @param plan       the plan
+ *  @param x_ghost_p  the buffer, valid while the plan lives
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_plan_get_ghost(halo_plan plan, double **x_ghost_p);
 
 /**
@@ -661,28 +765,44 @@ typedef struct halo_exchange_s *halo_exchange;
  * Take a free exchange of the plan (not collective). Exchanges are matched
  * across ranks by the set of buffers they take (the lowest free one): every
  * rank must create and destroy the exchanges of a plan in the same order.
+ *  @param plan  the plan
+ *  @param ex_p  the exchange (set on success only)
  * @return HALO_ERR_STATE when every exchange of the plan is taken (raise the
  *         plan option max_exchanges).
  */
 halo_status halo_exchange_create(halo_plan plan, halo_exchange *ex_p);
 
 /** Start this exchange forward: as halo_exchange_begin() on its own
- *  buffers (x_ghost = NULL: halo_exchange_get_ghost()). */
+ *  buffers (x_ghost = NULL: halo_exchange_get_ghost()).
+ *  @param ex       the exchange
+ *  @param x_local  the entries this rank owns
+ *  @param x_ghost  where the ghost values go, or NULL
+ *  @return HALO_ERR_STATE when the exchange is in flight */
 halo_status halo_exchange_start(halo_exchange ex, const double *x_local, double *x_ghost);
 
-/** Start this exchange in reverse: as halo_exchange_reverse_begin(). */
+/** Start this exchange in reverse: as halo_exchange_reverse_begin().
+ *  @param ex       the exchange
+ *  @param x_ghost  the contributions, or NULL for its own buffer
+ *  @param x_local  the entries this rank owns, added into
+ *  @return HALO_ERR_STATE when the exchange is in flight */
 halo_status halo_exchange_start_reverse(halo_exchange ex, const double *x_ghost, double *x_local);
 
-/** Complete this exchange, forward or reverse. @return HALO_ERR_STATE when
+/** Complete this exchange, forward or reverse.
+ *  @param ex  the exchange
+ *  @return HALO_ERR_STATE when
  *  it was not started. */
 halo_status halo_exchange_wait(halo_exchange ex);
 
-/** This exchange's own ghost buffer (n_ghost values). */
+/** This exchange's own ghost buffer (n_ghost values).
+ *  @param ex         the exchange
+ *  @param x_ghost_p  the buffer, valid while the exchange lives
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_exchange_get_ghost(halo_exchange ex, double **x_ghost_p);
 
 /** Give the exchange back to its plan; NULL-safe, sets *ex_p to NULL. An
  *  exchange in flight is completed first. Must come before the plan's
- *  destruction. */
+ *  destruction.
+ *  @param ex_p  the exchange, or a pointer to NULL */
 void halo_exchange_destroy(halo_exchange *ex_p);
 
 /* ---- units: exchanges of other types and operations ---------------------- */
@@ -701,8 +821,8 @@ typedef enum {
  *  entry (entry i is values [i*k, i*k + k) of the arrays). {HALO_TYPE_DOUBLE,
  *  1} is what halo_exchange_begin() moves. */
 typedef struct {
-  halo_type type;
-  int k; /**< values per entry, >= 1 */
+  halo_type type; /**< the type of the values */
+  int k;          /**< values per entry, >= 1 */
 } halo_unit;
 
 /** How the values an exchange delivers meet the values already there. */
@@ -719,7 +839,9 @@ typedef enum {
 } halo_op;
 
 /** The bytes of one entry of unit u (k times the type's size); 0 for a type
- *  halo does not know or k < 1. */
+ *  halo does not know or k < 1.
+ *  @param u  the unit
+ *  @return its bytes per entry */
 size_t halo_unit_size(halo_unit u);
 
 /**
@@ -728,6 +850,11 @@ size_t halo_unit_size(halo_unit u);
  * bad unit, or one larger than the plan's buffers, setting exec.unit_max_bytes;
  * HALO_ERR_UNSUPPORTED where the plan's transport does not run units, the
  * message saying which). Records no error when it succeeds. Not collective.
+ * @param plan     the plan
+ * @param u        the unit
+ * @param op       the operation
+ * @param reverse  1: the reverse exchange, 0: the forward one
+ * @return HALO_SUCCESS, or the reason the exchange cannot run
  */
 halo_status halo_plan_unit_check(halo_plan plan, halo_unit u, halo_op op, int reverse);
 
@@ -744,10 +871,21 @@ halo_status halo_plan_unit_check(halo_plan plan, halo_unit u, halo_op op, int re
  * them with no rebuild; the first exchange of a unit of another size than
  * the last makes the plan's MPI requests for it again (an exchange that
  * alternates sizes pays that each time). Values are moved bit for bit.
- * Host memory, transport host (the default of host plans), every strategy;
- * elsewhere HALO_ERR_UNSUPPORTED (halo_plan_unit_check() says so before).
+ * Host memory: transports host (the default of host plans), rma and
+ * neighbor; device memory (arrays in device memory, ordered on the plan's
+ * stream as halo_exchange_begin() is): transports staged, ipc, nccl (and
+ * mpi-device); every strategy. The device transports rma and nvshmem move one
+ * double an entry only: HALO_ERR_UNSUPPORTED there (halo_plan_unit_check()
+ * says so before).
  * With strategy AUTO's trial on the program's calls, exchanges of other
  * units than one double are run by the plan's own candidate and not timed.
+ * @param plan     the plan
+ * @param u        what an entry is
+ * @param op       how the ghosts take the values
+ * @param x_local  n_local entries of unit u
+ * @param x_ghost  n_ghost entries of unit u, or NULL
+ * @return HALO_ERR_STATE as halo_exchange_begin(), HALO_ERR_INVALID_ARG or
+ *         HALO_ERR_UNSUPPORTED as halo_plan_unit_check()
  */
 halo_status halo_exchange_begin_unit(halo_plan plan, halo_unit u, halo_op op, const void *x_local,
                                      void *x_ghost);
@@ -758,16 +896,35 @@ halo_status halo_exchange_begin_unit(halo_plan plan, halo_unit u, halo_op op, co
  * exactly; for floating types in that function's order), HALO_OP_INSERT
  * replaces each named entry by one of its slots' values. Complete it with
  * halo_exchange_reverse_end().
+ * @param plan     the plan (made with reverse = 1)
+ * @param u        what an entry is
+ * @param op       how the owners take the contributions
+ * @param x_ghost  n_ghost entries of unit u, or NULL
+ * @param x_local  n_local entries of unit u
+ * @return the errors of halo_exchange_begin_unit()
  */
 halo_status halo_exchange_reverse_begin_unit(halo_plan plan, halo_unit u, halo_op op,
                                              const void *x_ghost, void *x_local);
 
-/** halo_exchange_start() for entries of any unit (halo_exchange_begin_unit()). */
+/** halo_exchange_start() for entries of any unit (halo_exchange_begin_unit()).
+ *  @param ex       the exchange
+ *  @param u        what an entry is
+ *  @param op       how the ghosts take the values
+ *  @param x_local  n_local entries of unit u
+ *  @param x_ghost  n_ghost entries of unit u, or NULL for its own buffer
+ *  @return the errors of halo_exchange_start() and halo_exchange_begin_unit() */
 halo_status halo_exchange_start_unit(halo_exchange ex, halo_unit u, halo_op op,
                                      const void *x_local, void *x_ghost);
 
 /** halo_exchange_start_reverse() for entries of any unit
- *  (halo_exchange_reverse_begin_unit()). */
+ *  (halo_exchange_reverse_begin_unit()).
+ *  @param ex       the exchange
+ *  @param u        what an entry is
+ *  @param op       how the owners take the contributions
+ *  @param x_ghost  n_ghost entries of unit u, or NULL for its own buffer
+ *  @param x_local  n_local entries of unit u
+ *  @return the errors of halo_exchange_start_reverse() and
+ *          halo_exchange_begin_unit() */
 halo_status halo_exchange_start_reverse_unit(halo_exchange ex, halo_unit u, halo_op op,
                                              const void *x_ghost, void *x_local);
 
@@ -779,8 +936,13 @@ halo_status halo_exchange_start_reverse_unit(halo_exchange ex, halo_unit u, halo
  * Not collective, but every rank of the plan must call it. With beta = 0, y
  * is not read. Needs a plan made from a matrix.
  *
+ * @param plan   the plan of a matrix
+ * @param alpha  the factor of A*x
  * @param x  the entries of x this rank owns (col_end-col_begin values)
  * @param y  this rank's rows of y (row_end-row_begin values)
+ * @param beta   the factor of y
+ * @return HALO_ERR_INVALID_ARG for a plan without a matrix, the errors of the
+ *         exchange
  */
 halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta, double *y);
 
@@ -797,6 +959,12 @@ halo_status halo_spmv(halo_plan plan, double alpha, const double *x, double beta
  * rank must launch it alike) transport nccl: ipc's signals carry each
  * exchange's number, which a graph would replay unchanged. Device plans made
  * from a matrix; the setting device.timeline off.
+ *  @param plan    a device plan of a matrix
+ *  @param stream  the stream (cudaStream_t), or NULL for the plan's
+ *  @param alpha   the factor of A*x
+ *  @param x       the entries of x this rank owns, in device memory
+ *  @param beta    the factor of y
+ *  @param y       this rank's rows of y, in device memory
  * @return HALO_ERR_INVALID_ARG for a host plan, HALO_ERR_UNSUPPORTED saying
  *         why the plan's exchange cannot run in stream order (or be captured),
  *         on every rank alike.
@@ -811,6 +979,12 @@ halo_status halo_spmv_async(halo_plan plan, void *stream, double alpha, const do
  * multiplied. With beta = 0, y is not read. The same bits on every run. Not
  * collective, but every rank must call it. Needs a plan made from a matrix
  * with reverse = 1.
+ * @param plan   the plan of a matrix (made with reverse = 1)
+ * @param alpha  the factor of A^T*x
+ * @param x      this rank's rows (row_end-row_begin values)
+ * @param beta   the factor of y
+ * @param y      this rank's part of the column layout (col_end-col_begin values)
+ * @return HALO_ERR_STATE for a plan made with reverse = 0, the errors of the exchange
  */
 halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, double beta,
                                 double *y);
@@ -818,6 +992,12 @@ halo_status halo_spmv_transpose(halo_plan plan, double alpha, const double *x, d
 /**
  * y = alpha*Ad*x + beta*y with the diagonal (on-process) block alone: no
  * communication. For smoothers, and to time the local product. Not collective.
+ * @param plan   the plan of a matrix
+ * @param alpha  the factor of Ad*x
+ * @param x      the entries of x this rank owns
+ * @param beta   the factor of y
+ * @param y      this rank's rows of y
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message)
  */
 halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double beta, double *y);
 
@@ -828,6 +1008,8 @@ halo_status halo_spmv_diag(halo_plan plan, double alpha, const double *x, double
  * it: HALO_ERR_TIMEOUT, the GPU's waits for peers released (see
  * exchange_timeout_ms), and the plan refuses further exchanges; called again
  * on such a plan, it says whether the GPU's work has ended.
+ * @param plan  the plan
+ * @return HALO_SUCCESS, HALO_ERR_TIMEOUT, HALO_ERR_CUDA
  */
 halo_status halo_plan_synchronize(halo_plan plan);
 
@@ -836,7 +1018,7 @@ halo_status halo_plan_synchronize(halo_plan plan);
  *  distinct ranks in one phase; bytes are 8 per value. Per-rank maxima count
  *  what a rank sends. */
 typedef struct {
-  halo_scope scope;
+  halo_scope scope;                         /**< the ranks its messages go between */
   halo_transport transport;                 /**< how its messages travel */
   int64_t messages;                         /**< messages of all ranks */
   int64_t bytes;                            /**< bytes of all ranks */
@@ -867,6 +1049,7 @@ typedef enum {
 
 /** Statistics of a plan; the same on every rank. */
 typedef struct {
+  /** the strategy it runs (strategy AUTO: the one chosen) */
   halo_strategy strategy;
   int ranks;    /**< ranks of the plan */
   int nodes;    /**< nodes (shared-memory domains) of the plan */
@@ -883,13 +1066,17 @@ typedef struct {
                                  halo_plan_setup_part_seconds()) */
 } halo_stats;
 
-/** Statistics of a plan, computed at creation. Not collective. */
+/** Statistics of a plan, computed at creation. Not collective.
+ *  @param plan     the plan
+ *  @param stats_p  its statistics
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_plan_stats(halo_plan plan, halo_stats *stats_p);
 
 /**
  * Statistics of one phase of the plan's schedule, computed at creation, the
  * same on every rank. Not collective.
  *
+ *  @param plan     the plan
  * @param phase    0 <= phase < halo_stats.n_phases
  * @param stats_p  the phase's statistics
  * @return HALO_ERR_INVALID_ARG for a phase outside [0, n_phases) (the message
@@ -901,6 +1088,7 @@ halo_status halo_plan_phase_stats(halo_plan plan, int phase, halo_phase_stats *s
  * The seconds one part of the plan's set-up took, the most of any rank (the
  * parts' sum is at most halo_stats.setup_seconds). Not collective.
  *
+ * @param plan       the plan
  * @param part       a halo_setup_part
  * @param seconds_p  its seconds
  * @return HALO_ERR_INVALID_ARG for a value that is no halo_setup_part
@@ -908,14 +1096,17 @@ halo_status halo_plan_phase_stats(halo_plan plan, int phase, halo_phase_stats *s
 halo_status halo_plan_setup_part_seconds(halo_plan plan, halo_setup_part part, double *seconds_p);
 
 /** The name of a set-up part ("context", "pattern", "choice", "schedule",
- *  "handshake", "executors", "product", "stats"), or "unknown". */
+ *  "handshake", "executors", "product", "stats"), or "unknown".
+ *  @param part  a set-up part
+ *  @return its name */
 const char *halo_setup_part_name(halo_setup_part part);
 
 /**
- * The modeled time of the plan's exchange (the performance model of DESIGN.md
- * §6 applied to this rank's schedule and its peers'): per phase the most
+ * The modeled time of the plan's exchange (the performance model of
+ * docs/strategies.md applied to this rank's schedule and its peers'): per phase the most
  * seconds of any rank, and their sum. Collective.
  *
+ *  @param plan             the plan
  * @param params           a built-in parameter set ("lassen") or a parameter file;
  *                         NULL: HALO_PARAMS, else "lassen"
  * @param max_phases       entries of phase_seconds_p (>= 0)
@@ -923,6 +1114,8 @@ const char *halo_setup_part_name(halo_setup_part part);
  *                         max_phases) the phases' times, the rest 0; or NULL
  *                         (then max_phases is not read)
  * @param seconds_p        the sum over all the phases
+ *  @return HALO_ERR_IO or HALO_ERR_FORMAT for parameters that cannot be read, on
+ *          every rank
  */
 halo_status halo_plan_model(halo_plan plan, const char *params, int max_phases,
                             double *phase_seconds_p, double *seconds_p);
@@ -931,12 +1124,18 @@ halo_status halo_plan_model(halo_plan plan, const char *params, int max_phases,
  * What the plan runs and why, in one line of text: strategy, transport,
  * message_cap; with strategy AUTO the candidates and their modeled (or
  * timed) seconds. Not collective. Truncated to len-1 characters.
+ * @param plan  the plan
+ * @param buf   where the line goes
+ * @param len   room in buf, in characters
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message)
  */
 halo_status halo_plan_describe(halo_plan plan, char *buf, size_t len);
 
 /** One candidate a plan of strategy AUTO weighed. */
 typedef struct {
+  /** its strategy */
   halo_strategy strategy;
+  /** its transport */
   halo_transport transport;
   int64_t message_cap; /**< bytes (Split) */
   double seconds;      /**< modeled */
@@ -955,10 +1154,12 @@ typedef struct {
  * The candidates a plan of strategy AUTO weighed, in the order it weighed
  * them, and the one it chose (0 candidates for a plan given its strategy).
  * Not collective.
+ * @param plan          the plan
  * @param max           room in candidates (may be 0)
  * @param candidates    the first min(max, n) candidates, or NULL
  * @param n_p           how many there were
  * @param best_p        the index of the chosen one (-1 when none), or NULL
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message)
  */
 halo_status halo_plan_get_candidates(halo_plan plan, int max, halo_candidate *candidates, int *n_p,
                                      int *best_p);
@@ -970,6 +1171,9 @@ halo_status halo_plan_get_candidates(halo_plan plan, int max, halo_candidate *ca
  * exchange's transfer on the GPU (seconds[1], seconds[2]: the NCCL group, the
  * staged copies down and up, the IPC copies); n_p: how many products were
  * recorded. Resets the sums. Not collective.
+ * @param plan     the plan
+ * @param seconds  the three mean times
+ * @param n_p      the products recorded
  * @return HALO_ERR_STATE for a plan made without the setting.
  */
 halo_status halo_plan_timeline(halo_plan plan, double seconds[3], int64_t *n_p);
@@ -978,6 +1182,11 @@ halo_status halo_plan_timeline(halo_plan plan, double seconds[3], int64_t *n_p);
  * With the setting staged.copy_timing (device plans, staged transport): the seconds
  * and bytes of the copies down to and up from pinned host memory of the
  * plan's own exchanges since the last call. Resets the sums. Not collective.
+ * @param plan            the plan
+ * @param seconds_down_p  seconds of the copies down to host memory
+ * @param seconds_up_p    seconds of the copies up to device memory
+ * @param bytes_down_p    bytes copied down
+ * @param bytes_up_p      bytes copied up
  * @return HALO_ERR_STATE for a plan made without the setting.
  */
 halo_status halo_plan_copy_times(halo_plan plan, double *seconds_down_p, double *seconds_up_p,
@@ -987,7 +1196,8 @@ halo_status halo_plan_copy_times(halo_plan plan, double *seconds_down_p, double 
  *  still in flight first; exchanges taken from it (halo_exchange_create)
  *  must be destroyed before. Not collective: ranks may destroy the plans of
  *  a communicator in any order (the next plan's tags are agreed across
- *  ranks when it is made). */
+ *  ranks when it is made).
+ *  @param plan_p  the plan, or a pointer to NULL */
 void halo_plan_destroy(halo_plan *plan_p);
 
 /* ------------------------------------------------------------------------ */
@@ -1008,6 +1218,11 @@ typedef struct {
  * nodes of MPI (or HALO_RANKS_PER_NODE when set), K > 0 virtual nodes of K
  * consecutive ranks. Collective the first time for a communicator and K (the
  * node communicator is then cached with the communicator's plans).
+ * @param comm            the communicator
+ * @param ranks_per_node  0, or K > 0
+ * @param info_p          this rank's place (set on success only)
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message),
+ *         on every rank when it is collective
  */
 halo_status halo_comm_get_node_info(MPI_Comm comm, int ranks_per_node, halo_node_info *info_p);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every option a command of the driver accepts is in its --help: the names
 # are taken from the parser's source (args_take, args_flag, and strcmp on
-# argv), function by function, and looked up as words in the help text.
+# argv), function by function, and looked up as words in the help text. Each
+# help ends with the line that points to the guide (HALO_TOOL_GUIDE).
 # usage: cli_help.sh HALO "MPIEXEC NPFLAG" "MPIFLAGS" TOOLS_SRC OUTDIR
 set -u
 halo=$1 launcher=$2 flags=$3 src=$4 out=$5
@@ -32,6 +33,10 @@ check() {
     cat "$log"
     fail=1
     return
+  fi
+  if ! tail -n 1 "$log" | grep -q "docs/README.md"; then
+    echo "FAIL: halo $words --help does not end with the guide's line (docs/README.md)"
+    fail=1
   fi
   for spec in "$@"; do
     o=$(options "${spec%%:*}" "${spec##*:}")

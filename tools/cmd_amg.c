@@ -73,7 +73,7 @@ static void usage(void) {
          "(HALO_STRATEGY, ...) are replaced by the options above.\n"
          "\n"
          "exit status: 0 ok, 1 error, 2 bad command line, 3 a solution of halo's\n"
-         "exchange differs from hypre's, or the interposition did not take\n");
+         "exchange differs from hypre's, or the interposition did not take\n" HALO_TOOL_GUIDE);
 }
 
 /* A name of a list (NAMES: "a|b|c") to its value in VALUES; 0 if unknown. */

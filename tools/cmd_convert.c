@@ -13,7 +13,7 @@ static void usage(void) {
   printf("usage: halo convert (IN | --gen SPEC) OUT [options]\n"
          "\n"
          "Reads a matrix whole and writes it in the format of OUT's extension:\n"
-         "  .hcsr  halo's binary CSR (README.md, \"Binary CSR input\"): halo spmv and\n"
+         "  .hcsr  halo's binary CSR (docs/input.md, \"Binary CSR input\"): halo spmv and\n"
          "         halo simulate read it with --matrix, each rank of spmv its own rows\n"
          "  .mtx   Matrix Market, coordinate real general\n"
          "IN is a Matrix Market file or an .hcsr file (by its .hcsr name or its magic).\n"
@@ -36,7 +36,7 @@ static void usage(void) {
          "  HALO_INPUT_LIMIT=BYTES the most IN's rows and columns may need beyond its\n"
          "                        entries (8 bytes each, 16 an entry), or none [1073741824]\n"
          "\n"
-         "exit status: 0 ok, 1 error, 2 bad command line\n");
+         "exit status: 0 ok, 1 error, 2 bad command line\n" HALO_TOOL_GUIDE);
 }
 
 static int ends_with(const char *s, const char *tail) {

@@ -25,7 +25,7 @@ static void usage(void) {
          "  show      print a set (a built-in name or a file): checks a file\n"
          "\n"
          "  halo params COMMAND --help   options of a command\n"
-         "  halo params -h, --help       this text\n");
+         "  halo params -h, --help       this text\n" HALO_TOOL_GUIDE);
 }
 
 static void usage_show(void) {
@@ -37,7 +37,7 @@ static void usage_show(void) {
          "\n"
          "  -h, --help             this text\n"
          "\n"
-         "exit status: 0 ok, 1 the set cannot be read, 2 bad command line\n");
+         "exit status: 0 ok, 1 the set cannot be read, 2 bad command line\n" HALO_TOOL_GUIDE);
 }
 
 static void usage_measure(void) {
@@ -89,7 +89,7 @@ static void usage_measure(void) {
          "must hold two sizes. A rank's socket is the physical package of the CPU it runs\n"
          "on (bind the ranks, e.g. mpirun --bind-to core, for a stable answer).\n"
          "\n"
-         "exit status: 0 ok, 1 error, 2 bad command line\n");
+         "exit status: 0 ok, 1 error, 2 bad command line\n" HALO_TOOL_GUIDE);
 }
 
 /* ---- halo params show ---------------------------------------------------- */

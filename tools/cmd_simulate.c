@@ -65,7 +65,7 @@ static void usage(void) {
       "                        beyond its entries (8 bytes each, 16 an entry), or none\n"
       "                        [1073741824]\n"
       "\n"
-      "exit status: 0 ok, 1 error, 2 bad command line\n");
+      "exit status: 0 ok, 1 error, 2 bad command line\n" HALO_TOOL_GUIDE);
 }
 
 /* --partition metis: METIS's parts over the ranks that hold rows, the matrix

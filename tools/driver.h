@@ -6,6 +6,10 @@
 #include "halo.h"
 #include "halo/io.h"
 
+/* The last line of every command's --help: where the user's guide is. */
+#define HALO_TOOL_GUIDE                                                                            \
+  "\nguide: docs/README.md in halo's source (API reference: CMake target doc)\n"
+
 /* Exit codes of the driver. */
 enum {
   EXIT_OK = 0,

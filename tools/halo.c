@@ -24,7 +24,7 @@ static void usage(void) {
          "\n"
          "  halo COMMAND --help   options of a command\n"
          "  halo -h, --help       this text\n"
-         "  halo --version        version of halo\n");
+         "  halo --version        version of halo\n" HALO_TOOL_GUIDE);
 }
 
 int main(int argc, char **argv) {

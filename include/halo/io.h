@@ -1,4 +1,6 @@
-/* halo input: Matrix Market reader, matrix generators, row partitions, the
+/**
+ * @file
+ * halo input: Matrix Market reader, matrix generators, row partitions, the
  * distribution of a matrix read on one rank, and the binary CSR format
  * (.hcsr) read in parallel. Used by the `halo` driver; available to any
  * program that wants the same inputs. */
@@ -16,17 +18,24 @@ HALO_EXPORT_BEGIN
 /** Rows [row_begin, row_end) of an n_rows x n_cols matrix in CSR form with
  *  global column ids (0-based), sorted by column within each row. */
 typedef struct {
-  int64_t n_rows, n_cols; /**< global sizes */
-  int64_t row_begin, row_end;
-  int64_t *row_ptr; /**< row_end-row_begin+1 offsets */
-  int64_t *col_ids;
-  double *values;
+  /** @var n_rows
+   *  global sizes: rows */
+  int64_t n_rows, n_cols; /**< global sizes: columns */
+  /** @var row_begin
+   *  the first row held */
+  int64_t row_begin, row_end; /**< one past the last row held */
+  int64_t *row_ptr;           /**< row_end-row_begin+1 offsets */
+  int64_t *col_ids; /**< global column ids of the entries, row_ptr[row_end-row_begin] of them */
+  double *values;   /**< the entries' values, as many */
 } halo_csr;
 
-/** Free the arrays of @p A and zero it; NULL-safe. */
+/** Free the arrays of @p A and zero it; NULL-safe.
+ *  @param A  the matrix, or NULL */
 void halo_csr_free(halo_csr *A);
 
-/** Number of stored entries. */
+/** Number of stored entries.
+ *  @param A  the matrix
+ *  @return row_ptr[row_end-row_begin] */
 int64_t halo_csr_nnz(const halo_csr *A);
 
 /* ---- progress ----------------------------------------------------------- */
@@ -68,7 +77,9 @@ void halo_io_set_progress(halo_progress_fn fn, void *data);
 
 /* ---- limits of the readers ---------------------------------------------- */
 
-/*
+/**
+ * @file
+ * @par Limits of the readers
  * A file's size line or header may declare far more rows and columns than it
  * has entries: a 77-byte Matrix Market file may declare 2^31 rows, whose row
  * pointers alone take 17 GB. The readers (halo_mm_read, halo_hcsr_read and
@@ -92,6 +103,8 @@ typedef struct {
   int sum_duplicates;
 } halo_mm_options;
 
+/** The default options of the Matrix Market reader.
+ *  @return sum_duplicates 0 */
 halo_mm_options halo_mm_options_default(void);
 
 /**
@@ -109,10 +122,15 @@ halo_mm_options halo_mm_options_default(void);
  * @param path   file name
  * @param opts   options, or NULL for the defaults
  * @param A      the whole matrix (row_begin = 0, row_end = n_rows)
+ * @return HALO_SUCCESS or one of the errors above
  */
 halo_status halo_mm_read(const char *path, const halo_mm_options *opts, halo_csr *A);
 
-/** Write @p A (whole matrix, row_begin = 0) as "coordinate real general". */
+/** Write @p A (whole matrix, row_begin = 0) as "coordinate real general".
+ *  @param path  file name
+ *  @param A     the whole matrix
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message);
+ *          HALO_ERR_IO when the file cannot be written */
 halo_status halo_mm_write(const char *path, const halo_csr *A);
 
 /* ---- generators --------------------------------------------------------- */
@@ -127,48 +145,85 @@ typedef enum {
 
 /** A generated matrix: kind, size parameter and seed. */
 typedef struct {
-  halo_gen_kind kind;
-  int64_t n; /**< grid points per dimension (Laplacians) or rows (irregular) */
-  uint64_t seed;
+  halo_gen_kind kind; /**< the family */
+  int64_t n;          /**< grid points per dimension (Laplacians) or rows (irregular) */
+  uint64_t seed;      /**< the random seed (irregular) */
 } halo_gen;
 
 /** Parse "lap2d:N", "lap3d:N", "lap3d27:N" or "irregular:N,SEED"
- *  (SEED optional, default 1). */
+ *  (SEED optional, default 1).
+ *  @param spec  the text
+ *  @param gen   the matrix it names
+ *  @return HALO_SUCCESS, HALO_ERR_INVALID_ARG naming what does not parse */
 halo_status halo_gen_parse(const char *spec, halo_gen *gen);
 
-/** Global size of a generated matrix. */
+/** Global size of a generated matrix.
+ *  @param gen       the matrix
+ *  @param n_rows_p  its rows
+ *  @param n_cols_p  its columns
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_gen_size(const halo_gen *gen, int64_t *n_rows_p, int64_t *n_cols_p);
 
 /** Row offsets of rows [row_begin, row_end): row_ptr[0] = 0, row_ptr[i+1] -
  *  row_ptr[i] the stored entries of row row_begin+i (row_end-row_begin+1
- *  entries), without making the entries. */
+ *  entries), without making the entries.
+ *  @param gen        the matrix
+ *  @param row_begin  the first row
+ *  @param row_end    one past the last row
+ *  @param row_ptr    row_end-row_begin+1 entries, filled
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_gen_row_ptr(const halo_gen *gen, int64_t row_begin, int64_t row_end,
                              int64_t *row_ptr);
 
 /** Rows [row_begin, row_end) of a generated matrix; every rank can make its
- *  own rows. Entries are sorted by column. */
+ *  own rows. Entries are sorted by column.
+ *  @param gen        the matrix
+ *  @param row_begin  the first row
+ *  @param row_end    one past the last row
+ *  @param A          the rows (free with halo_csr_free)
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_gen_rows(const halo_gen *gen, int64_t row_begin, int64_t row_end, halo_csr *A);
 
-/** The name of a generated matrix, as the spec it parses from. */
+/** The name of a generated matrix, as the spec it parses from.
+ *  @param gen  the matrix
+ *  @param buf  where the name goes
+ *  @param len  room in buf, in characters (truncated to len-1) */
 void halo_gen_name(const halo_gen *gen, char *buf, size_t len);
 
 /* ---- row partitions ----------------------------------------------------- */
 
+/** How the rows of a matrix are split among ranks (halo_partition_compute()). */
 typedef enum {
   HALO_PARTITION_ROWS = 0, /**< row_begin[r] = floor(r*N/P) */
   HALO_PARTITION_NNZ = 1,  /**< balanced stored entries (rows stay whole) */
   HALO_PARTITION_METIS = 2 /**< graph partition by METIS, rows renumbered (halo_partition_metis) */
 } halo_partition_kind;
 
+/** Partition kind from its name. Not collective.
+ *  @param name    "rows", "nnz" or "metis"
+ *  @param kind_p  the kind (set on success only)
+ *  @return HALO_ERR_INVALID_ARG for an unknown name */
 halo_status halo_partition_from_name(const char *name, halo_partition_kind *kind_p);
+/** Name of a partition kind ("rows", "nnz", "metis").
+ *  @param kind  a partition kind
+ *  @return its name, "unknown" for a value that is none */
 const char *halo_partition_name(halo_partition_kind kind);
 
-/** row_begin[0..P]: contiguous rows balanced by count. */
+/** row_begin[0..P]: contiguous rows balanced by count.
+ *  @param n_rows     rows of the matrix
+ *  @param P          ranks
+ *  @param row_begin  P+1 entries, filled
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_partition_rows(int64_t n_rows, int P, int64_t *row_begin);
 
 /** row_begin[0..P]: contiguous rows balanced by stored entries, given the
  *  global row offsets (n_rows+1 entries). Rank r gets the rows whose first
- *  entry falls in [r*nnz/P, (r+1)*nnz/P). */
+ *  entry falls in [r*nnz/P, (r+1)*nnz/P).
+ *  @param n_rows     rows of the matrix
+ *  @param row_ptr    the global row offsets
+ *  @param P          ranks
+ *  @param row_begin  P+1 entries, filled
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_partition_nnz(int64_t n_rows, const int64_t *row_ptr, int P, int64_t *row_begin);
 
 /** row_begin[0..P] of a partition of kind @p kind over the ranks r with
@@ -177,7 +232,14 @@ halo_status halo_partition_nnz(int64_t n_rows, const int64_t *row_ptr, int P, in
  *  spreads a node's inter-node messages over them). row_ptr: the global row
  *  offsets, needed by HALO_PARTITION_NNZ only. HALO_ERR_INVALID_ARG when no
  *  rank holds rows, and for HALO_PARTITION_METIS, which renumbers the rows
- *  (halo_partition_metis, halo_csr_distribute). */
+ *  (halo_partition_metis, halo_csr_distribute).
+ *  @param kind        the partition
+ *  @param n_rows      rows of the matrix
+ *  @param row_ptr     the global row offsets, or NULL
+ *  @param P           ranks
+ *  @param holds_rows  P flags, or NULL
+ *  @param row_begin   P+1 entries, filled
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message) */
 halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, const int64_t *row_ptr,
                                    int P, const int *holds_rows, int64_t *row_begin);
 
@@ -193,6 +255,9 @@ halo_status halo_partition_compute(halo_partition_kind kind, int64_t n_rows, con
  * more rows than parts are partitioned without METIS (by rows). Parts may be
  * empty. Not collective.
  *
+ *  @param A          the whole matrix
+ *  @param P          ranks
+ *  @param holds_rows  P flags, or NULL
  * @param new_ids    n_rows entries: new_ids[i] is the index of original row i
  *                   (and column i) in the renumbered matrix
  * @param row_begin  P+1 entries: rank r gets new rows [row_begin[r], row_begin[r+1])
@@ -208,8 +273,11 @@ halo_status halo_partition_metis(const halo_csr *A, int P, const int *holds_rows
  * B = P A P^T for a square matrix held whole: b[new_ids[i]][new_ids[j]] =
  * a_ij, sorted by column within each row. Not collective.
  *
+ * @param A        the whole matrix
  * @param new_ids  a permutation of 0..n_rows-1 (checked)
  * @param B        the renumbered matrix (free with halo_csr_free)
+ * @return HALO_ERR_INVALID_ARG for new_ids that is no permutation; HALO_SUCCESS, or the status
+ *         of the failure (halo_last_error() gives its message)
  */
 halo_status halo_csr_permute(const halo_csr *A, const int64_t *new_ids, halo_csr *B);
 
@@ -225,6 +293,12 @@ typedef struct {
  * Measure a partition of a square matrix held whole: rank r holds the rows
  * (and entries of x) i with new_ids[i] in [row_begin[r], row_begin[r+1])
  * (new_ids NULL: the rows as they are). Not collective.
+ * @param A          the whole matrix
+ * @param new_ids    n_rows new indices, or NULL
+ * @param P          ranks
+ * @param row_begin  P+1 entries
+ * @param q          the measures
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message)
  */
 halo_status halo_partition_measure(const halo_csr *A, const int64_t *new_ids, int P,
                                    const int64_t *row_begin, halo_partition_quality *q);
@@ -236,9 +310,13 @@ halo_status halo_partition_measure(const halo_csr *A, const int64_t *new_ids, in
  * [row_begin[r], row_begin[r+1]). Collective. Transfers of any size are split
  * into messages MPI can count.
  *
+ * @param comm       the communicator
+ * @param root       the rank that holds the matrix
  * @param global     the whole matrix, on root only (ignored elsewhere)
  * @param row_begin  P+1 entries, the same on every rank
  * @param local      this rank's rows
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message), on
+ *         every rank
  */
 halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *global,
                              const int64_t *row_begin, halo_csr *local);
@@ -250,7 +328,10 @@ halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *global,
  * numbering; HALO_PARTITION_METIS renumbers the rows and columns
  * (halo_partition_metis) and distributes P A P^T.
  *
+ *  @param comm         the communicator
+ *  @param root         the rank that holds the matrix
  * @param global       the whole matrix, on root only (ignored elsewhere)
+ *  @param part         the partition kind
  * @param holds_rows   P flags, the same on every rank: the ranks that get
  *                     rows; NULL: every rank
  * @param row_begin_p  the partition in the distributed numbering, P+1
@@ -261,6 +342,8 @@ halo_status halo_csr_scatter(MPI_Comm comm, int root, const halo_csr *global,
  *                     this rank's rows (halo_io_free; NULL for a rank without
  *                     rows); otherwise NULL
  * @param local        this rank's rows, in the distributed numbering
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message), on
+ *          every rank
  */
 halo_status halo_csr_distribute(MPI_Comm comm, int root, const halo_csr *global,
                                 halo_partition_kind part, const int *holds_rows,
@@ -272,11 +355,18 @@ halo_status halo_csr_distribute(MPI_Comm comm, int root, const halo_csr *global,
  * Collective; a read error on root is returned on every rank with root's
  * message.
  *
+ *  @param comm         the communicator
+ *  @param root         the rank that reads the file
+ *  @param path         file name (read on root)
+ *  @param opts         options of the reader, or NULL for the defaults
+ *  @param part         the partition kind
  * @param holds_rows   P flags, the same on every rank: the ranks that get rows
  *                     (halo_partition_compute); NULL: every rank
  * @param row_begin_p  the partition, P+1 entries (free with halo_io_free)
+ *  @param local        this rank's rows
  * @param global_p     if not NULL, on root the whole matrix is kept here (for
  *                     a serial reference); elsewhere it is zeroed
+ *  @return the errors of halo_mm_read() and halo_csr_distribute(), on every rank
  */
 halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
                                      const halo_mm_options *opts, halo_partition_kind part,
@@ -286,16 +376,27 @@ halo_status halo_mm_read_distributed(MPI_Comm comm, int root, const char *path,
 /**
  * Generate a matrix in parallel: every rank makes its own rows of the
  * partition. Collective. holds_rows as in halo_mm_read_distributed().
+ * @param comm         the communicator
+ * @param gen          the matrix
+ * @param part         the partition kind
+ * @param holds_rows   P flags, or NULL
+ * @param row_begin_p  the partition, P+1 entries (free with halo_io_free)
+ * @param local        this rank's rows
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message), on
+ *         every rank
  */
 halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partition_kind part,
                                  const int *holds_rows, int64_t **row_begin_p, halo_csr *local);
 
 /* ---- binary CSR (.hcsr) ------------------------------------------------- */
 
-/*
+/**
+ * @file
+ * @par The binary CSR format (.hcsr)
  * An .hcsr file holds one whole CSR matrix, little-endian, in four parts
- * (README.md, "Binary CSR input", gives every byte):
+ * (docs/input.md, "Binary CSR input", gives every byte):
  *
+ * @code{.unparsed}
  *   offset  bytes  field
  *        0      8  magic "HALOCSR" and a zero byte
  *        8      4  version, uint32: 1
@@ -314,6 +415,7 @@ halo_status halo_gen_distributed(MPI_Comm comm, const halo_gen *gen, halo_partit
  *                  n_cols), increasing within each row; then zero bytes
  *                  up to a multiple of 8
  *                  values: nnz IEEE-754 doubles, finite
+ * @endcode
  *
  * The file is exactly as long as these parts. The checksum of a part of
  * elements e_0, e_1, ... (each read as an unsigned integer of its width) is
@@ -329,6 +431,8 @@ typedef struct {
   int index_bytes;
 } halo_hcsr_options;
 
+/** The default options of the hcsr writer.
+ *  @return index_bytes 0 */
 halo_hcsr_options halo_hcsr_options_default(void);
 
 /**
@@ -344,6 +448,7 @@ halo_hcsr_options halo_hcsr_options_default(void);
  * @param path  file name
  * @param A     the whole matrix
  * @param opts  options, or NULL for the defaults
+ * @return HALO_SUCCESS or one of the errors above
  */
 halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr_options *opts);
 
@@ -361,6 +466,7 @@ halo_status halo_hcsr_write(const char *path, const halo_csr *A, const halo_hcsr
  *
  * @param path  file name
  * @param A     the whole matrix (row_begin = 0, row_end = n_rows)
+ * @return HALO_SUCCESS or one of the errors above
  */
 halo_status halo_hcsr_read(const char *path, halo_csr *A);
 
@@ -378,12 +484,17 @@ halo_status halo_hcsr_read(const char *path, halo_csr *A);
  * (HALO_ERR_INVALID_ARG): read the file whole with halo_hcsr_read() and
  * distribute it with halo_csr_distribute().
  *
+ *  @param comm         the communicator
+ *  @param root         the rank that computes the partition
+ *  @param path         file name
+ *  @param part         the partition kind (not HALO_PARTITION_METIS)
  * @param holds_rows   P flags: the ranks that get rows; NULL: every rank
  * @param row_begin_p  the partition, P+1 entries (free with halo_io_free)
  * @param local        this rank's rows
  * @param global_p     if not NULL, on root the whole matrix is read into it
  *                     as well (a second, serial read, for a serial
  *                     reference); elsewhere it is zeroed
+ *  @return HALO_SUCCESS or one of the errors above, on every rank
  */
 halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path,
                                        halo_partition_kind part, const int *holds_rows,
@@ -394,10 +505,14 @@ halo_status halo_hcsr_read_distributed(MPI_Comm comm, int root, const char *path
  * collective. HALO_ERR_IO when the file cannot be opened. A file that is
  * neither regular nor a directory (a pipe, a device) is not read, whose
  * first bytes would be gone: 0 (read it as Matrix Market).
+ * @param path       file name
+ * @param is_hcsr_p  1 for an .hcsr file, else 0
+ * @return HALO_SUCCESS, HALO_ERR_IO
  */
 halo_status halo_hcsr_probe(const char *path, int *is_hcsr_p);
 
-/** Free memory returned by the io functions (row_begin arrays). */
+/** Free memory returned by the io functions (row_begin arrays).
+ *  @param p  the memory, or NULL */
 void halo_io_free(void *p);
 
 HALO_EXPORT_END

@@ -1,4 +1,6 @@
-/* halo for PETSc: the halo exchange of MatMult through halo's plans.
+/**
+ * @file
+ * halo for PETSc: the halo exchange of MatMult through halo's plans.
  *
  * libhalo_petsc.so is a PETSc dynamic library. An unmodified PETSc program
  * gets halo from the command line:
@@ -15,6 +17,7 @@
  * through halo on all of its ranks or on none.
  *
  * Options (PETSc's options database, listed by -help):
+ * @code{.unparsed}
  *   -halo_sf                      on/off (default off)
  *   -halo_sf_strategy <s>         standard, 2step, 3step, split, auto
  *   -halo_sf_transport <t>        auto, staged, nccl, ipc, mpi-device (device memory)
@@ -24,6 +27,7 @@
  *   -halo_sf_verify               run PETSc's basic too and compare (a check, slow)
  *   -halo_sf_view                 at PetscFinalize: every plan, its messages,
  *                                 bytes, modeled time and calls through halo
+ * @endcode
  * The same plan options serve the Mat type MATMPIAIJHALO.
  *
  * Built against one PETSc version and loaded only into that version (checked
@@ -49,6 +53,7 @@ extern "C" {
  * does nothing. The library's PETSc entry point (-dll_append) calls it.
  * Errors: a PETSc version other than the one it was built against, an option
  * halo does not accept.
+ * @return 0, or a PETSc error code
  */
 PETSC_EXTERN PetscErrorCode HaloPetscInitialize(void);
 
@@ -59,12 +64,15 @@ PETSC_EXTERN PetscErrorCode HaloPetscInitialize(void);
  * product after assembly and follows the matrix: new values are copied in,
  * a new nonzero pattern makes a new plan. Collective. MatDuplicate and
  * MatConvert give matrices without it (use the type MATMPIAIJHALO to keep it).
+ * @param A  the matrix, of type MATMPIAIJ
+ * @return 0, or a PETSc error code
  */
 PETSC_EXTERN PetscErrorCode HaloPetscMatAttach(Mat A);
 
 /** PETSc's entry point for -dll_append: HaloPetscInitialize(). (The adapter for
  *  another PETSc build, libhalo_petsc<suffix>.so, names its own
- *  PetscDLLibraryRegister_halo_petsc<suffix>, as PETSc looks it up by file name.) */
+ *  PetscDLLibraryRegister_halo_petsc<suffix>, as PETSc looks it up by file name.)
+ *  @return 0, or a PETSc error code */
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_halo_petsc(void);
 
 #ifdef __cplusplus

@@ -1,4 +1,6 @@
-/* halo simulator: the plans of a matrix on P ranks, built in one process
+/**
+ * @file
+ * halo simulator: the plans of a matrix on P ranks, built in one process
  * with the same builders as halo_plan_create, for the statistics of any
  * strategy on thousands of ranks without running them. */
 #ifndef HALO_SIM_H
@@ -31,6 +33,7 @@ typedef struct halo_sim_s *halo_sim;
  * @param col_begin  P+1 offsets of the entries of x, or NULL for row_begin
  *                   (square matrices)
  * @param sim_p      the new simulation
+ *  @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message)
  */
 halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
                             const int64_t *col_begin, halo_sim *sim_p);
@@ -42,10 +45,14 @@ halo_status halo_sim_create(const halo_csr *A, int P, const int64_t *row_begin,
  * where its ranks' patterns fit. Not collective.
  *
  * @param gen        the matrix (halo_gen_parse())
+ *  @param P          ranks
  * @param row_begin  P+1 offsets of the rows (and of x) of each rank
  * @param max_bytes  the most the patterns may take, about (0: no limit): past
  *                   it, HALO_ERR_OUT_OF_MEMORY with what they need so far
  * @param nnz_p      the matrix's entries (NULL: not wanted)
+ *  @param sim_p      the new simulation
+ *  @return HALO_ERR_OUT_OF_MEMORY past max_bytes; HALO_SUCCESS, or the status of the failure
+ *          (halo_last_error() gives its message)
  */
 halo_status halo_sim_create_gen(const halo_gen *gen, int P, const int64_t *row_begin,
                                 int64_t max_bytes, int64_t *nnz_p, halo_sim *sim_p);
@@ -56,6 +63,11 @@ halo_status halo_sim_create_gen(const halo_gen *gen, int P, const int64_t *row_b
  * virtual nodes of that many consecutive ranks. setup_seconds is the time the
  * simulation of this strategy took (in the call that built it, for a plan the
  * simulation had built before). Each phase's statistics: halo_sim_phase_stats().
+ * @param sim    the simulation
+ * @param opts   the options of the plans (ranks_per_node > 0), or NULL for
+ *               the defaults
+ * @param stats  the strategy's statistics
+ * @return HALO_SUCCESS, or the status of the failure (halo_last_error() gives its message)
  */
 halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats *stats);
 
@@ -64,6 +76,7 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
  * halo_sim_run() on sim, as halo_plan_phase_stats() reports them in a run
  * of P ranks. Not collective.
  *
+ *  @param sim      the simulation
  * @param phase    0 <= phase < the n_phases halo_sim_run() returned
  * @param stats_p  the phase's statistics
  * @return HALO_ERR_INVALID_ARG for a phase outside [0, n_phases) (the message
@@ -72,7 +85,7 @@ halo_status halo_sim_run(halo_sim sim, const halo_plan_options *opts, halo_stats
 halo_status halo_sim_phase_stats(halo_sim sim, int phase, halo_phase_stats *stats_p);
 
 /**
- * Modeled time of one strategy's exchange (DESIGN.md §6): the schedules of
+ * Modeled time of one strategy's exchange (docs/strategies.md): the schedules of
  * all P ranks built as halo_sim_run() builds them, each phase's time the
  * most any rank takes by the postal, max-rate and copy models with the
  * machine parameters @p params, the plan's time the sum over its phases. Not
@@ -88,6 +101,7 @@ halo_status halo_sim_phase_stats(halo_sim sim, int phase, halo_phase_stats *stat
  * memory models a host plan. opts->transport AUTO is host for a host plan, and for a
  * device plan nccl with one rank per GPU, else ipc.
  *
+ *  @param sim              the simulation
  * @param opts             options as for halo_sim_run(), or NULL for the defaults
  * @param gpus_per_node    GPUs per node (>= 1 for a device plan; unused by a host plan)
  * @param params           a built-in parameter set ("lassen", the node-aware
@@ -114,15 +128,22 @@ halo_status halo_sim_model(halo_sim sim, const halo_plan_options *opts, int gpus
  * one rank per GPU), modeled with params (halo_sim_model()); the lowest wins.
  * Not collective; no MPI communication.
  *
+ *  @param sim            the simulation
+ *  @param opts           options as for halo_sim_run(), or NULL for the defaults
+ *  @param gpus_per_node  GPUs per node, as for halo_sim_model()
+ *  @param params         the machine parameters, as for halo_sim_model()
  * @param chosen_p  opts with the winner's strategy, transport and message_cap
  * @param describe  as halo_plan_describe() writes it (the candidates and
  *                  their seconds, the winner marked *), or NULL
+ *  @param len      room in describe, in characters
+ *  @return the errors of halo_sim_model()
  */
 halo_status halo_sim_choose(halo_sim sim, const halo_plan_options *opts, int gpus_per_node,
                             const char *params, halo_plan_options *chosen_p, char *describe,
                             size_t len);
 
-/** Release a simulation; NULL-safe, sets *sim_p to NULL. */
+/** Release a simulation; NULL-safe, sets *sim_p to NULL.
+ *  @param sim_p  the simulation, or a pointer to NULL */
 void halo_sim_destroy(halo_sim *sim_p);
 
 HALO_EXPORT_END
