@@ -87,7 +87,9 @@ prog() {
 answer() { grep -E 'KSP Residual norm|^iterations|^reason|^solution_' "$runs/$1.out"; }
 
 GPU=(-use_gpu_aware_mpi 0 -mat_type aijcusparse)
-HALO=(-dll_append $PWD/$B/libhalo_petsc.so -halo_sf -halo_sf_view)
+# nccl.background=0: a named nccl is nccl from the first call (not ipc while its communicator
+# is made in the background, the library's default)
+HALO=(-dll_append $PWD/$B/libhalo_petsc.so -halo_sf -halo_sf_view -halo_sf_settings nccl.background=0)
 checks=0 failures=0
 # same REF NAME WORDS: NAME answers as REF; its view shows a CUDA plan of WORDS ("3step, nccl")
 # whose Bcasts number the MatMults at least
@@ -135,19 +137,27 @@ check() {
   done
   prog cg_verify 2 petsc_ksp_lap27 "${GPU[@]}" "${cg[@]}" "${HALO[@]}" -halo_sf_strategy 3step \
     -halo_sf_ranks_per_node 1 -halo_sf_verify && same ref_cg cg_verify "3step"
-  # MatMultTranspose with the explicit transpose: cuSPARSE's transposed product adds with atomics,
-  # and PETSc's own BiCG then differs from run to run in the solution's last bits (a second
-  # reference run checks that PETSc's answers repeat)
+  # MatMultTranspose with the explicit transpose (cuSPARSE's transposed product adds with
+  # atomics). PETSc's own BiCG still differs from run to run in the solution's last bits (seen:
+  # its solution_sum 1.10592000000000029e+05 or ...58e+05 in alternate runs): three reference
+  # runs; a run through halo must give one of PETSc's own answers, its residual history and
+  # the rest identical (same, against the reference it matches)
   local bicg=(-n $n -ksp_type bicg -pc_type jacobi -ksp_rtol 1e-10 -ksp_max_it 400 -ksp_monitor
     -mat_form_explicit_transpose)
-  prog ref_bicg 2 petsc_ksp_lap27 "${GPU[@]}" "${bicg[@]}" &&
-    prog ref_bicg_again 2 petsc_ksp_lap27 "${GPU[@]}" "${bicg[@]}" &&
-    { checks=$((checks + 1)); diff <(answer ref_bicg) <(answer ref_bicg_again) >/dev/null ||
-      { failures=$((failures + 1)); say "- PETSc's BiCG does not repeat its own answers"; }; } &&
-    for t in nccl staged; do
-      prog "bicg_standard_$t" 2 petsc_ksp_lap27 "${GPU[@]}" "${bicg[@]}" "${HALO[@]}" \
-        -halo_sf_transport $t -halo_sf_verify && same ref_bicg "bicg_standard_$t" "standard, $t"
+  local refs=() r
+  for r in ref_bicg ref_bicg_2 ref_bicg_3; do
+    prog $r 2 petsc_ksp_lap27 "${GPU[@]}" "${bicg[@]}" && refs+=($r)
+  done
+  say "- PETSc's BiCG alone, 3 runs: $(for r in "${refs[@]}"; do answer $r | md5sum | cut -c1-8; done | sort | uniq -c | awk '{print $1 " x " $2}' | paste -sd, -) (answers' digests)"
+  for t in ${PETSC_BICG_T:-nccl staged}; do
+    prog "bicg_standard_$t" 2 petsc_ksp_lap27 "${GPU[@]}" "${bicg[@]}" "${HALO[@]}" \
+      -halo_sf_transport $t -halo_sf_verify || continue
+    local match=${refs[0]:-ref_bicg}
+    for r in "${refs[@]}"; do
+      diff <(answer $r) <(answer "bicg_standard_$t") >/dev/null && match=$r
     done
+    same $match "bicg_standard_$t" "standard, $t"
+  done
   local gm=(-n $n -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-10 -ksp_max_it 400 -ksp_monitor)
   prog ref_gmres 2 petsc_ksp_lap27 "${GPU[@]}" "${gm[@]}" &&
     prog gmres_2step 2 petsc_ksp_lap27 "${GPU[@]}" "${gm[@]}" "${HALO[@]}" -halo_sf_strategy 2step \
