@@ -174,6 +174,17 @@ hh_pkg *hh_pkg_for_matvec(hypre_ParCSRMatrix *A, halo_plan *plan_p, hh_matvec_bu
 /** Count a product's exchange in the package's record (NULL-safe). */
 void hh_pkg_count(hh_pkg *entry, int reverse, int through_halo, double seconds);
 
+/** The vectors a package is set for now (hypre_ParCSRCommPkgUpdateVecStarts;
+ *  pkg_plan.c): the same on every rank; one where the field is not set. */
+int hh_pkg_components(const hypre_ParCSRCommPkg *p);
+/** The options of a plan over hypre's buffers in memory mem (HH_HOST,
+ *  HH_DEVICE_MEM): NULL, or why there is none (a build without device
+ *  support). The first device plan with transport auto is collective. */
+const char *hh_plan_options(MPI_Comm comm, int mem, halo_plan_options *o);
+/** What the report keeps of a plan just made for record r (collective: the
+ *  model, as the plan's creation). */
+void hh_record_plan(hh_record *r, halo_plan plan);
+
 /** Register the package of matrix A (after hypre made it: in
  *  hypre_MatvecCommPkgCreate, or for P and R^T in
  *  hypre_GetCommPkgRTFromCommPkgA and hypre_GenerateSendMapAndCommPkg). */
